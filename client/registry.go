@@ -1,0 +1,106 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// Action is a lifecycle transition of a version.
+type Action string
+
+// The transitions the service knows (DESIGN.md, "Version lifecycle").
+const (
+	ActionApprove    Action = "approve"
+	ActionReject     Action = "reject"
+	ActionQuarantine Action = "quarantine"
+	ActionRelease    Action = "release"
+	ActionRevoke     Action = "revoke"
+)
+
+// Actions lists every Action in lifecycle order.
+var Actions = []Action{ActionApprove, ActionReject, ActionQuarantine, ActionRelease, ActionRevoke}
+
+func (a Action) valid() bool {
+	for _, known := range Actions {
+		if a == known {
+			return true
+		}
+	}
+	return false
+}
+
+// SubmitVersion submits a version for review. The documents travel as text
+// and are read strictly by the service; the client never parses them.
+func (c *Client) SubmitVersion(ctx context.Context, req *mcpregv1.SubmitVersionRequest) (*mcpregv1.Version, error) {
+	out := &mcpregv1.Version{}
+	return out, c.call(ctx, http.MethodPost, "/v1/versions", nil, req, out)
+}
+
+// ListServers returns one page of servers.
+func (c *Client) ListServers(ctx context.Context, req *mcpregv1.ListServersRequest) (*mcpregv1.ListServersResponse, error) {
+	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+		str("state", req.GetState()).str("owner", req.GetOwner()).
+		str("namespace", req.GetNamespace()).str("query", req.GetQuery())
+	out := &mcpregv1.ListServersResponse{}
+	return out, c.call(ctx, http.MethodGet, "/v1/servers", url.Values(q), nil, out)
+}
+
+// GetServer returns one server by name (NAMESPACE/NAME).
+func (c *Client) GetServer(ctx context.Context, name string) (*mcpregv1.Server, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.Server{}
+	return out, c.call(ctx, http.MethodGet, p, nil, nil, out)
+}
+
+// ListVersions returns one page of versions of req.Name, or of all servers
+// when req.Name is empty.
+func (c *Client) ListVersions(ctx context.Context, req *mcpregv1.ListVersionsRequest) (*mcpregv1.ListVersionsResponse, error) {
+	p := "/v1/versions"
+	if req.GetName() != "" {
+		sp, err := serverPath(req.GetName())
+		if err != nil {
+			return nil, err
+		}
+		p = sp + "/versions"
+	}
+	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+		str("state", req.GetState()).str("owner", req.GetOwner()).
+		str("namespace", req.GetNamespace()).str("query", req.GetQuery())
+	out := &mcpregv1.ListVersionsResponse{}
+	return out, c.call(ctx, http.MethodGet, p, url.Values(q), nil, out)
+}
+
+// GetVersion returns one version with its tool snapshot, pins and decisions.
+func (c *Client) GetVersion(ctx context.Context, name, version string) (*mcpregv1.Version, error) {
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.Version{}
+	return out, c.call(ctx, http.MethodGet, p, nil, nil, out)
+}
+
+// Transition moves a version through its lifecycle. The reason is required
+// and recorded in the audit log.
+func (c *Client) Transition(ctx context.Context, action Action, name, version, reason string) (*mcpregv1.Version, error) {
+	if !action.valid() {
+		return nil, fmt.Errorf("%w: unknown action %q: want one of %v", ErrInvalid, action, Actions)
+	}
+	if reason == "" {
+		return nil, fmt.Errorf("%w: a reason is required to %s a version", ErrInvalid, action)
+	}
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.Version{}
+	body := &mcpregv1.TransitionRequest{Reason: reason}
+	return out, c.call(ctx, http.MethodPost, p+"/"+string(action), nil, body, out)
+}

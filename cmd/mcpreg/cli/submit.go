@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpreg/mcpreg/client"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// submitFiles are the submit command's inputs.
+type submitFiles struct {
+	serverJSON, tools, initialize, idempotencyKey string
+}
+
+func newSubmitCmd(g *globals) *cobra.Command {
+	var in submitFiles
+	cmd := &cobra.Command{
+		Use:   "submit --server-json FILE --tools FILE [--initialize FILE] [--idempotency-key KEY]",
+		Short: "Submit a server version for review; prints the version with its pins",
+		Long: "Submit a server version for review. FILE may be - for standard input (for one of them).\n" +
+			"The tools file is a tools/list result ({\"tools\":[...]}) or a bare array of tools,\n" +
+			"optionally with a top-level \"instructions\" member. The service reads every document strictly.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req, err := g.submitRequest(in)
+			if err != nil {
+				return err
+			}
+			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				v, err := c.SubmitVersion(ctx, req)
+				if err != nil {
+					return err
+				}
+				return g.emitVersion(v)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in.serverJSON, "server-json", "", "server.json file (schema 2025-12-11)")
+	f.StringVar(&in.tools, "tools", "", "tools file: a tools/list result or an array of tools")
+	f.StringVar(&in.initialize, "initialize", "", "optional initialize result (protocolVersion, serverInfo, instructions)")
+	f.StringVar(&in.idempotencyKey, "idempotency-key", "", "makes retries safe: the same key and body return the first result")
+	_ = cmd.MarkFlagRequired("server-json")
+	_ = cmd.MarkFlagRequired("tools")
+	return cmd
+}
+
+// submitRequest reads the files; it fails before any network call.
+func (g *globals) submitRequest(in submitFiles) (*mcpregv1.SubmitVersionRequest, error) {
+	if err := checkStdin(in.serverJSON, in.tools, in.initialize); err != nil {
+		return nil, err
+	}
+	req := &mcpregv1.SubmitVersionRequest{IdempotencyKey: in.idempotencyKey}
+	var err error
+	if req.ServerJson, err = g.readText("--server-json", in.serverJSON); err != nil {
+		return nil, err
+	}
+	if req.Tools, err = g.readText("--tools", in.tools); err != nil {
+		return nil, err
+	}
+	if in.initialize != "" {
+		req.InitializeResult, err = g.readText("--initialize", in.initialize)
+	}
+	return req, err
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// buildDaemon compiles mcpregd once per test binary.
+func buildDaemon(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcpregd")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run executes the root command in-process.
+func run(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestServeWithNoConfiguration is the README's first command: no flags, no
+// environment, an empty directory. It must create the SQLite file, answer
+// /healthz on the default address, and stop cleanly on SIGTERM.
+func TestServeWithNoConfiguration(t *testing.T) {
+	bin := buildDaemon(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	if !waitFor(func() bool { return get("http://127.0.0.1:8080/healthz") == http.StatusOK }, 20*time.Second) {
+		t.Fatalf("no /healthz on 127.0.0.1:8080\n%s", logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcpreg.db")); err != nil {
+		t.Fatalf("no mcpreg.db in the working directory: %v", err)
+	}
+	if code := get("http://127.0.0.1:8080/v1/servers"); code != http.StatusUnauthorized {
+		t.Fatalf("unauthenticated API call: %d, want 401", code)
+	}
+	if code := get("http://127.0.0.1:9091/metrics"); code != http.StatusOK {
+		t.Fatalf("metrics: %d", code)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no graceful exit after SIGTERM")
+	}
+	if !strings.Contains(logs.String(), "shutting down") {
+		t.Fatalf("logs do not show a graceful shutdown:\n%s", logs.String())
+	}
+}
+
+func get(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func waitFor(cond func() bool, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTokenAndAuditCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "reg.db")
+	env := map[string]string{"MCPREG_DB": "sqlite://" + db}
+	out, err := run(t, env, "token", "create", "--name", "alice", "--role", "reviewer")
+	if err != nil {
+		t.Fatalf("token create: %v\n%s", err, out)
+	}
+	if tok := lastLine(out); !strings.HasPrefix(tok, "mcpreg_") || len(tok) < 40 {
+		t.Fatalf("last line is not a token: %q", tok)
+	}
+	if out, err = run(t, env, "token", "create", "--name", "alice", "--role", "admin"); err == nil {
+		t.Fatalf("changing an existing principal's role succeeded:\n%s", out)
+	}
+	if out, err = run(t, env, "token", "create", "--name", "acme", "--role", "owner", "--namespace", "io.github.acme", "--ttl", "1h"); err != nil {
+		t.Fatalf("owner token: %v\n%s", err, out)
+	}
+	secret := lastLine(out)
+	list, err := run(t, env, "token", "list")
+	if err != nil || !strings.Contains(list, "alice") || !strings.Contains(list, "acme") || strings.Contains(list, secret) {
+		t.Fatalf("token list: %v\n%s", err, list)
+	}
+	id := strings.Fields(strings.Split(strings.TrimSpace(list), "\n")[1])[0]
+	if out, err = run(t, env, "token", "revoke", id, "--reason", "rotated"); err != nil {
+		t.Fatalf("revoke: %v\n%s", err, out)
+	}
+	if out, err = run(t, env, "audit", "verify"); err != nil || !strings.Contains(out, "audit chain ok: 5 events") {
+		t.Fatalf("audit verify: %v\n%s", err, out)
+	}
+	tamper(t, db, "UPDATE audit_events SET details = 'principal=mallory' WHERE seq = 2")
+	out, err = run(t, env, "audit", "verify")
+	if err == nil || !strings.Contains(err.Error(), "event 2") {
+		t.Fatalf("tampered chain: err=%v out=%s", err, out)
+	}
+}
+
+func tamper(t *testing.T, path, stmt string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrateAndEnvValidation(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	if out, err := run(t, nil, "--db", "sqlite://"+db, "migrate", "up"); err != nil {
+		t.Fatalf("migrate up: %v\n%s", err, out)
+	}
+	if out, err := run(t, nil, "--db", "sqlite://"+db, "migrate", "up"); err != nil {
+		t.Fatalf("second migrate up: %v\n%s", err, out)
+	}
+	if _, err := run(t, nil, "--db", "mysql://x", "migrate", "up"); err == nil || !strings.Contains(err.Error(), "sqlite://") {
+		t.Fatalf("bad scheme: %v", err)
+	}
+	if _, err := run(t, map[string]string{"MCPREG_MAX_BODY_BYTES": "lots"}, "serve"); err == nil || !strings.Contains(err.Error(), "MCPREG_MAX_BODY_BYTES") {
+		t.Fatalf("bad env: %v", err)
+	}
+}

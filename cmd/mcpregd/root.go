@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpreg/mcpreg/server"
+)
+
+// globalOpts are settings every subcommand reads.
+type globalOpts struct {
+	db        string
+	logLevel  string
+	logFormat string
+}
+
+func newRootCmd() *cobra.Command {
+	def := server.DefaultConfig()
+	g := &globalOpts{}
+	root := &cobra.Command{
+		Use:           "mcpregd",
+		Short:         "mcpreg service: MCP server registry and attestation",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return bindEnv(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.db, "db", def.DB, "database: sqlite://PATH or postgres://USER:PASS@HOST/DB (env MCPREG_DB)")
+	pf.StringVar(&g.logLevel, "log-level", def.LogLevel, "log level: debug, info, warn, error (env MCPREG_LOG_LEVEL)")
+	pf.StringVar(&g.logFormat, "log-format", def.LogFormat, "log format: json or text (env MCPREG_LOG_FORMAT)")
+	root.AddCommand(newServeCmd(g), newMigrateCmd(g), newTokenCmd(g), newAuditCmd(g))
+	return root
+}
+
+// bindEnv fills every flag not given on the command line from MCPREG_<FLAG>,
+// so each setting works as a flag and as an environment variable alike.
+func bindEnv(cmd *cobra.Command) error {
+	var errs []string
+	visit := func(f *pflag.Flag) {
+		env := "MCPREG_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		v, ok := os.LookupEnv(env)
+		if !ok || f.Changed {
+			return
+		}
+		if err := cmd.Flags().Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Sprintf("%s=%q: %v", env, v, err))
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	if len(errs) > 0 {
+		return fmt.Errorf("environment: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}

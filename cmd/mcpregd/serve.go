@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpreg/mcpreg/server"
+)
+
+func newServeCmd(g *globalOpts) *cobra.Command {
+	cfg := server.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the service: gRPC, REST gateway and metrics (migrates the database first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.DB, cfg.LogLevel, cfg.LogFormat = g.db, g.logLevel, g.logFormat
+			if err := cfg.Verify(); err != nil {
+				return err
+			}
+			log, err := newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			st, svc, err := openApp(ctx, g, log)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			l, err := server.Listen(cfg)
+			if err != nil {
+				return err
+			}
+			return server.Run(ctx, cfg, l, st, svc, log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "REST and web UI address (env MCPREG_HTTP_ADDR)")
+	f.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC address (env MCPREG_GRPC_ADDR)")
+	f.StringVar(&cfg.MetricsAddr, "metrics-addr", cfg.MetricsAddr, "Prometheus metrics address (env MCPREG_METRICS_ADDR)")
+	f.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate file, PEM (env MCPREG_TLS_CERT)")
+	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key file, PEM (env MCPREG_TLS_KEY)")
+	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body accepted (env MCPREG_MAX_BODY_BYTES)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "graceful stop deadline (env MCPREG_SHUTDOWN_TIMEOUT)")
+	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
+	return cmd
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+func newTokenCmd(g *globalOpts) *cobra.Command {
+	cmd := &cobra.Command{Use: "token", Short: "Create, list and revoke API tokens (works on the database directly)"}
+	cmd.AddCommand(newTokenCreateCmd(g), newTokenListCmd(g), newTokenRevokeCmd(g))
+	return cmd
+}
+
+func newTokenCreateCmd(g *globalOpts) *cobra.Command {
+	var req registry.NewToken
+	var role, label string
+	cmd := &cobra.Command{
+		Use:   "create --name PRINCIPAL --role ROLE [--namespace PATTERN]... [--env LABEL]...",
+		Short: "Create a token (and its principal when new); the token is printed once, on the last line",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req.Role, req.Name = registry.Role(role), label
+			return withApp(cmd, g, func(svc *registry.Service) error {
+				issued, err := svc.CreateToken(cmd.Context(), localCaller(), req)
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				p := issued.Token.Edges.Principal
+				fmt.Fprintf(out, "created token %s for principal %s (role %s, expires %s)\n",
+					issued.Token.PublicID, p.Name, p.Role, expiry(issued.Token.ExpiresAt))
+				fmt.Fprintln(out, "store it now: it is shown only once")
+				fmt.Fprintln(out, issued.Secret)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Principal, "name", "", "principal name (created if new)")
+	f.StringVar(&role, "role", "", "role of a new principal: admin, reviewer, owner, host")
+	f.StringArrayVar(&req.Namespaces, "namespace", nil, "namespace pattern an owner may use (repeatable): io.github.acme, com.acme.*, *")
+	f.StringArrayVar(&req.EnvLabels, "env", nil, "host environment label (repeatable)")
+	f.StringVar(&label, "label", "", "what the token is for, e.g. ci")
+	f.DurationVar(&req.TTL, "ttl", 0, "token lifetime, e.g. 720h (0: no expiry)")
+	_ = cmd.MarkFlagRequired("name")
+	return cmd
+}
+
+func expiry(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func newTokenListCmd(g *globalOpts) *cobra.Command {
+	var principal, output string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withApp(cmd, g, func(svc *registry.Service) error {
+				ts, err := svc.ListTokens(cmd.Context(), principal)
+				if err != nil {
+					return err
+				}
+				return printTokens(cmd.OutOrStdout(), ts, output)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&principal, "principal", "", "only this principal's tokens")
+	cmd.Flags().StringVar(&output, "output", "table", "json or table")
+	return cmd
+}
+
+func printTokens(w io.Writer, ts []*ent.Token, output string) error {
+	if output == "json" {
+		out := make([]any, len(ts))
+		for i, t := range ts {
+			out[i] = registry.TokenProto(t)
+		}
+		return json.NewEncoder(w).Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPRINCIPAL\tROLE\tLABEL\tCREATED\tEXPIRES\tREVOKED")
+	for _, t := range ts {
+		revoked := "-"
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PublicID, t.Edges.Principal.Name, t.Edges.Principal.Role,
+			t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expiry(t.ExpiresAt), revoked)
+	}
+	return tw.Flush()
+}
+
+func newTokenRevokeCmd(g *globalOpts) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "revoke TOKEN_ID",
+		Short: "Revoke a token at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withApp(cmd, g, func(svc *registry.Service) error {
+				t, err := svc.RevokeToken(cmd.Context(), localCaller(), args[0], reason)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked token %s of principal %s\n", t.PublicID, t.Edges.Principal.Name)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit log)")
+	return cmd
+}
+
+// withApp opens the database quietly (logs go to stderr at warn) for an
+// admin command.
+func withApp(cmd *cobra.Command, g *globalOpts, fn func(*registry.Service) error) error {
+	log, err := newLogger(cmd.ErrOrStderr(), "warn", g.logFormat)
+	if err != nil {
+		return err
+	}
+	st, svc, err := openApp(cmd.Context(), g, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(svc)
+}

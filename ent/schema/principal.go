@@ -1,0 +1,31 @@
+package schema
+
+import (
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// Principal is an identity: a person or a machine. It holds any number of API
+// tokens; four-eyes compares principals, never tokens.
+type Principal struct{ ent.Schema }
+
+// Fields of Principal.
+func (Principal) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").Unique().NotEmpty().MaxLen(128),
+		field.Enum("role").Values("admin", "reviewer", "owner", "host"),
+		field.JSON("namespaces", []string{}).Optional(),
+		field.JSON("env_labels", []string{}).Optional(),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of Principal.
+func (Principal) Edges() []ent.Edge {
+	return []ent.Edge{edge.To("tokens", Token.Type)}
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

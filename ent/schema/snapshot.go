@@ -1,0 +1,58 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// ToolSnapshot is what a server said about itself at one time: initialize
+// facts and the full tools/list.
+type ToolSnapshot struct{ ent.Schema }
+
+// Fields of ToolSnapshot.
+func (ToolSnapshot) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("version_id").Immutable(),
+		field.String("source").Default("submission").Immutable(),
+		field.String("protocol_version").Default("").Immutable(),
+		field.Bytes("server_info").Optional().Immutable(),
+		field.String("instructions").Optional().Nillable().Immutable(),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of ToolSnapshot.
+func (ToolSnapshot) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", Version.Type).Ref("snapshots").Field("version_id").Unique().Required().Immutable(),
+		edge.To("tools", Tool.Type),
+	}
+}
+
+// Tool is one tool of a snapshot, kept as the raw JSON received.
+type Tool struct{ ent.Schema }
+
+// Fields of Tool.
+func (Tool) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("snapshot_id").Immutable(),
+		field.Int("position").Immutable(),
+		field.String("name").Immutable(),
+		field.Bytes("raw").Immutable(),
+		field.String("tool_hash").Immutable(),
+	}
+}
+
+// Edges of Tool.
+func (Tool) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("snapshot", ToolSnapshot.Type).Ref("tools").Field("snapshot_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of Tool.
+func (Tool) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("snapshot_id", "position").Unique()}
+}

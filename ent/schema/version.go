@@ -1,0 +1,47 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Version is an immutable release of a server. Only its state and the pin
+// revision it points at move.
+type Version struct{ ent.Schema }
+
+// Fields of Version.
+func (Version) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("server_id").Immutable(),
+		field.String("version").NotEmpty().MaxLen(255).Immutable(),
+		field.Enum("state").Values("pending_review", "approved", "rejected", "quarantined", "revoked").Default("pending_review"),
+		field.String("state_reason").Default(""),
+		field.Bytes("server_json").Immutable(),
+		field.String("description").Default("").Immutable(),
+		field.String("submitted_by").NotEmpty().Immutable(),
+		field.Time("submitted_at").Default(now).Immutable(),
+		field.Time("state_changed_at").Default(now),
+		field.Int("pin_revision").Default(1),
+		field.String("request_hash").Default("").Immutable(),
+	}
+}
+
+// Edges of Version.
+func (Version) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("server", Server.Type).Ref("versions").Field("server_id").Unique().Required().Immutable(),
+		edge.To("snapshots", ToolSnapshot.Type),
+		edge.To("pin_revisions", PinRevision.Type),
+		edge.To("decisions", ReviewDecision.Type),
+	}
+}
+
+// Indexes of Version.
+func (Version) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("server_id", "version").Unique(),
+		index.Fields("state"),
+	}
+}

@@ -1,0 +1,107 @@
+-- +goose Up
+-- create "audit_events" table
+CREATE TABLE `audit_events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `seq` integer NOT NULL, `occurred_at` datetime NOT NULL, `actor` text NOT NULL, `action` text NOT NULL, `subject` text NOT NULL, `before` text NOT NULL DEFAULT (''), `after` text NOT NULL DEFAULT (''), `reason` text NOT NULL DEFAULT (''), `request_id` text NOT NULL DEFAULT (''), `details` text NOT NULL DEFAULT (''), `prev_hash` text NOT NULL, `hash` text NOT NULL);
+-- create index "audit_events_seq_key" to table: "audit_events"
+CREATE UNIQUE INDEX `audit_events_seq_key` ON `audit_events` (`seq`);
+-- create index "auditevent_subject" to table: "audit_events"
+CREATE INDEX `auditevent_subject` ON `audit_events` (`subject`);
+-- create index "auditevent_actor" to table: "audit_events"
+CREATE INDEX `auditevent_actor` ON `audit_events` (`actor`);
+-- create index "auditevent_action" to table: "audit_events"
+CREATE INDEX `auditevent_action` ON `audit_events` (`action`);
+-- create "audit_heads" table
+CREATE TABLE `audit_heads` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `seq` integer NOT NULL DEFAULT (0), `hash` text NOT NULL DEFAULT (''));
+-- create "idempotency_keys" table
+CREATE TABLE `idempotency_keys` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `principal` text NOT NULL, `key` text NOT NULL, `request_hash` text NOT NULL, `version_id` integer NOT NULL, `created_at` datetime NOT NULL);
+-- create index "idempotencykey_principal_key" to table: "idempotency_keys"
+CREATE UNIQUE INDEX `idempotencykey_principal_key` ON `idempotency_keys` (`principal`, `key`);
+-- create "pin_revisions" table
+CREATE TABLE `pin_revisions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `revision` integer NOT NULL, `snapshot_id` integer NOT NULL, `spec_version` text NOT NULL, `tool_definition_hash` text NOT NULL, `schema_hash` text NOT NULL, `instructions_hash` text NOT NULL, `contract_hash` text NOT NULL DEFAULT (''), `tools` json NOT NULL, `created_by` text NOT NULL, `reason` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `pin_revisions_versions_pin_revisions` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "pinrevision_version_id_revision" to table: "pin_revisions"
+CREATE UNIQUE INDEX `pinrevision_version_id_revision` ON `pin_revisions` (`version_id`, `revision`);
+-- create "principals" table
+CREATE TABLE `principals` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `name` text NOT NULL, `role` text NOT NULL, `namespaces` json NULL, `env_labels` json NULL, `created_at` datetime NOT NULL);
+-- create index "principals_name_key" to table: "principals"
+CREATE UNIQUE INDEX `principals_name_key` ON `principals` (`name`);
+-- create "review_decisions" table
+CREATE TABLE `review_decisions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `action` text NOT NULL, `from_state` text NOT NULL, `to_state` text NOT NULL, `actor` text NOT NULL, `reason` text NOT NULL, `request_id` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `review_decisions_versions_decisions` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create "servers" table
+CREATE TABLE `servers` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `name` text NOT NULL, `namespace` text NOT NULL, `owner` text NOT NULL, `description` text NOT NULL DEFAULT (''), `title` text NOT NULL DEFAULT (''), `latest_version` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `updated_at` datetime NOT NULL);
+-- create index "servers_name_key" to table: "servers"
+CREATE UNIQUE INDEX `servers_name_key` ON `servers` (`name`);
+-- create index "server_namespace" to table: "servers"
+CREATE INDEX `server_namespace` ON `servers` (`namespace`);
+-- create index "server_owner" to table: "servers"
+CREATE INDEX `server_owner` ON `servers` (`owner`);
+-- create "tokens" table
+CREATE TABLE `tokens` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `public_id` text NOT NULL, `name` text NOT NULL DEFAULT (''), `secret_hash` text NOT NULL, `created_at` datetime NOT NULL, `expires_at` datetime NULL, `revoked_at` datetime NULL, `last_used_at` datetime NULL, `principal_id` integer NOT NULL, CONSTRAINT `tokens_principals_tokens` FOREIGN KEY (`principal_id`) REFERENCES `principals` (`id`) ON DELETE NO ACTION);
+-- create index "tokens_public_id_key" to table: "tokens"
+CREATE UNIQUE INDEX `tokens_public_id_key` ON `tokens` (`public_id`);
+-- create index "tokens_secret_hash_key" to table: "tokens"
+CREATE UNIQUE INDEX `tokens_secret_hash_key` ON `tokens` (`secret_hash`);
+-- create "tools" table
+CREATE TABLE `tools` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `position` integer NOT NULL, `name` text NOT NULL, `raw` blob NOT NULL, `tool_hash` text NOT NULL, `snapshot_id` integer NOT NULL, CONSTRAINT `tools_tool_snapshots_tools` FOREIGN KEY (`snapshot_id`) REFERENCES `tool_snapshots` (`id`) ON DELETE NO ACTION);
+-- create index "tool_snapshot_id_position" to table: "tools"
+CREATE UNIQUE INDEX `tool_snapshot_id_position` ON `tools` (`snapshot_id`, `position`);
+-- create "tool_snapshots" table
+CREATE TABLE `tool_snapshots` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `source` text NOT NULL DEFAULT ('submission'), `protocol_version` text NOT NULL DEFAULT (''), `server_info` blob NULL, `instructions` text NULL, `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `tool_snapshots_versions_snapshots` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create "versions" table
+CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
+-- create index "version_server_id_version" to table: "versions"
+CREATE UNIQUE INDEX `version_server_id_version` ON `versions` (`server_id`, `version`);
+-- create index "version_state" to table: "versions"
+CREATE INDEX `version_state` ON `versions` (`state`);
+
+-- +goose Down
+-- reverse: create index "version_state" to table: "versions"
+DROP INDEX `version_state`;
+-- reverse: create index "version_server_id_version" to table: "versions"
+DROP INDEX `version_server_id_version`;
+-- reverse: create "versions" table
+DROP TABLE `versions`;
+-- reverse: create "tool_snapshots" table
+DROP TABLE `tool_snapshots`;
+-- reverse: create index "tool_snapshot_id_position" to table: "tools"
+DROP INDEX `tool_snapshot_id_position`;
+-- reverse: create "tools" table
+DROP TABLE `tools`;
+-- reverse: create index "tokens_secret_hash_key" to table: "tokens"
+DROP INDEX `tokens_secret_hash_key`;
+-- reverse: create index "tokens_public_id_key" to table: "tokens"
+DROP INDEX `tokens_public_id_key`;
+-- reverse: create "tokens" table
+DROP TABLE `tokens`;
+-- reverse: create index "server_owner" to table: "servers"
+DROP INDEX `server_owner`;
+-- reverse: create index "server_namespace" to table: "servers"
+DROP INDEX `server_namespace`;
+-- reverse: create index "servers_name_key" to table: "servers"
+DROP INDEX `servers_name_key`;
+-- reverse: create "servers" table
+DROP TABLE `servers`;
+-- reverse: create "review_decisions" table
+DROP TABLE `review_decisions`;
+-- reverse: create index "principals_name_key" to table: "principals"
+DROP INDEX `principals_name_key`;
+-- reverse: create "principals" table
+DROP TABLE `principals`;
+-- reverse: create index "pinrevision_version_id_revision" to table: "pin_revisions"
+DROP INDEX `pinrevision_version_id_revision`;
+-- reverse: create "pin_revisions" table
+DROP TABLE `pin_revisions`;
+-- reverse: create index "idempotencykey_principal_key" to table: "idempotency_keys"
+DROP INDEX `idempotencykey_principal_key`;
+-- reverse: create "idempotency_keys" table
+DROP TABLE `idempotency_keys`;
+-- reverse: create "audit_heads" table
+DROP TABLE `audit_heads`;
+-- reverse: create index "auditevent_action" to table: "audit_events"
+DROP INDEX `auditevent_action`;
+-- reverse: create index "auditevent_actor" to table: "audit_events"
+DROP INDEX `auditevent_actor`;
+-- reverse: create index "auditevent_subject" to table: "audit_events"
+DROP INDEX `auditevent_subject`;
+-- reverse: create index "audit_events_seq_key" to table: "audit_events"
+DROP INDEX `audit_events_seq_key`;
+-- reverse: create "audit_events" table
+DROP TABLE `audit_events`;

@@ -1,0 +1,109 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/audithead"
+)
+
+// auditHeadID is the primary key of the single chain-tip row.
+const auditHeadID = 1
+
+// genesisHash is the prev_hash of the first event.
+const genesisHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+
+// AuditRecord is what a change says about itself; the chain adds sequence,
+// time and hashes.
+type AuditRecord struct {
+	Actor     string
+	Action    string
+	Subject   string
+	Before    string
+	After     string
+	Reason    string
+	RequestID string
+	Details   string
+}
+
+// chainEntry is the hashed form of an event: a fixed field order, times in
+// UTC at microsecond precision (what both databases store).
+type chainEntry struct {
+	Seq        int64  `json:"seq"`
+	OccurredAt string `json:"occurredAt"`
+	Actor      string `json:"actor"`
+	Action     string `json:"action"`
+	Subject    string `json:"subject"`
+	Before     string `json:"before"`
+	After      string `json:"after"`
+	Reason     string `json:"reason"`
+	RequestID  string `json:"requestId"`
+	Details    string `json:"details"`
+}
+
+func formatAuditTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format("2006-01-02T15:04:05.000000Z")
+}
+
+// chainHash links an event to its predecessor.
+func chainHash(prev string, e chainEntry) string {
+	body, err := json.Marshal(e)
+	if err != nil {
+		panic(fmt.Sprintf("audit: marshal chain entry: %v", err)) // plain strings and ints cannot fail
+	}
+	h := sha256.New()
+	h.Write([]byte("mcpreg-audit-v1\n" + prev + "\n"))
+	h.Write(body)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func entryOf(ev *ent.AuditEvent) chainEntry {
+	return chainEntry{
+		Seq: ev.Seq, OccurredAt: formatAuditTime(ev.OccurredAt), Actor: ev.Actor, Action: ev.Action,
+		Subject: ev.Subject, Before: ev.Before, After: ev.After, Reason: ev.Reason,
+		RequestID: ev.RequestID, Details: ev.Details,
+	}
+}
+
+// ensureAuditHead creates the chain-tip row once. Plain SQL, valid on both
+// dialects: ent cannot set the id of an auto-increment table.
+func (s *Service) ensureAuditHead(ctx context.Context) error {
+	_, err := s.store.Client.ExecContext(ctx, fmt.Sprintf(
+		"INSERT INTO audit_heads (id, seq, hash) VALUES (%d, 0, '%s') ON CONFLICT (id) DO NOTHING", auditHeadID, genesisHash))
+	if err != nil {
+		return fmt.Errorf("audit head: %w", err)
+	}
+	return nil
+}
+
+// appendAudit adds one event inside tx. Locking the head row serialises
+// appenders (PostgreSQL: FOR UPDATE; SQLite: the immediate write lock).
+func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*ent.AuditEvent, error) {
+	q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
+	if s.lockRows() {
+		q = q.ForUpdate()
+	}
+	head, err := q.Only(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("audit head: %w", err)
+	}
+	at := s.now()
+	e := chainEntry{Seq: head.Seq + 1, OccurredAt: formatAuditTime(at), Actor: r.Actor, Action: r.Action,
+		Subject: r.Subject, Before: r.Before, After: r.After, Reason: r.Reason, RequestID: r.RequestID, Details: r.Details}
+	hash := chainHash(head.Hash, e)
+	ev, err := tx.AuditEvent.Create().SetSeq(e.Seq).SetOccurredAt(at).SetActor(r.Actor).SetAction(r.Action).
+		SetSubject(r.Subject).SetBefore(r.Before).SetAfter(r.After).SetReason(r.Reason).
+		SetRequestID(r.RequestID).SetDetails(r.Details).SetPrevHash(head.Hash).SetHash(hash).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("audit append: %w", err)
+	}
+	if err := tx.AuditHead.UpdateOneID(auditHeadID).SetSeq(e.Seq).SetHash(hash).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("audit head update: %w", err)
+	}
+	return ev, nil
+}

@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mcpreg/mcpreg/pin"
+	"github.com/mcpreg/mcpreg/store"
+)
+
+// Limits bound what a submission may carry.
+type Limits struct {
+	// Pin limits apply to tools files and initialize results.
+	Pin pin.Limits
+	// MaxServerJSONBytes caps the server.json document.
+	MaxServerJSONBytes int
+	// MaxPageSize caps list page sizes.
+	MaxPageSize int
+}
+
+// DefaultLimits are the limits used when none are configured.
+func DefaultLimits() Limits {
+	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200}
+}
+
+// Service implements the registry use-cases over a store.
+type Service struct {
+	store  *store.Store
+	log    *slog.Logger
+	limits Limits
+	now    func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithLimits sets submission limits.
+func WithLimits(l Limits) Option { return func(s *Service) { s.limits = l } }
+
+// WithClock replaces the clock (tests).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// New returns a Service over a migrated store.
+func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
+	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.ensureAuditHead(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func utcNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// lockRows reports whether SELECT ... FOR UPDATE is available. SQLite has no
+// row locks; its write transactions start with the database write lock.
+func (s *Service) lockRows() bool { return s.store.Dialect == "postgres" }

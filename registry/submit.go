@@ -1,0 +1,258 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/idempotencykey"
+	"github.com/mcpreg/mcpreg/ent/schema"
+	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/pin"
+	"github.com/mcpreg/mcpreg/serverjson"
+	"github.com/mcpreg/mcpreg/store"
+)
+
+// Submission is a version as an integration owner sends it: JSON texts, read
+// strictly.
+type Submission struct {
+	ServerJSON       []byte
+	Tools            []byte
+	InitializeResult []byte
+	IdempotencyKey   string
+}
+
+// parsedSubmission is a Submission that passed every check.
+type parsedSubmission struct {
+	doc      *serverjson.Document
+	tools    *pin.ToolsList
+	init     *InitializeFacts
+	pins     pin.Pins
+	reqHash  string
+	subject  string
+	versionS string
+}
+
+const maxIdempotencyKey = 200
+
+// Submit stores a new version in pending_review with its snapshot and pins.
+func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*VersionView, error) {
+	if len(sub.IdempotencyKey) > maxIdempotencyKey {
+		return nil, invalidf("idempotency key longer than %d characters", maxIdempotencyKey)
+	}
+	p, err := s.parseSubmission(sub)
+	if err != nil {
+		return nil, err
+	}
+	if !c.OwnsNamespace(p.doc.Namespace) {
+		return nil, deniedf("%s may not submit in namespace %q", c.Principal, p.doc.Namespace)
+	}
+	if sub.IdempotencyKey != "" {
+		if v, err := s.replay(ctx, c, sub.IdempotencyKey, p.reqHash); v != nil || err != nil {
+			return v, err
+		}
+	}
+	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
+	if err != nil {
+		if sub.IdempotencyKey != "" && store.IsUniqueViolation(err) {
+			// A concurrent retry with the same key won the race.
+			if v, rerr := s.replay(ctx, c, sub.IdempotencyKey, p.reqHash); v != nil || rerr != nil {
+				return v, rerr
+			}
+		}
+		return nil, s.submitError(err, p)
+	}
+	return s.versionByID(ctx, id, true)
+}
+
+func (s *Service) submitError(err error, p *parsedSubmission) error {
+	if store.IsUniqueViolation(err) {
+		return fmt.Errorf("%w: version %s already exists (versions are immutable)", ErrAlreadyExists, p.subject)
+	}
+	return err
+}
+
+func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
+	if len(sub.ServerJSON) == 0 {
+		return nil, invalidf("serverJson is required")
+	}
+	if len(sub.ServerJSON) > s.limits.MaxServerJSONBytes {
+		return nil, fmt.Errorf("%w: serverJson is %d bytes, the limit is %d", ErrTooLarge, len(sub.ServerJSON), s.limits.MaxServerJSONBytes)
+	}
+	doc, err := serverjson.Parse(sub.ServerJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
+	}
+	if !versionRE.MatchString(doc.Server.Version) {
+		return nil, invalidf("serverJson /version %q: want 1-255 characters of letters, digits and . + _ ~ - starting with a letter or digit (semantic versions recommended)", doc.Server.Version)
+	}
+	tools, init, err := s.parseSnapshot(sub.Tools, sub.InitializeResult)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := pin.Compute(tools)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tools: %w", ErrInvalid, err)
+	}
+	return &parsedSubmission{doc: doc, tools: tools, init: init, pins: pins,
+		reqHash: requestHash(sub), subject: doc.Server.Name + "@" + doc.Server.Version, versionS: doc.Server.Version}, nil
+}
+
+func (s *Service) parseSnapshot(toolsJSON, initJSON []byte) (*pin.ToolsList, *InitializeFacts, error) {
+	if len(toolsJSON) == 0 {
+		return nil, nil, invalidf("tools is required (a tools/list result or an array of tools)")
+	}
+	tools, err := pin.ParseToolsList(toolsJSON, s.limits.Pin)
+	if err != nil {
+		return nil, nil, pinError("tools", err)
+	}
+	init, err := ParseInitializeResult(initJSON, s.limits.Pin)
+	if err != nil {
+		return nil, nil, err
+	}
+	if init.InstructionsSet {
+		if tools.Instructions != nil && !sameInstructions(tools.Instructions, init.Instructions) {
+			return nil, nil, invalidf("instructions differ between the tools file and initializeResult")
+		}
+		tools.Instructions = init.Instructions
+	}
+	return tools, init, nil
+}
+
+func sameInstructions(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+func pinError(field string, err error) error {
+	if errors.Is(err, pin.ErrTooLarge) {
+		return fmt.Errorf("%w: %s: %w", ErrTooLarge, field, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrInvalid, field, err)
+}
+
+// requestHash identifies a submission's content for idempotent retries.
+func requestHash(sub Submission) string {
+	h := sha256.New()
+	for _, part := range [][]byte{sub.ServerJSON, sub.Tools, sub.InitializeResult} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// replay returns the first result of a keyed submission, or a conflict when
+// the key was used with another body. (nil, nil) means the key is unused.
+func (s *Service) replay(ctx context.Context, c *Caller, key, reqHash string) (*VersionView, error) {
+	k, err := s.store.Client.IdempotencyKey.Query().
+		Where(idempotencykey.Principal(c.Principal), idempotencykey.Key(key)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("idempotency lookup: %w", err)
+	}
+	if k.RequestHash != reqHash {
+		return nil, fmt.Errorf("%w: idempotency key %q was used for a different request", ErrConflict, key)
+	}
+	return s.versionByID(ctx, k.VersionID, true)
+}
+
+func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p *parsedSubmission) (int, error) {
+	var id int
+	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		srv, err := s.serverFor(ctx, tx, c, p)
+		if err != nil {
+			return err
+		}
+		v, err := s.createVersion(ctx, tx, c, srv, p)
+		if err != nil {
+			return err
+		}
+		id = v.ID
+		if key != "" {
+			err = tx.IdempotencyKey.Create().SetPrincipal(c.Principal).SetKey(key).
+				SetRequestHash(p.reqHash).SetVersionID(v.ID).SetCreatedAt(s.now()).Exec(ctx)
+			if err != nil {
+				return err
+			}
+		}
+		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.submit",
+			Subject: p.subject, After: "pending_review", RequestID: c.RequestID,
+			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools))})
+		return err
+	})
+	return id, err
+}
+
+// serverFor returns the version's server, creating it on its first version.
+func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parsedSubmission) (*ent.Server, error) {
+	sj := p.doc.Server
+	srv, err := tx.Server.Query().Where(server.Name(sj.Name)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return tx.Server.Create().SetName(sj.Name).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
+			SetDescription(sj.Description).SetTitle(sj.Title).SetLatestVersion(sj.Version).
+			SetCreatedAt(s.now()).SetUpdatedAt(s.now()).Save(ctx)
+	} else if err != nil {
+		return nil, err
+	}
+	return srv.Update().SetDescription(sj.Description).SetTitle(sj.Title).
+		SetLatestVersion(sj.Version).SetUpdatedAt(s.now()).Save(ctx)
+}
+
+func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, p *parsedSubmission) (*ent.Version, error) {
+	v, err := tx.Version.Create().SetServerID(srv.ID).SetVersion(p.versionS).SetServerJSON(p.doc.Raw).
+		SetDescription(p.doc.Server.Description).SetSubmittedBy(c.Principal).SetSubmittedAt(s.now()).
+		SetStateChangedAt(s.now()).SetRequestHash(p.reqHash).SetPinRevision(1).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
+	if err != nil {
+		return nil, err
+	}
+	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, c.Principal, "submission")
+}
+
+// createSnapshot stores a snapshot and its tools, each with its hash from the
+// already computed pins.
+func (s *Service) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pin.Pins) (*ent.ToolSnapshot, error) {
+	sc := tx.ToolSnapshot.Create().SetVersionID(versionID).SetSource(source).
+		SetProtocolVersion(init.ProtocolVersion).SetServerInfo(init.ServerInfo).
+		SetNillableInstructions(tl.Instructions).SetCreatedAt(s.now())
+	snap, err := sc.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hashes := make(map[string]string, len(pins.Tools))
+	for _, tp := range pins.Tools {
+		hashes[tp.Name] = tp.Hash
+	}
+	builders := make([]*ent.ToolCreate, len(tl.Tools))
+	for i, t := range tl.Tools {
+		builders[i] = tx.Tool.Create().SetSnapshotID(snap.ID).SetPosition(i).SetName(t.Name).SetRaw(t.Raw).SetToolHash(hashes[t.Name])
+	}
+	for chunk := range slices.Chunk(builders, 100) {
+		if err := tx.Tool.CreateBulk(chunk...).Exec(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
+}
+
+func (s *Service) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, by, reason string) error {
+	tools := make([]schema.ToolPinRecord, len(p.Tools))
+	for i, t := range p.Tools {
+		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash}
+	}
+	return tx.PinRevision.Create().SetVersionID(versionID).SetRevision(rev).SetSnapshotID(snapID).
+		SetSpecVersion(pin.SpecVersion).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
+		SetInstructionsHash(p.InstructionsHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
+		SetCreatedAt(s.now()).Exec(ctx)
+}
+
+// subjectOf names a version in audit events and errors.
+func subjectOf(name, version string) string { return name + "@" + strings.TrimSpace(version) }

@@ -1,0 +1,130 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/version"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// Action is a lifecycle transition.
+type Action string
+
+// The transitions of DESIGN.md's version lifecycle.
+const (
+	ActionApprove    Action = "approve"
+	ActionReject     Action = "reject"
+	ActionQuarantine Action = "quarantine"
+	ActionRelease    Action = "release"
+	ActionRevoke     Action = "revoke"
+)
+
+type transitionRule struct {
+	from []version.State
+	to   version.State
+}
+
+var lifecycle = map[Action]transitionRule{
+	ActionApprove:    {from: []version.State{version.StatePendingReview}, to: version.StateApproved},
+	ActionReject:     {from: []version.State{version.StatePendingReview}, to: version.StateRejected},
+	ActionQuarantine: {from: []version.State{version.StateApproved}, to: version.StateQuarantined},
+	ActionRelease:    {from: []version.State{version.StateQuarantined}, to: version.StateApproved},
+	ActionRevoke:     {from: []version.State{version.StateApproved, version.StateQuarantined}, to: version.StateRevoked},
+}
+
+const maxReason = 2000
+
+// Transition moves a version along the lifecycle, with a decision record and
+// an audit event in the same transaction.
+func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string) (*mcpregv1.Version, error) {
+	rule, ok := lifecycle[a]
+	if !ok {
+		return nil, invalidf("unknown action %q", a)
+	}
+	if err := checkTransitionArgs(c, name, reason); err != nil {
+		return nil, err
+	}
+	var id int
+	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		v, err := s.lockVersion(ctx, tx, name, ver)
+		if err != nil {
+			return err
+		}
+		if err := checkTransition(c, a, rule, v, subjectOf(name, ver)); err != nil {
+			return err
+		}
+		id = v.ID
+		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.versionByID(ctx, id, true)
+}
+
+func checkTransitionArgs(c *Caller, name, reason string) error {
+	if !c.MayDecide() {
+		return deniedf("role %s may not change version states", c.Role)
+	}
+	if strings.TrimSpace(reason) == "" {
+		return invalidf("reason is required")
+	}
+	if len(reason) > maxReason {
+		return invalidf("reason is longer than %d bytes", maxReason)
+	}
+	if !serverNameRE.MatchString(name) {
+		return invalidf("server name %q does not match ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", name)
+	}
+	return nil
+}
+
+func (s *Service) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
+	q := tx.Version.Query().Where(version.HasServerWith(server.Name(name)), version.Version(ver))
+	if s.lockRows() {
+		q = q.ForUpdate()
+	}
+	v, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFoundf("version %s", subjectOf(name, ver))
+	}
+	return v, err
+}
+
+func checkTransition(c *Caller, a Action, rule transitionRule, v *ent.Version, subject string) error {
+	allowed := false
+	for _, f := range rule.from {
+		allowed = allowed || v.State == f
+	}
+	if !allowed {
+		names := make([]string, len(rule.from))
+		for i, f := range rule.from {
+			names[i] = string(f)
+		}
+		return &StateError{Subject: subject, Action: string(a), Current: string(v.State), Allowed: names}
+	}
+	if a == ActionApprove && v.SubmittedBy == c.Principal {
+		return deniedf("four-eyes: %s submitted %s and cannot approve it", c.Principal, subject)
+	}
+	return nil
+}
+
+func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason string) error {
+	now := s.now()
+	err := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("update state: %w", err)
+	}
+	err = tx.ReviewDecision.Create().SetVersionID(v.ID).SetAction(string(a)).SetFromState(string(v.State)).
+		SetToState(string(rule.to)).SetActor(c.Principal).SetReason(reason).SetRequestID(c.RequestID).
+		SetCreatedAt(now).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("record decision: %w", err)
+	}
+	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version." + string(a), Subject: subject,
+		Before: string(v.State), After: string(rule.to), Reason: reason, RequestID: c.RequestID})
+	return err
+}

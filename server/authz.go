@@ -1,0 +1,48 @@
+package server
+
+import (
+	"slices"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+var (
+	everyone  = []registry.Role{registry.RoleAdmin, registry.RoleReviewer, registry.RoleOwner, registry.RoleHost}
+	readers   = []registry.Role{registry.RoleAdmin, registry.RoleReviewer, registry.RoleOwner}
+	deciders  = []registry.Role{registry.RoleAdmin, registry.RoleReviewer}
+	adminOnly = []registry.Role{registry.RoleAdmin}
+)
+
+// methodRoles is the first authorisation check of every RPC: which roles may
+// call it at all. The registry then checks namespaces and four-eyes per call.
+// An RPC missing here is refused to everyone (fail closed).
+var methodRoles = map[string][]registry.Role{
+	mcpregv1.RegistryService_SubmitVersion_FullMethodName:     {registry.RoleAdmin, registry.RoleOwner},
+	mcpregv1.RegistryService_ListServers_FullMethodName:       readers,
+	mcpregv1.RegistryService_GetServer_FullMethodName:         readers,
+	mcpregv1.RegistryService_ListVersions_FullMethodName:      readers,
+	mcpregv1.RegistryService_GetVersion_FullMethodName:        readers,
+	mcpregv1.RegistryService_ApproveVersion_FullMethodName:    deciders,
+	mcpregv1.RegistryService_RejectVersion_FullMethodName:     deciders,
+	mcpregv1.RegistryService_QuarantineVersion_FullMethodName: deciders,
+	mcpregv1.RegistryService_ReleaseVersion_FullMethodName:    deciders,
+	mcpregv1.RegistryService_RevokeVersion_FullMethodName:     deciders,
+	mcpregv1.RegistryService_ListAuditEvents_FullMethodName:   deciders,
+	mcpregv1.RegistryService_VerifyAuditChain_FullMethodName:  deciders,
+	mcpregv1.RegistryService_WhoAmI_FullMethodName:            everyone,
+	mcpregv1.TokenService_CreateToken_FullMethodName:          adminOnly,
+	mcpregv1.TokenService_ListTokens_FullMethodName:           adminOnly,
+	mcpregv1.TokenService_RevokeToken_FullMethodName:          adminOnly,
+}
+
+// publicMethods need no token.
+var publicMethods = map[string]bool{
+	"/grpc.health.v1.Health/Check": true,
+	"/grpc.health.v1.Health/Watch": true,
+	"/grpc.health.v1.Health/List":  true,
+}
+
+func roleAllowed(method string, r registry.Role) bool {
+	return slices.Contains(methodRoles[method], r)
+}

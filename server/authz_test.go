@@ -1,0 +1,171 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/server/servertest"
+	"github.com/mcpreg/mcpreg/storetest"
+)
+
+type rpcCase struct {
+	name    string
+	allowed []string // roles that pass authorisation
+	call    func(ctx context.Context, r mcpregv1.RegistryServiceClient, tk mcpregv1.TokenServiceClient) error
+}
+
+func rpcCases() []rpcCase {
+	all := []string{"admin", "reviewer", "owner", "host"}
+	read := []string{"admin", "reviewer", "owner"}
+	decide := []string{"admin", "reviewer"}
+	admin := []string{"admin"}
+	tr := &mcpregv1.TransitionRequest{Name: "io.github.acme/weather", Version: "9.9.9", Reason: "matrix"}
+	ignore := func(_ any, err error) error { return err }
+	return []rpcCase{
+		{"SubmitVersion", []string{"admin", "owner"}, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.SubmitVersion(ctx, &mcpregv1.SubmitVersionRequest{ServerJson: "{}", Tools: "[]"}))
+		}},
+		{"ListServers", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListServers(ctx, &mcpregv1.ListServersRequest{}))
+		}},
+		{"GetServer", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.GetServer(ctx, &mcpregv1.GetServerRequest{Name: "io.github.acme/weather"}))
+		}},
+		{"ListVersions", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListVersions(ctx, &mcpregv1.ListVersionsRequest{}))
+		}},
+		{"GetVersion", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.GetVersion(ctx, &mcpregv1.GetVersionRequest{Name: "io.github.acme/weather", Version: "1.0.0"}))
+		}},
+		{"ApproveVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ApproveVersion(ctx, tr))
+		}},
+		{"RejectVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.RejectVersion(ctx, tr))
+		}},
+		{"QuarantineVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.QuarantineVersion(ctx, tr))
+		}},
+		{"ReleaseVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ReleaseVersion(ctx, tr))
+		}},
+		{"RevokeVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.RevokeVersion(ctx, tr))
+		}},
+		{"ListAuditEvents", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{}))
+		}},
+		{"VerifyAuditChain", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.VerifyAuditChain(ctx, &mcpregv1.VerifyAuditChainRequest{}))
+		}},
+		{"WhoAmI", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.WhoAmI(ctx, &mcpregv1.WhoAmIRequest{}))
+		}},
+		{"CreateToken", admin, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tk mcpregv1.TokenServiceClient) error {
+			return ignore(tk.CreateToken(ctx, &mcpregv1.CreateTokenRequest{Principal: "matrix-new", Role: "host"}))
+		}},
+		{"ListTokens", admin, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tk mcpregv1.TokenServiceClient) error {
+			return ignore(tk.ListTokens(ctx, &mcpregv1.ListTokensRequest{}))
+		}},
+		{"RevokeToken", admin, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tk mcpregv1.TokenServiceClient) error {
+			return ignore(tk.RevokeToken(ctx, &mcpregv1.RevokeTokenRequest{Id: "tok_doesnotexist"}))
+		}},
+	}
+}
+
+// TestEveryRPCEveryRole calls every RPC with every role and with bad
+// credentials: the roles DESIGN.md allows pass authorisation, every other
+// caller is refused with PermissionDenied or Unauthenticated.
+func TestEveryRPCEveryRole(t *testing.T) {
+	in := servertest.Start(t, storetest.Dialects(t)[0])
+	ctx := context.Background()
+	tokens := map[string]string{
+		"admin":    in.Token(t, "m-admin", registry.RoleAdmin),
+		"reviewer": in.Token(t, "m-reviewer", registry.RoleReviewer),
+		"owner":    in.Token(t, "m-owner", registry.RoleOwner, "io.github.acme"),
+		"host":     in.Token(t, "m-host", registry.RoleHost),
+	}
+	bad := badCredentials(t, in)
+	conn, err := grpc.NewClient(in.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rc, tc := mcpregv1.NewRegistryServiceClient(conn), mcpregv1.NewTokenServiceClient(conn)
+	cases := rpcCases()
+	if len(cases) != len(mcpregv1.RegistryService_ServiceDesc.Methods)+len(mcpregv1.TokenService_ServiceDesc.Methods) {
+		t.Fatalf("matrix covers %d RPCs, the API has more: add them", len(cases))
+	}
+	for _, c := range cases {
+		for role, tok := range tokens {
+			t.Run(c.name+"/"+role, func(t *testing.T) {
+				err := c.call(withToken(ctx, tok), rc, tc)
+				code := status.Code(err)
+				if slices.Contains(c.allowed, role) {
+					if code == codes.PermissionDenied && !isDomainDenial(err) || code == codes.Unauthenticated {
+						t.Fatalf("role %s refused: %v", role, err)
+					}
+				} else if code != codes.PermissionDenied {
+					t.Fatalf("role %s got %v, want PermissionDenied", role, err)
+				}
+			})
+		}
+		for what, md := range bad {
+			t.Run(c.name+"/"+what, func(t *testing.T) {
+				if code := status.Code(c.call(metadata.NewOutgoingContext(ctx, md), rc, tc)); code != codes.Unauthenticated {
+					t.Fatalf("%s: got %v, want Unauthenticated", what, code)
+				}
+			})
+		}
+	}
+}
+
+// isDomainDenial tells a per-call denial (namespace, four-eyes) from the role
+// check, which names the RPC.
+func isDomainDenial(err error) bool {
+	msg := status.Convert(err).Message()
+	return !slices.ContainsFunc(rpcCases(), func(c rpcCase) bool { return contains(msg, "may not call "+c.name) })
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func withToken(ctx context.Context, tok string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+}
+
+func badCredentials(t *testing.T, in *servertest.Instance) map[string]metadata.MD {
+	t.Helper()
+	ctx := context.Background()
+	admin := &registry.Caller{Principal: "bootstrap", Role: registry.RoleAdmin}
+	expiring, err := in.Service.CreateToken(ctx, admin, registry.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, err := in.Service.CreateToken(ctx, admin, registry.NewToken{Principal: "m-revoked", Role: registry.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Service.RevokeToken(ctx, admin, revoked.Token.PublicID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	return map[string]metadata.MD{
+		"no-token":        metadata.MD{},
+		"malformed-token": metadata.Pairs("authorization", "Bearer not-a-token"),
+		"not-bearer":      metadata.Pairs("authorization", "Basic YWRtaW46YWRtaW4="),
+		"unknown-token":   metadata.Pairs("authorization", "Bearer mcpreg_"+"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+		"expired-token":   metadata.Pairs("authorization", "Bearer "+expiring.Secret),
+		"revoked-token":   metadata.Pairs("authorization", "Bearer "+revoked.Secret),
+	}
+}

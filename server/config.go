@@ -1,0 +1,69 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Config holds every setting of `mcpregd serve`.
+type Config struct {
+	DB              string
+	HTTPAddr        string
+	GRPCAddr        string
+	MetricsAddr     string
+	TLSCert         string
+	TLSKey          string
+	MaxBodyBytes    int64
+	ShutdownTimeout time.Duration
+	LogLevel        string
+	LogFormat       string
+	ScanAllowHosts  []string
+}
+
+// DefaultConfig is what `mcpregd serve` runs with when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		DB:              "sqlite://./mcpreg.db",
+		HTTPAddr:        "127.0.0.1:8080",
+		GRPCAddr:        "127.0.0.1:9090",
+		MetricsAddr:     "127.0.0.1:9091",
+		MaxBodyBytes:    8 << 20,
+		ShutdownTimeout: 15 * time.Second,
+		LogLevel:        "info",
+		LogFormat:       "json",
+	}
+}
+
+// Verify checks a configuration before anything starts.
+func (c Config) Verify() error {
+	var errs []error
+	for name, addr := range map[string]string{"http-addr": c.HTTPAddr, "grpc-addr": c.GRPCAddr, "metrics-addr": c.MetricsAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			errs = append(errs, fmt.Errorf("--%s %q: want HOST:PORT", name, addr))
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, fmt.Errorf("--log-format %q: want json or text", c.LogFormat))
+	}
+	return errors.Join(errs...)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// newGateway builds the REST gateway over a connection to our own gRPC
+// server, so every interceptor applies to REST too.
+func newGateway(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error) {
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithErrorHandler(errorHandler),
+		runtime.WithRoutingErrorHandler(routingErrorHandler),
+	)
+	if err := mcpregv1.RegisterRegistryServiceHandler(ctx, mux, conn); err != nil {
+		return nil, err
+	}
+	if err := mcpregv1.RegisterTokenServiceHandler(ctx, mux, conn); err != nil {
+		return nil, err
+	}
+	return mux, nil
+}
+
+func incomingHeader(key string) (string, bool) {
+	switch k := strings.ToLower(key); k {
+	case HeaderRequestID, HeaderIdempotencyKey, "authorization":
+		return k, true
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+func outgoingHeader(key string) (string, bool) {
+	if strings.ToLower(key) == HeaderRequestID {
+		return "X-Request-Id", true
+	}
+	return "", false
+}
+
+// httpStatus maps gRPC codes to HTTP like grpc-gateway does, except that a
+// wrong state is a conflict (409) and a size cap is 413, not 429.
+func httpStatus(st *status.Status) int {
+	switch st.Code() {
+	case codes.FailedPrecondition:
+		return http.StatusConflict
+	case codes.ResourceExhausted:
+		if payloadTooLarge(st) {
+			return http.StatusRequestEntityTooLarge
+		}
+	}
+	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+func payloadTooLarge(st *status.Status) bool {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == ReasonPayloadTooLarge {
+			return true
+		}
+	}
+	return false
+}
+
+func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	st := status.Convert(err)
+	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "received message larger than max") {
+		st = status.New(codes.ResourceExhausted, st.Message())
+		writeError(w, http.StatusRequestEntityTooLarge, st)
+		return
+	}
+	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+		for _, v := range md.HeaderMD.Get(HeaderRequestID) {
+			w.Header().Set("X-Request-Id", v)
+		}
+	}
+	writeError(w, httpStatus(st), st)
+}
+
+func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
+	grpcCode, msg := codes.Unknown, http.StatusText(code)
+	switch code {
+	case http.StatusNotFound:
+		grpcCode, msg = codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path
+	case http.StatusMethodNotAllowed:
+		grpcCode, msg = codes.Unimplemented, "method "+r.Method+" not allowed on "+r.URL.Path
+	case http.StatusBadRequest:
+		grpcCode = codes.InvalidArgument
+	}
+	writeError(w, code, status.New(grpcCode, msg))
+}

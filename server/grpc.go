@@ -1,0 +1,43 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+// newGRPCServer builds the gRPC server with its interceptor chain: request
+// id, logging, metrics, authentication and authorisation, recovery last.
+func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg int, creds credentials.TransportCredentials) (*grpc.Server, *health.Server) {
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(maxMsg),
+		grpc.ConnectionTimeout(10 * time.Second),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: 5 * time.Minute}),
+		grpc.ChainUnaryInterceptor(
+			requestIDInterceptor,
+			loggingInterceptor(log),
+			m.grpc.UnaryServerInterceptor(),
+			authInterceptor(svc, log),
+			recoveryInterceptor(log),
+		),
+		grpc.ChainStreamInterceptor(m.grpc.StreamServerInterceptor()),
+	}
+	if creds != nil {
+		opts = append(opts, grpc.Creds(creds))
+	}
+	gs := grpc.NewServer(opts...)
+	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svc, log: log})
+	mcpregv1.RegisterTokenServiceServer(gs, &tokenServer{svc: svc, log: log})
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(gs, hs)
+	m.grpc.InitializeMetrics(gs)
+	return gs, hs
+}

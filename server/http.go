@@ -1,0 +1,127 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpreg/mcpreg/server/openapi"
+)
+
+// pinger is what readiness needs of the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
+func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/", gw)
+	mux.HandleFunc("GET /healthz", healthz(db))
+	mux.HandleFunc("GET /readyz", readyz(db, draining))
+	mux.HandleFunc("GET /openapi.json", serveOpenAPI)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
+	})
+	return withRequestIDHeader(securityHeaders(limitBody(maxBody, m.instrument(mux))))
+}
+
+func healthz(db pinger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		dbState := "ok"
+		if err := db.Ping(ctx); err != nil {
+			dbState = "unreachable"
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "db": dbState})
+	}
+}
+
+func readyz(db pinger, draining *atomic.Bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		switch {
+		case draining.Load():
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		case db.Ping(ctx) != nil:
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "db unreachable"})
+		default:
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		}
+	}
+}
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openapi.Document)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// limitBody refuses bodies over max with 413 before anything reads them.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			tooLarge(w, r.ContentLength, max)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			buf, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				tooLarge(w, -1, max)
+				return
+			} else if err != nil {
+				writeError(w, http.StatusBadRequest, status.New(codes.InvalidArgument, "reading request body: "+err.Error()))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(buf))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func tooLarge(w http.ResponseWriter, size, max int64) {
+	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", max)
+	if size > 0 {
+		msg = fmt.Sprintf("request body is %d bytes, the limit is %d", size, max)
+	}
+	writeError(w, http.StatusRequestEntityTooLarge, status.New(codes.ResourceExhausted, msg))
+}
+
+// withRequestIDHeader gives every HTTP request an id, echoed in the response
+// and passed to gRPC through the gateway.
+func withRequestIDHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := acceptRequestID(r.Header.Get(HeaderRequestID))
+		r.Header.Set(HeaderRequestID, id)
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(withRequestID(r.Context(), id)))
+	})
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
