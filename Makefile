@@ -27,7 +27,7 @@ test-go:
 
 vet:
 	$(GO) vet ./...
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(find . -name '*.go' -not -path './.git/*' | xargs gofmt -l); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 lint:

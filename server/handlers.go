@@ -21,7 +21,9 @@ type registryServer struct {
 	log *slog.Logger
 }
 
-func (s *registryServer) caller(ctx context.Context) *registry.Caller { return registry.CallerFrom(ctx) }
+func (s *registryServer) caller(ctx context.Context) *registry.Caller {
+	return registry.CallerFrom(ctx)
+}
 
 func (s *registryServer) SubmitVersion(ctx context.Context, r *mcpregv1.SubmitVersionRequest) (*mcpregv1.Version, error) {
 	key := r.GetIdempotencyKey()

@@ -32,4 +32,3 @@ func newAuditCmd(g *globalOpts) *cobra.Command {
 	cmd.AddCommand(verify)
 	return cmd
 }
-
