@@ -132,10 +132,10 @@ func versionPredicates(c *Caller, name string, f ServerFilter, before int64) ([]
 		if err := checkReadName(c, name); err != nil {
 			return nil, err
 		}
-		ps = append(ps, version.HasServerWith(server.Name(name)))
+		ps = append(ps, serverIn(server.Name(name)))
 	}
 	if sp := serverPredicates(c, f); len(sp) > 0 {
-		ps = append(ps, version.HasServerWith(sp...))
+		ps = append(ps, serverIn(sp...))
 	}
 	if f.State != "" {
 		ps = append(ps, version.StateEQ(version.State(f.State)))

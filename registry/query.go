@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
@@ -53,7 +55,7 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 		return nil, err
 	}
 	v, err := s.store.Client.Version.Query().
-		Where(version.HasServerWith(server.Name(name)), version.Version(ver)).Only(ctx)
+		Where(serverIn(server.Name(name)), version.Version(ver)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, notFoundf("version %s", subjectOf(name, ver))
 	} else if err != nil {
@@ -154,4 +156,18 @@ func namespaceScope(patterns []string) predicate.Server {
 		}
 	}
 	return server.Or(ors...)
+}
+
+// serverIn matches versions whose server satisfies ps, as an uncorrelated
+// "server_id IN (SELECT id FROM servers WHERE ...)". ent's HasServerWith
+// writes a correlated EXISTS, which SQLite answers by scanning every version.
+func serverIn(ps ...predicate.Server) predicate.Version {
+	return func(s *sql.Selector) {
+		t := sql.Table(server.Table)
+		sub := sql.Select(t.C(server.FieldID)).From(t)
+		for _, p := range ps {
+			p(sub)
+		}
+		s.Where(sql.In(s.C(version.FieldServerID), sub))
+	}
 }

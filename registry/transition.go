@@ -83,7 +83,7 @@ func checkTransitionArgs(c *Caller, name, reason string) error {
 }
 
 func (s *Service) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
-	q := tx.Version.Query().Where(version.HasServerWith(server.Name(name)), version.Version(ver))
+	q := tx.Version.Query().Where(serverIn(server.Name(name)), version.Version(ver))
 	if s.lockRows() {
 		q = q.ForUpdate()
 	}

@@ -158,6 +158,13 @@ var (
 				OnDelete:   schema.NoAction,
 			},
 		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "reviewdecision_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{ReviewDecisionsColumns[8]},
+			},
+		},
 	}
 	// ServersColumns holds the columns for the "servers" table.
 	ServersColumns = []*schema.Column{
@@ -214,6 +221,13 @@ var (
 				OnDelete:   schema.NoAction,
 			},
 		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "token_principal_id",
+				Unique:  false,
+				Columns: []*schema.Column{TokensColumns[8]},
+			},
+		},
 	}
 	// ToolsColumns holds the columns for the "tools" table.
 	ToolsColumns = []*schema.Column{
@@ -266,6 +280,13 @@ var (
 				Columns:    []*schema.Column{ToolSnapshotsColumns[6]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "toolsnapshot_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{ToolSnapshotsColumns[6]},
 			},
 		},
 	}

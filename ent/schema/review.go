@@ -4,6 +4,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
 )
 
 // ReviewDecision records one state transition of a version.
@@ -28,4 +29,9 @@ func (ReviewDecision) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("version", Version.Type).Ref("decisions").Field("version_id").Unique().Required().Immutable(),
 	}
+}
+
+// Indexes of ReviewDecision.
+func (ReviewDecision) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id")}
 }

@@ -31,6 +31,11 @@ func (ToolSnapshot) Edges() []ent.Edge {
 	}
 }
 
+// Indexes of ToolSnapshot.
+func (ToolSnapshot) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id")}
+}
+
 // Tool is one tool of a snapshot, kept as the raw JSON received.
 type Tool struct{ ent.Schema }
 

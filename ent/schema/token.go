@@ -4,6 +4,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
 )
 
 // Token is a bearer API token. Only the SHA-256 of the secret is stored.
@@ -28,4 +29,9 @@ func (Token) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("principal", Principal.Type).Ref("tokens").Field("principal_id").Unique().Required().Immutable(),
 	}
+}
+
+// Indexes of Token.
+func (Token) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("principal_id")}
 }

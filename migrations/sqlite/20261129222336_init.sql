@@ -25,6 +25,8 @@ CREATE TABLE `principals` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `nam
 CREATE UNIQUE INDEX `principals_name_key` ON `principals` (`name`);
 -- create "review_decisions" table
 CREATE TABLE `review_decisions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `action` text NOT NULL, `from_state` text NOT NULL, `to_state` text NOT NULL, `actor` text NOT NULL, `reason` text NOT NULL, `request_id` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `review_decisions_versions_decisions` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "reviewdecision_version_id" to table: "review_decisions"
+CREATE INDEX `reviewdecision_version_id` ON `review_decisions` (`version_id`);
 -- create "servers" table
 CREATE TABLE `servers` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `name` text NOT NULL, `namespace` text NOT NULL, `owner` text NOT NULL, `description` text NOT NULL DEFAULT (''), `title` text NOT NULL DEFAULT (''), `latest_version` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `updated_at` datetime NOT NULL);
 -- create index "servers_name_key" to table: "servers"
@@ -39,12 +41,16 @@ CREATE TABLE `tokens` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `public_
 CREATE UNIQUE INDEX `tokens_public_id_key` ON `tokens` (`public_id`);
 -- create index "tokens_secret_hash_key" to table: "tokens"
 CREATE UNIQUE INDEX `tokens_secret_hash_key` ON `tokens` (`secret_hash`);
+-- create index "token_principal_id" to table: "tokens"
+CREATE INDEX `token_principal_id` ON `tokens` (`principal_id`);
 -- create "tools" table
 CREATE TABLE `tools` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `position` integer NOT NULL, `name` text NOT NULL, `raw` blob NOT NULL, `tool_hash` text NOT NULL, `snapshot_id` integer NOT NULL, CONSTRAINT `tools_tool_snapshots_tools` FOREIGN KEY (`snapshot_id`) REFERENCES `tool_snapshots` (`id`) ON DELETE NO ACTION);
 -- create index "tool_snapshot_id_position" to table: "tools"
 CREATE UNIQUE INDEX `tool_snapshot_id_position` ON `tools` (`snapshot_id`, `position`);
 -- create "tool_snapshots" table
 CREATE TABLE `tool_snapshots` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `source` text NOT NULL DEFAULT ('submission'), `protocol_version` text NOT NULL DEFAULT (''), `server_info` blob NULL, `instructions` text NULL, `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `tool_snapshots_versions_snapshots` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "toolsnapshot_version_id" to table: "tool_snapshots"
+CREATE INDEX `toolsnapshot_version_id` ON `tool_snapshots` (`version_id`);
 -- create "versions" table
 CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
 -- create index "version_server_id_version" to table: "versions"
@@ -59,12 +65,16 @@ DROP INDEX `version_state`;
 DROP INDEX `version_server_id_version`;
 -- reverse: create "versions" table
 DROP TABLE `versions`;
+-- reverse: create index "toolsnapshot_version_id" to table: "tool_snapshots"
+DROP INDEX `toolsnapshot_version_id`;
 -- reverse: create "tool_snapshots" table
 DROP TABLE `tool_snapshots`;
 -- reverse: create index "tool_snapshot_id_position" to table: "tools"
 DROP INDEX `tool_snapshot_id_position`;
 -- reverse: create "tools" table
 DROP TABLE `tools`;
+-- reverse: create index "token_principal_id" to table: "tokens"
+DROP INDEX `token_principal_id`;
 -- reverse: create index "tokens_secret_hash_key" to table: "tokens"
 DROP INDEX `tokens_secret_hash_key`;
 -- reverse: create index "tokens_public_id_key" to table: "tokens"
@@ -79,6 +89,8 @@ DROP INDEX `server_namespace`;
 DROP INDEX `servers_name_key`;
 -- reverse: create "servers" table
 DROP TABLE `servers`;
+-- reverse: create index "reviewdecision_version_id" to table: "review_decisions"
+DROP INDEX `reviewdecision_version_id`;
 -- reverse: create "review_decisions" table
 DROP TABLE `review_decisions`;
 -- reverse: create index "principals_name_key" to table: "principals"
