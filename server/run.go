@@ -75,8 +75,8 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return fmt.Errorf("gateway: %w", err)
 	}
 	var draining atomic.Bool
-	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m), tlsCfg)
-	metricsSrv := newHTTPServer(m.handler(), nil)
+	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m), tlsCfg, log)
+	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return serveGRPC(gs, l.GRPC) })
@@ -115,8 +115,9 @@ func serveHTTP(s *http.Server, l net.Listener, useTLS bool) error {
 	return nil
 }
 
-func newHTTPServer(h http.Handler, tlsCfg *tls.Config) *http.Server {
+func newHTTPServer(h http.Handler, tlsCfg *tls.Config, log *slog.Logger) *http.Server {
 	return &http.Server{
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		Handler:           h,
 		TLSConfig:         tlsCfg,
 		ReadHeaderTimeout: 10 * time.Second,

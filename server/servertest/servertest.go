@@ -4,11 +4,12 @@
 package servertest
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,27 @@ type Instance struct {
 	Metrics  string
 	Store    *store.Store
 	Service  *registry.Service
+	// Logs holds everything the service logged, at debug level.
+	Logs *SyncBuffer
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writers.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written so far.
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // Start runs the service on a fresh database of the dialect until the test
@@ -39,7 +61,8 @@ func Start(t testing.TB, dialect string, mutate ...func(*server.Config)) *Instan
 func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Instance {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &SyncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc, err := registry.New(ctx, st, registry.WithLogger(log))
 	if err != nil {
 		t.Fatalf("registry: %v", err)
@@ -63,8 +86,12 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 		}
 	})
 	in := &Instance{URL: "http://" + l.HTTP.Addr().String(), GRPCAddr: l.GRPC.Addr().String(),
-		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svc}
-	waitHealthy(t, in.URL)
+		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svc, Logs: logs}
+	if cfg.TLSCert == "" {
+		waitHealthy(t, in.URL)
+	} else {
+		in.URL = "https://" + l.HTTP.Addr().String()
+	}
 	return in
 }
 
