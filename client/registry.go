@@ -88,8 +88,9 @@ func (c *Client) GetVersion(ctx context.Context, name, version string) (*mcpregv
 }
 
 // Transition moves a version through its lifecycle. The reason is required
-// and recorded in the audit log.
-func (c *Client) Transition(ctx context.Context, action Action, name, version, reason string) (*mcpregv1.Version, error) {
+// and recorded in the audit log; acks acknowledge contract widenings (by
+// their widening ids) when approving.
+func (c *Client) Transition(ctx context.Context, action Action, name, version, reason string, acks ...string) (*mcpregv1.Version, error) {
 	if !action.valid() {
 		return nil, fmt.Errorf("%w: unknown action %q: want one of %v", ErrInvalid, action, Actions)
 	}
@@ -101,6 +102,27 @@ func (c *Client) Transition(ctx context.Context, action Action, name, version, r
 		return nil, err
 	}
 	out := &mcpregv1.Version{}
-	body := &mcpregv1.TransitionRequest{Reason: reason}
+	body := &mcpregv1.TransitionRequest{Reason: reason, AcknowledgedWidenings: acks}
 	return out, c.call(ctx, http.MethodPost, p+"/"+string(action), nil, body, out)
+}
+
+// GetServerPolicy returns what a server's versions must satisfy.
+func (c *Client) GetServerPolicy(ctx context.Context, name string) (*mcpregv1.ServerPolicy, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ServerPolicy{}
+	return out, c.call(ctx, http.MethodGet, p+"/policy", nil, nil, out)
+}
+
+// UpdateServerPolicy replaces a server's policy (admin or reviewer).
+func (c *Client) UpdateServerPolicy(ctx context.Context, name string, policy *mcpregv1.ServerPolicy, reason string) (*mcpregv1.ServerPolicy, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ServerPolicy{}
+	body := &mcpregv1.UpdateServerPolicyRequest{Policy: policy, Reason: reason}
+	return out, c.call(ctx, http.MethodPut, p+"/policy", nil, body, out)
 }

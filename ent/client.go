@@ -17,11 +17,13 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
@@ -39,6 +41,8 @@ type Client struct {
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
 	AuditHead *AuditHeadClient
+	// Finding is the client for interacting with the Finding builders.
+	Finding *FindingClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
@@ -49,6 +53,8 @@ type Client struct {
 	ReviewDecision *ReviewDecisionClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
+	// ServerPolicy is the client for interacting with the ServerPolicy builders.
+	ServerPolicy *ServerPolicyClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
 	// Tool is the client for interacting with the Tool builders.
@@ -70,11 +76,13 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.AuditHead = NewAuditHeadClient(c.config)
+	c.Finding = NewFindingClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.PinRevision = NewPinRevisionClient(c.config)
 	c.Principal = NewPrincipalClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
 	c.Server = NewServerClient(c.config)
+	c.ServerPolicy = NewServerPolicyClient(c.config)
 	c.Token = NewTokenClient(c.config)
 	c.Tool = NewToolClient(c.config)
 	c.ToolSnapshot = NewToolSnapshotClient(c.config)
@@ -173,11 +181,13 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:         cfg,
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
+		Finding:        NewFindingClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
 		Server:         NewServerClient(cfg),
+		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
@@ -203,11 +213,13 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:         cfg,
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
+		Finding:        NewFindingClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
 		Server:         NewServerClient(cfg),
+		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
@@ -241,8 +253,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AuditEvent, c.AuditHead, c.IdempotencyKey, c.PinRevision, c.Principal,
-		c.ReviewDecision, c.Server, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.AuditEvent, c.AuditHead, c.Finding, c.IdempotencyKey, c.PinRevision,
+		c.Principal, c.ReviewDecision, c.Server, c.ServerPolicy, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version,
 	} {
 		n.Use(hooks...)
 	}
@@ -252,8 +265,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AuditEvent, c.AuditHead, c.IdempotencyKey, c.PinRevision, c.Principal,
-		c.ReviewDecision, c.Server, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.AuditEvent, c.AuditHead, c.Finding, c.IdempotencyKey, c.PinRevision,
+		c.Principal, c.ReviewDecision, c.Server, c.ServerPolicy, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -266,6 +280,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditEvent.mutate(ctx, m)
 	case *AuditHeadMutation:
 		return c.AuditHead.mutate(ctx, m)
+	case *FindingMutation:
+		return c.Finding.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *PinRevisionMutation:
@@ -276,6 +292,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReviewDecision.mutate(ctx, m)
 	case *ServerMutation:
 		return c.Server.mutate(ctx, m)
+	case *ServerPolicyMutation:
+		return c.ServerPolicy.mutate(ctx, m)
 	case *TokenMutation:
 		return c.Token.mutate(ctx, m)
 	case *ToolMutation:
@@ -552,6 +570,155 @@ func (c *AuditHeadClient) mutate(ctx context.Context, m *AuditHeadMutation) (Val
 		return (&AuditHeadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AuditHead mutation op: %q", m.Op())
+	}
+}
+
+// FindingClient is a client for the Finding schema.
+type FindingClient struct {
+	config
+}
+
+// NewFindingClient returns a client for the Finding from the given config.
+func NewFindingClient(c config) *FindingClient {
+	return &FindingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `finding.Hooks(f(g(h())))`.
+func (c *FindingClient) Use(hooks ...Hook) {
+	c.hooks.Finding = append(c.hooks.Finding, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `finding.Intercept(f(g(h())))`.
+func (c *FindingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Finding = append(c.inters.Finding, interceptors...)
+}
+
+// Create returns a builder for creating a Finding entity.
+func (c *FindingClient) Create() *FindingCreate {
+	mutation := newFindingMutation(c.config, OpCreate)
+	return &FindingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Finding entities.
+func (c *FindingClient) CreateBulk(builders ...*FindingCreate) *FindingCreateBulk {
+	return &FindingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FindingClient) MapCreateBulk(slice any, setFunc func(*FindingCreate, int)) *FindingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FindingCreateBulk{err: fmt.Errorf("calling to FindingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FindingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FindingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Finding.
+func (c *FindingClient) Update() *FindingUpdate {
+	mutation := newFindingMutation(c.config, OpUpdate)
+	return &FindingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FindingClient) UpdateOne(_m *Finding) *FindingUpdateOne {
+	mutation := newFindingMutation(c.config, OpUpdateOne, withFinding(_m))
+	return &FindingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FindingClient) UpdateOneID(id int) *FindingUpdateOne {
+	mutation := newFindingMutation(c.config, OpUpdateOne, withFindingID(id))
+	return &FindingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Finding.
+func (c *FindingClient) Delete() *FindingDelete {
+	mutation := newFindingMutation(c.config, OpDelete)
+	return &FindingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FindingClient) DeleteOne(_m *Finding) *FindingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FindingClient) DeleteOneID(id int) *FindingDeleteOne {
+	builder := c.Delete().Where(finding.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FindingDeleteOne{builder}
+}
+
+// Query returns a query builder for Finding.
+func (c *FindingClient) Query() *FindingQuery {
+	return &FindingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFinding},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Finding entity by its id.
+func (c *FindingClient) Get(ctx context.Context, id int) (*Finding, error) {
+	return c.Query().Where(finding.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FindingClient) GetX(ctx context.Context, id int) *Finding {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a Finding.
+func (c *FindingClient) QueryVersion(_m *Finding) *VersionQuery {
+	query := (&VersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(finding.Table, finding.FieldID, id),
+			sqlgraph.To(version.Table, version.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, finding.VersionTable, finding.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FindingClient) Hooks() []Hook {
+	return c.hooks.Finding
+}
+
+// Interceptors returns the client interceptors.
+func (c *FindingClient) Interceptors() []Interceptor {
+	return c.inters.Finding
+}
+
+func (c *FindingClient) mutate(ctx context.Context, m *FindingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FindingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FindingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FindingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FindingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Finding mutation op: %q", m.Op())
 	}
 }
 
@@ -1259,6 +1426,22 @@ func (c *ServerClient) QueryVersions(_m *Server) *VersionQuery {
 	return query
 }
 
+// QueryPolicy queries the policy edge of a Server.
+func (c *ServerClient) QueryPolicy(_m *Server) *ServerPolicyQuery {
+	query := (&ServerPolicyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(server.Table, server.FieldID, id),
+			sqlgraph.To(serverpolicy.Table, serverpolicy.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, server.PolicyTable, server.PolicyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ServerClient) Hooks() []Hook {
 	return c.hooks.Server
@@ -1281,6 +1464,155 @@ func (c *ServerClient) mutate(ctx context.Context, m *ServerMutation) (Value, er
 		return (&ServerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Server mutation op: %q", m.Op())
+	}
+}
+
+// ServerPolicyClient is a client for the ServerPolicy schema.
+type ServerPolicyClient struct {
+	config
+}
+
+// NewServerPolicyClient returns a client for the ServerPolicy from the given config.
+func NewServerPolicyClient(c config) *ServerPolicyClient {
+	return &ServerPolicyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `serverpolicy.Hooks(f(g(h())))`.
+func (c *ServerPolicyClient) Use(hooks ...Hook) {
+	c.hooks.ServerPolicy = append(c.hooks.ServerPolicy, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `serverpolicy.Intercept(f(g(h())))`.
+func (c *ServerPolicyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ServerPolicy = append(c.inters.ServerPolicy, interceptors...)
+}
+
+// Create returns a builder for creating a ServerPolicy entity.
+func (c *ServerPolicyClient) Create() *ServerPolicyCreate {
+	mutation := newServerPolicyMutation(c.config, OpCreate)
+	return &ServerPolicyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ServerPolicy entities.
+func (c *ServerPolicyClient) CreateBulk(builders ...*ServerPolicyCreate) *ServerPolicyCreateBulk {
+	return &ServerPolicyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ServerPolicyClient) MapCreateBulk(slice any, setFunc func(*ServerPolicyCreate, int)) *ServerPolicyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ServerPolicyCreateBulk{err: fmt.Errorf("calling to ServerPolicyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ServerPolicyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ServerPolicyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ServerPolicy.
+func (c *ServerPolicyClient) Update() *ServerPolicyUpdate {
+	mutation := newServerPolicyMutation(c.config, OpUpdate)
+	return &ServerPolicyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ServerPolicyClient) UpdateOne(_m *ServerPolicy) *ServerPolicyUpdateOne {
+	mutation := newServerPolicyMutation(c.config, OpUpdateOne, withServerPolicy(_m))
+	return &ServerPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ServerPolicyClient) UpdateOneID(id int) *ServerPolicyUpdateOne {
+	mutation := newServerPolicyMutation(c.config, OpUpdateOne, withServerPolicyID(id))
+	return &ServerPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ServerPolicy.
+func (c *ServerPolicyClient) Delete() *ServerPolicyDelete {
+	mutation := newServerPolicyMutation(c.config, OpDelete)
+	return &ServerPolicyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ServerPolicyClient) DeleteOne(_m *ServerPolicy) *ServerPolicyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ServerPolicyClient) DeleteOneID(id int) *ServerPolicyDeleteOne {
+	builder := c.Delete().Where(serverpolicy.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ServerPolicyDeleteOne{builder}
+}
+
+// Query returns a query builder for ServerPolicy.
+func (c *ServerPolicyClient) Query() *ServerPolicyQuery {
+	return &ServerPolicyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeServerPolicy},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ServerPolicy entity by its id.
+func (c *ServerPolicyClient) Get(ctx context.Context, id int) (*ServerPolicy, error) {
+	return c.Query().Where(serverpolicy.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ServerPolicyClient) GetX(ctx context.Context, id int) *ServerPolicy {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryServer queries the server edge of a ServerPolicy.
+func (c *ServerPolicyClient) QueryServer(_m *ServerPolicy) *ServerQuery {
+	query := (&ServerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(serverpolicy.Table, serverpolicy.FieldID, id),
+			sqlgraph.To(server.Table, server.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, serverpolicy.ServerTable, serverpolicy.ServerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ServerPolicyClient) Hooks() []Hook {
+	return c.hooks.ServerPolicy
+}
+
+// Interceptors returns the client interceptors.
+func (c *ServerPolicyClient) Interceptors() []Interceptor {
+	return c.inters.ServerPolicy
+}
+
+func (c *ServerPolicyClient) mutate(ctx context.Context, m *ServerPolicyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ServerPolicyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ServerPolicyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ServerPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ServerPolicyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ServerPolicy mutation op: %q", m.Op())
 	}
 }
 
@@ -1919,6 +2251,22 @@ func (c *VersionClient) QueryDecisions(_m *Version) *ReviewDecisionQuery {
 	return query
 }
 
+// QueryFindings queries the findings edge of a Version.
+func (c *VersionClient) QueryFindings(_m *Version) *FindingQuery {
+	query := (&FindingClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, id),
+			sqlgraph.To(finding.Table, finding.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.FindingsTable, version.FindingsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *VersionClient) Hooks() []Hook {
 	return c.hooks.Version
@@ -1947,12 +2295,14 @@ func (c *VersionClient) mutate(ctx context.Context, m *VersionMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AuditEvent, AuditHead, IdempotencyKey, PinRevision, Principal, ReviewDecision,
-		Server, Token, Tool, ToolSnapshot, Version []ent.Hook
+		AuditEvent, AuditHead, Finding, IdempotencyKey, PinRevision, Principal,
+		ReviewDecision, Server, ServerPolicy, Token, Tool, ToolSnapshot,
+		Version []ent.Hook
 	}
 	inters struct {
-		AuditEvent, AuditHead, IdempotencyKey, PinRevision, Principal, ReviewDecision,
-		Server, Token, Tool, ToolSnapshot, Version []ent.Interceptor
+		AuditEvent, AuditHead, Finding, IdempotencyKey, PinRevision, Principal,
+		ReviewDecision, Server, ServerPolicy, Token, Tool, ToolSnapshot,
+		Version []ent.Interceptor
 	}
 )
 

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
@@ -37,11 +39,13 @@ const (
 	// Node types.
 	TypeAuditEvent     = "AuditEvent"
 	TypeAuditHead      = "AuditHead"
+	TypeFinding        = "Finding"
 	TypeIdempotencyKey = "IdempotencyKey"
 	TypePinRevision    = "PinRevision"
 	TypePrincipal      = "Principal"
 	TypeReviewDecision = "ReviewDecision"
 	TypeServer         = "Server"
+	TypeServerPolicy   = "ServerPolicy"
 	TypeToken          = "Token"
 	TypeTool           = "Tool"
 	TypeToolSnapshot   = "ToolSnapshot"
@@ -1418,6 +1422,875 @@ func (m *AuditHeadMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *AuditHeadMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown AuditHead edge %s", name)
+}
+
+// FindingMutation represents an operation that mutates the Finding nodes in the graph.
+type FindingMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	source         *string
+	kind           *string
+	severity       *string
+	tool           *string
+	pointer        *string
+	message        *string
+	evidence       *string
+	widening_id    *string
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*Finding, error)
+	predicates     []predicate.Finding
+}
+
+var _ ent.Mutation = (*FindingMutation)(nil)
+
+// findingOption allows management of the mutation configuration using functional options.
+type findingOption func(*FindingMutation)
+
+// newFindingMutation creates new mutation for the Finding entity.
+func newFindingMutation(c config, op Op, opts ...findingOption) *FindingMutation {
+	m := &FindingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFinding,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFindingID sets the ID field of the mutation.
+func withFindingID(id int) findingOption {
+	return func(m *FindingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Finding
+		)
+		m.oldValue = func(ctx context.Context) (*Finding, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Finding.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFinding sets the old Finding of the mutation.
+func withFinding(node *Finding) findingOption {
+	return func(m *FindingMutation) {
+		m.oldValue = func(context.Context) (*Finding, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FindingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FindingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FindingMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FindingMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Finding.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *FindingMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *FindingMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *FindingMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetSource sets the "source" field.
+func (m *FindingMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *FindingMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *FindingMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *FindingMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *FindingMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *FindingMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetSeverity sets the "severity" field.
+func (m *FindingMutation) SetSeverity(s string) {
+	m.severity = &s
+}
+
+// Severity returns the value of the "severity" field in the mutation.
+func (m *FindingMutation) Severity() (r string, exists bool) {
+	v := m.severity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeverity returns the old "severity" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldSeverity(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeverity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeverity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeverity: %w", err)
+	}
+	return oldValue.Severity, nil
+}
+
+// ResetSeverity resets all changes to the "severity" field.
+func (m *FindingMutation) ResetSeverity() {
+	m.severity = nil
+}
+
+// SetTool sets the "tool" field.
+func (m *FindingMutation) SetTool(s string) {
+	m.tool = &s
+}
+
+// Tool returns the value of the "tool" field in the mutation.
+func (m *FindingMutation) Tool() (r string, exists bool) {
+	v := m.tool
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTool returns the old "tool" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldTool(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTool is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTool requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTool: %w", err)
+	}
+	return oldValue.Tool, nil
+}
+
+// ResetTool resets all changes to the "tool" field.
+func (m *FindingMutation) ResetTool() {
+	m.tool = nil
+}
+
+// SetPointer sets the "pointer" field.
+func (m *FindingMutation) SetPointer(s string) {
+	m.pointer = &s
+}
+
+// Pointer returns the value of the "pointer" field in the mutation.
+func (m *FindingMutation) Pointer() (r string, exists bool) {
+	v := m.pointer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPointer returns the old "pointer" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldPointer(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPointer is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPointer requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPointer: %w", err)
+	}
+	return oldValue.Pointer, nil
+}
+
+// ResetPointer resets all changes to the "pointer" field.
+func (m *FindingMutation) ResetPointer() {
+	m.pointer = nil
+}
+
+// SetMessage sets the "message" field.
+func (m *FindingMutation) SetMessage(s string) {
+	m.message = &s
+}
+
+// Message returns the value of the "message" field in the mutation.
+func (m *FindingMutation) Message() (r string, exists bool) {
+	v := m.message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessage returns the old "message" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessage: %w", err)
+	}
+	return oldValue.Message, nil
+}
+
+// ResetMessage resets all changes to the "message" field.
+func (m *FindingMutation) ResetMessage() {
+	m.message = nil
+}
+
+// SetEvidence sets the "evidence" field.
+func (m *FindingMutation) SetEvidence(s string) {
+	m.evidence = &s
+}
+
+// Evidence returns the value of the "evidence" field in the mutation.
+func (m *FindingMutation) Evidence() (r string, exists bool) {
+	v := m.evidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvidence returns the old "evidence" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldEvidence(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvidence: %w", err)
+	}
+	return oldValue.Evidence, nil
+}
+
+// ResetEvidence resets all changes to the "evidence" field.
+func (m *FindingMutation) ResetEvidence() {
+	m.evidence = nil
+}
+
+// SetWideningID sets the "widening_id" field.
+func (m *FindingMutation) SetWideningID(s string) {
+	m.widening_id = &s
+}
+
+// WideningID returns the value of the "widening_id" field in the mutation.
+func (m *FindingMutation) WideningID() (r string, exists bool) {
+	v := m.widening_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWideningID returns the old "widening_id" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldWideningID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWideningID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWideningID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWideningID: %w", err)
+	}
+	return oldValue.WideningID, nil
+}
+
+// ResetWideningID resets all changes to the "widening_id" field.
+func (m *FindingMutation) ResetWideningID() {
+	m.widening_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FindingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FindingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FindingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearVersion clears the "version" edge to the Version entity.
+func (m *FindingMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[finding.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the Version entity was cleared.
+func (m *FindingMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *FindingMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *FindingMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the FindingMutation builder.
+func (m *FindingMutation) Where(ps ...predicate.Finding) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FindingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FindingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Finding, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FindingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FindingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Finding).
+func (m *FindingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FindingMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.version != nil {
+		fields = append(fields, finding.FieldVersionID)
+	}
+	if m.source != nil {
+		fields = append(fields, finding.FieldSource)
+	}
+	if m.kind != nil {
+		fields = append(fields, finding.FieldKind)
+	}
+	if m.severity != nil {
+		fields = append(fields, finding.FieldSeverity)
+	}
+	if m.tool != nil {
+		fields = append(fields, finding.FieldTool)
+	}
+	if m.pointer != nil {
+		fields = append(fields, finding.FieldPointer)
+	}
+	if m.message != nil {
+		fields = append(fields, finding.FieldMessage)
+	}
+	if m.evidence != nil {
+		fields = append(fields, finding.FieldEvidence)
+	}
+	if m.widening_id != nil {
+		fields = append(fields, finding.FieldWideningID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, finding.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FindingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case finding.FieldVersionID:
+		return m.VersionID()
+	case finding.FieldSource:
+		return m.Source()
+	case finding.FieldKind:
+		return m.Kind()
+	case finding.FieldSeverity:
+		return m.Severity()
+	case finding.FieldTool:
+		return m.Tool()
+	case finding.FieldPointer:
+		return m.Pointer()
+	case finding.FieldMessage:
+		return m.Message()
+	case finding.FieldEvidence:
+		return m.Evidence()
+	case finding.FieldWideningID:
+		return m.WideningID()
+	case finding.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FindingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case finding.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case finding.FieldSource:
+		return m.OldSource(ctx)
+	case finding.FieldKind:
+		return m.OldKind(ctx)
+	case finding.FieldSeverity:
+		return m.OldSeverity(ctx)
+	case finding.FieldTool:
+		return m.OldTool(ctx)
+	case finding.FieldPointer:
+		return m.OldPointer(ctx)
+	case finding.FieldMessage:
+		return m.OldMessage(ctx)
+	case finding.FieldEvidence:
+		return m.OldEvidence(ctx)
+	case finding.FieldWideningID:
+		return m.OldWideningID(ctx)
+	case finding.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Finding field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FindingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case finding.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case finding.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case finding.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case finding.FieldSeverity:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeverity(v)
+		return nil
+	case finding.FieldTool:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTool(v)
+		return nil
+	case finding.FieldPointer:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPointer(v)
+		return nil
+	case finding.FieldMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessage(v)
+		return nil
+	case finding.FieldEvidence:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvidence(v)
+		return nil
+	case finding.FieldWideningID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWideningID(v)
+		return nil
+	case finding.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Finding field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FindingMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FindingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Finding numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FindingMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FindingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FindingMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Finding nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FindingMutation) ResetField(name string) error {
+	switch name {
+	case finding.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case finding.FieldSource:
+		m.ResetSource()
+		return nil
+	case finding.FieldKind:
+		m.ResetKind()
+		return nil
+	case finding.FieldSeverity:
+		m.ResetSeverity()
+		return nil
+	case finding.FieldTool:
+		m.ResetTool()
+		return nil
+	case finding.FieldPointer:
+		m.ResetPointer()
+		return nil
+	case finding.FieldMessage:
+		m.ResetMessage()
+		return nil
+	case finding.FieldEvidence:
+		m.ResetEvidence()
+		return nil
+	case finding.FieldWideningID:
+		m.ResetWideningID()
+		return nil
+	case finding.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Finding field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FindingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, finding.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FindingMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case finding.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FindingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FindingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FindingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, finding.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FindingMutation) EdgeCleared(name string) bool {
+	switch name {
+	case finding.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FindingMutation) ClearEdge(name string) error {
+	switch name {
+	case finding.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Finding unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FindingMutation) ResetEdge(name string) error {
+	switch name {
+	case finding.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Finding edge %s", name)
 }
 
 // IdempotencyKeyMutation represents an operation that mutates the IdempotencyKey nodes in the graph.
@@ -4546,6 +5419,8 @@ type ServerMutation struct {
 	versions        map[int]struct{}
 	removedversions map[int]struct{}
 	clearedversions bool
+	policy          *int
+	clearedpolicy   bool
 	done            bool
 	oldValue        func(context.Context) (*Server, error)
 	predicates      []predicate.Server
@@ -4991,6 +5866,45 @@ func (m *ServerMutation) ResetVersions() {
 	m.removedversions = nil
 }
 
+// SetPolicyID sets the "policy" edge to the ServerPolicy entity by id.
+func (m *ServerMutation) SetPolicyID(id int) {
+	m.policy = &id
+}
+
+// ClearPolicy clears the "policy" edge to the ServerPolicy entity.
+func (m *ServerMutation) ClearPolicy() {
+	m.clearedpolicy = true
+}
+
+// PolicyCleared reports if the "policy" edge to the ServerPolicy entity was cleared.
+func (m *ServerMutation) PolicyCleared() bool {
+	return m.clearedpolicy
+}
+
+// PolicyID returns the "policy" edge ID in the mutation.
+func (m *ServerMutation) PolicyID() (id int, exists bool) {
+	if m.policy != nil {
+		return *m.policy, true
+	}
+	return
+}
+
+// PolicyIDs returns the "policy" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PolicyID instead. It exists only for internal usage by the builders.
+func (m *ServerMutation) PolicyIDs() (ids []int) {
+	if id := m.policy; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPolicy resets all changes to the "policy" edge.
+func (m *ServerMutation) ResetPolicy() {
+	m.policy = nil
+	m.clearedpolicy = false
+}
+
 // Where appends a list predicates to the ServerMutation builder.
 func (m *ServerMutation) Where(ps ...predicate.Server) {
 	m.predicates = append(m.predicates, ps...)
@@ -5243,9 +6157,12 @@ func (m *ServerMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ServerMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.versions != nil {
 		edges = append(edges, server.EdgeVersions)
+	}
+	if m.policy != nil {
+		edges = append(edges, server.EdgePolicy)
 	}
 	return edges
 }
@@ -5260,13 +6177,17 @@ func (m *ServerMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case server.EdgePolicy:
+		if id := m.policy; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ServerMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.removedversions != nil {
 		edges = append(edges, server.EdgeVersions)
 	}
@@ -5289,9 +6210,12 @@ func (m *ServerMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ServerMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedversions {
 		edges = append(edges, server.EdgeVersions)
+	}
+	if m.clearedpolicy {
+		edges = append(edges, server.EdgePolicy)
 	}
 	return edges
 }
@@ -5302,6 +6226,8 @@ func (m *ServerMutation) EdgeCleared(name string) bool {
 	switch name {
 	case server.EdgeVersions:
 		return m.clearedversions
+	case server.EdgePolicy:
+		return m.clearedpolicy
 	}
 	return false
 }
@@ -5310,6 +6236,9 @@ func (m *ServerMutation) EdgeCleared(name string) bool {
 // if that edge is not defined in the schema.
 func (m *ServerMutation) ClearEdge(name string) error {
 	switch name {
+	case server.EdgePolicy:
+		m.ClearPolicy()
+		return nil
 	}
 	return fmt.Errorf("unknown Server unique edge %s", name)
 }
@@ -5321,8 +6250,556 @@ func (m *ServerMutation) ResetEdge(name string) error {
 	case server.EdgeVersions:
 		m.ResetVersions()
 		return nil
+	case server.EdgePolicy:
+		m.ResetPolicy()
+		return nil
 	}
 	return fmt.Errorf("unknown Server edge %s", name)
+}
+
+// ServerPolicyMutation represents an operation that mutates the ServerPolicy nodes in the graph.
+type ServerPolicyMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	require_contract *bool
+	updated_at       *time.Time
+	updated_by       *string
+	clearedFields    map[string]struct{}
+	server           *int
+	clearedserver    bool
+	done             bool
+	oldValue         func(context.Context) (*ServerPolicy, error)
+	predicates       []predicate.ServerPolicy
+}
+
+var _ ent.Mutation = (*ServerPolicyMutation)(nil)
+
+// serverpolicyOption allows management of the mutation configuration using functional options.
+type serverpolicyOption func(*ServerPolicyMutation)
+
+// newServerPolicyMutation creates new mutation for the ServerPolicy entity.
+func newServerPolicyMutation(c config, op Op, opts ...serverpolicyOption) *ServerPolicyMutation {
+	m := &ServerPolicyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeServerPolicy,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withServerPolicyID sets the ID field of the mutation.
+func withServerPolicyID(id int) serverpolicyOption {
+	return func(m *ServerPolicyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ServerPolicy
+		)
+		m.oldValue = func(ctx context.Context) (*ServerPolicy, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ServerPolicy.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withServerPolicy sets the old ServerPolicy of the mutation.
+func withServerPolicy(node *ServerPolicy) serverpolicyOption {
+	return func(m *ServerPolicyMutation) {
+		m.oldValue = func(context.Context) (*ServerPolicy, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ServerPolicyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ServerPolicyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ServerPolicyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ServerPolicyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ServerPolicy.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetServerID sets the "server_id" field.
+func (m *ServerPolicyMutation) SetServerID(i int) {
+	m.server = &i
+}
+
+// ServerID returns the value of the "server_id" field in the mutation.
+func (m *ServerPolicyMutation) ServerID() (r int, exists bool) {
+	v := m.server
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerID returns the old "server_id" field's value of the ServerPolicy entity.
+// If the ServerPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerPolicyMutation) OldServerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerID: %w", err)
+	}
+	return oldValue.ServerID, nil
+}
+
+// ResetServerID resets all changes to the "server_id" field.
+func (m *ServerPolicyMutation) ResetServerID() {
+	m.server = nil
+}
+
+// SetRequireContract sets the "require_contract" field.
+func (m *ServerPolicyMutation) SetRequireContract(b bool) {
+	m.require_contract = &b
+}
+
+// RequireContract returns the value of the "require_contract" field in the mutation.
+func (m *ServerPolicyMutation) RequireContract() (r bool, exists bool) {
+	v := m.require_contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequireContract returns the old "require_contract" field's value of the ServerPolicy entity.
+// If the ServerPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerPolicyMutation) OldRequireContract(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequireContract is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequireContract requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequireContract: %w", err)
+	}
+	return oldValue.RequireContract, nil
+}
+
+// ResetRequireContract resets all changes to the "require_contract" field.
+func (m *ServerPolicyMutation) ResetRequireContract() {
+	m.require_contract = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ServerPolicyMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ServerPolicyMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ServerPolicy entity.
+// If the ServerPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerPolicyMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ServerPolicyMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUpdatedBy sets the "updated_by" field.
+func (m *ServerPolicyMutation) SetUpdatedBy(s string) {
+	m.updated_by = &s
+}
+
+// UpdatedBy returns the value of the "updated_by" field in the mutation.
+func (m *ServerPolicyMutation) UpdatedBy() (r string, exists bool) {
+	v := m.updated_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedBy returns the old "updated_by" field's value of the ServerPolicy entity.
+// If the ServerPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerPolicyMutation) OldUpdatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedBy: %w", err)
+	}
+	return oldValue.UpdatedBy, nil
+}
+
+// ResetUpdatedBy resets all changes to the "updated_by" field.
+func (m *ServerPolicyMutation) ResetUpdatedBy() {
+	m.updated_by = nil
+}
+
+// ClearServer clears the "server" edge to the Server entity.
+func (m *ServerPolicyMutation) ClearServer() {
+	m.clearedserver = true
+	m.clearedFields[serverpolicy.FieldServerID] = struct{}{}
+}
+
+// ServerCleared reports if the "server" edge to the Server entity was cleared.
+func (m *ServerPolicyMutation) ServerCleared() bool {
+	return m.clearedserver
+}
+
+// ServerIDs returns the "server" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ServerID instead. It exists only for internal usage by the builders.
+func (m *ServerPolicyMutation) ServerIDs() (ids []int) {
+	if id := m.server; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetServer resets all changes to the "server" edge.
+func (m *ServerPolicyMutation) ResetServer() {
+	m.server = nil
+	m.clearedserver = false
+}
+
+// Where appends a list predicates to the ServerPolicyMutation builder.
+func (m *ServerPolicyMutation) Where(ps ...predicate.ServerPolicy) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ServerPolicyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ServerPolicyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ServerPolicy, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ServerPolicyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ServerPolicyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ServerPolicy).
+func (m *ServerPolicyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ServerPolicyMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.server != nil {
+		fields = append(fields, serverpolicy.FieldServerID)
+	}
+	if m.require_contract != nil {
+		fields = append(fields, serverpolicy.FieldRequireContract)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, serverpolicy.FieldUpdatedAt)
+	}
+	if m.updated_by != nil {
+		fields = append(fields, serverpolicy.FieldUpdatedBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ServerPolicyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case serverpolicy.FieldServerID:
+		return m.ServerID()
+	case serverpolicy.FieldRequireContract:
+		return m.RequireContract()
+	case serverpolicy.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case serverpolicy.FieldUpdatedBy:
+		return m.UpdatedBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ServerPolicyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case serverpolicy.FieldServerID:
+		return m.OldServerID(ctx)
+	case serverpolicy.FieldRequireContract:
+		return m.OldRequireContract(ctx)
+	case serverpolicy.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case serverpolicy.FieldUpdatedBy:
+		return m.OldUpdatedBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown ServerPolicy field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ServerPolicyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case serverpolicy.FieldServerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerID(v)
+		return nil
+	case serverpolicy.FieldRequireContract:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequireContract(v)
+		return nil
+	case serverpolicy.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case serverpolicy.FieldUpdatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ServerPolicy field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ServerPolicyMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ServerPolicyMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ServerPolicyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ServerPolicy numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ServerPolicyMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ServerPolicyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ServerPolicyMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ServerPolicy nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ServerPolicyMutation) ResetField(name string) error {
+	switch name {
+	case serverpolicy.FieldServerID:
+		m.ResetServerID()
+		return nil
+	case serverpolicy.FieldRequireContract:
+		m.ResetRequireContract()
+		return nil
+	case serverpolicy.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case serverpolicy.FieldUpdatedBy:
+		m.ResetUpdatedBy()
+		return nil
+	}
+	return fmt.Errorf("unknown ServerPolicy field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ServerPolicyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.server != nil {
+		edges = append(edges, serverpolicy.EdgeServer)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ServerPolicyMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case serverpolicy.EdgeServer:
+		if id := m.server; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ServerPolicyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ServerPolicyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ServerPolicyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedserver {
+		edges = append(edges, serverpolicy.EdgeServer)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ServerPolicyMutation) EdgeCleared(name string) bool {
+	switch name {
+	case serverpolicy.EdgeServer:
+		return m.clearedserver
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ServerPolicyMutation) ClearEdge(name string) error {
+	switch name {
+	case serverpolicy.EdgeServer:
+		m.ClearServer()
+		return nil
+	}
+	return fmt.Errorf("unknown ServerPolicy unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ServerPolicyMutation) ResetEdge(name string) error {
+	switch name {
+	case serverpolicy.EdgeServer:
+		m.ResetServer()
+		return nil
+	}
+	return fmt.Errorf("unknown ServerPolicy edge %s", name)
 }
 
 // TokenMutation represents an operation that mutates the Token nodes in the graph.
@@ -7574,6 +9051,9 @@ type VersionMutation struct {
 	pin_revision         *int
 	addpin_revision      *int
 	request_hash         *string
+	contract             *[]byte
+	contract_source      *string
+	contract_raw         *[]byte
 	clearedFields        map[string]struct{}
 	server               *int
 	clearedserver        bool
@@ -7586,6 +9066,9 @@ type VersionMutation struct {
 	decisions            map[int]struct{}
 	removeddecisions     map[int]struct{}
 	cleareddecisions     bool
+	findings             map[int]struct{}
+	removedfindings      map[int]struct{}
+	clearedfindings      bool
 	done                 bool
 	oldValue             func(context.Context) (*Version, error)
 	predicates           []predicate.Version
@@ -8105,6 +9588,140 @@ func (m *VersionMutation) ResetRequestHash() {
 	m.request_hash = nil
 }
 
+// SetContract sets the "contract" field.
+func (m *VersionMutation) SetContract(b []byte) {
+	m.contract = &b
+}
+
+// Contract returns the value of the "contract" field in the mutation.
+func (m *VersionMutation) Contract() (r []byte, exists bool) {
+	v := m.contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContract returns the old "contract" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldContract(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContract is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContract requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContract: %w", err)
+	}
+	return oldValue.Contract, nil
+}
+
+// ClearContract clears the value of the "contract" field.
+func (m *VersionMutation) ClearContract() {
+	m.contract = nil
+	m.clearedFields[version.FieldContract] = struct{}{}
+}
+
+// ContractCleared returns if the "contract" field was cleared in this mutation.
+func (m *VersionMutation) ContractCleared() bool {
+	_, ok := m.clearedFields[version.FieldContract]
+	return ok
+}
+
+// ResetContract resets all changes to the "contract" field.
+func (m *VersionMutation) ResetContract() {
+	m.contract = nil
+	delete(m.clearedFields, version.FieldContract)
+}
+
+// SetContractSource sets the "contract_source" field.
+func (m *VersionMutation) SetContractSource(s string) {
+	m.contract_source = &s
+}
+
+// ContractSource returns the value of the "contract_source" field in the mutation.
+func (m *VersionMutation) ContractSource() (r string, exists bool) {
+	v := m.contract_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractSource returns the old "contract_source" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldContractSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractSource: %w", err)
+	}
+	return oldValue.ContractSource, nil
+}
+
+// ResetContractSource resets all changes to the "contract_source" field.
+func (m *VersionMutation) ResetContractSource() {
+	m.contract_source = nil
+}
+
+// SetContractRaw sets the "contract_raw" field.
+func (m *VersionMutation) SetContractRaw(b []byte) {
+	m.contract_raw = &b
+}
+
+// ContractRaw returns the value of the "contract_raw" field in the mutation.
+func (m *VersionMutation) ContractRaw() (r []byte, exists bool) {
+	v := m.contract_raw
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContractRaw returns the old "contract_raw" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldContractRaw(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContractRaw is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContractRaw requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContractRaw: %w", err)
+	}
+	return oldValue.ContractRaw, nil
+}
+
+// ClearContractRaw clears the value of the "contract_raw" field.
+func (m *VersionMutation) ClearContractRaw() {
+	m.contract_raw = nil
+	m.clearedFields[version.FieldContractRaw] = struct{}{}
+}
+
+// ContractRawCleared returns if the "contract_raw" field was cleared in this mutation.
+func (m *VersionMutation) ContractRawCleared() bool {
+	_, ok := m.clearedFields[version.FieldContractRaw]
+	return ok
+}
+
+// ResetContractRaw resets all changes to the "contract_raw" field.
+func (m *VersionMutation) ResetContractRaw() {
+	m.contract_raw = nil
+	delete(m.clearedFields, version.FieldContractRaw)
+}
+
 // ClearServer clears the "server" edge to the Server entity.
 func (m *VersionMutation) ClearServer() {
 	m.clearedserver = true
@@ -8294,6 +9911,60 @@ func (m *VersionMutation) ResetDecisions() {
 	m.removeddecisions = nil
 }
 
+// AddFindingIDs adds the "findings" edge to the Finding entity by ids.
+func (m *VersionMutation) AddFindingIDs(ids ...int) {
+	if m.findings == nil {
+		m.findings = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.findings[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFindings clears the "findings" edge to the Finding entity.
+func (m *VersionMutation) ClearFindings() {
+	m.clearedfindings = true
+}
+
+// FindingsCleared reports if the "findings" edge to the Finding entity was cleared.
+func (m *VersionMutation) FindingsCleared() bool {
+	return m.clearedfindings
+}
+
+// RemoveFindingIDs removes the "findings" edge to the Finding entity by IDs.
+func (m *VersionMutation) RemoveFindingIDs(ids ...int) {
+	if m.removedfindings == nil {
+		m.removedfindings = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.findings, ids[i])
+		m.removedfindings[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFindings returns the removed IDs of the "findings" edge to the Finding entity.
+func (m *VersionMutation) RemovedFindingsIDs() (ids []int) {
+	for id := range m.removedfindings {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FindingsIDs returns the "findings" edge IDs in the mutation.
+func (m *VersionMutation) FindingsIDs() (ids []int) {
+	for id := range m.findings {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFindings resets all changes to the "findings" edge.
+func (m *VersionMutation) ResetFindings() {
+	m.findings = nil
+	m.clearedfindings = false
+	m.removedfindings = nil
+}
+
 // Where appends a list predicates to the VersionMutation builder.
 func (m *VersionMutation) Where(ps ...predicate.Version) {
 	m.predicates = append(m.predicates, ps...)
@@ -8328,7 +9999,7 @@ func (m *VersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *VersionMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 14)
 	if m.server != nil {
 		fields = append(fields, version.FieldServerID)
 	}
@@ -8362,6 +10033,15 @@ func (m *VersionMutation) Fields() []string {
 	if m.request_hash != nil {
 		fields = append(fields, version.FieldRequestHash)
 	}
+	if m.contract != nil {
+		fields = append(fields, version.FieldContract)
+	}
+	if m.contract_source != nil {
+		fields = append(fields, version.FieldContractSource)
+	}
+	if m.contract_raw != nil {
+		fields = append(fields, version.FieldContractRaw)
+	}
 	return fields
 }
 
@@ -8392,6 +10072,12 @@ func (m *VersionMutation) Field(name string) (ent.Value, bool) {
 		return m.PinRevision()
 	case version.FieldRequestHash:
 		return m.RequestHash()
+	case version.FieldContract:
+		return m.Contract()
+	case version.FieldContractSource:
+		return m.ContractSource()
+	case version.FieldContractRaw:
+		return m.ContractRaw()
 	}
 	return nil, false
 }
@@ -8423,6 +10109,12 @@ func (m *VersionMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPinRevision(ctx)
 	case version.FieldRequestHash:
 		return m.OldRequestHash(ctx)
+	case version.FieldContract:
+		return m.OldContract(ctx)
+	case version.FieldContractSource:
+		return m.OldContractSource(ctx)
+	case version.FieldContractRaw:
+		return m.OldContractRaw(ctx)
 	}
 	return nil, fmt.Errorf("unknown Version field %s", name)
 }
@@ -8509,6 +10201,27 @@ func (m *VersionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRequestHash(v)
 		return nil
+	case version.FieldContract:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContract(v)
+		return nil
+	case version.FieldContractSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractSource(v)
+		return nil
+	case version.FieldContractRaw:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContractRaw(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)
 }
@@ -8553,7 +10266,14 @@ func (m *VersionMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *VersionMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(version.FieldContract) {
+		fields = append(fields, version.FieldContract)
+	}
+	if m.FieldCleared(version.FieldContractRaw) {
+		fields = append(fields, version.FieldContractRaw)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -8566,6 +10286,14 @@ func (m *VersionMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *VersionMutation) ClearField(name string) error {
+	switch name {
+	case version.FieldContract:
+		m.ClearContract()
+		return nil
+	case version.FieldContractRaw:
+		m.ClearContractRaw()
+		return nil
+	}
 	return fmt.Errorf("unknown Version nullable field %s", name)
 }
 
@@ -8606,13 +10334,22 @@ func (m *VersionMutation) ResetField(name string) error {
 	case version.FieldRequestHash:
 		m.ResetRequestHash()
 		return nil
+	case version.FieldContract:
+		m.ResetContract()
+		return nil
+	case version.FieldContractSource:
+		m.ResetContractSource()
+		return nil
+	case version.FieldContractRaw:
+		m.ResetContractRaw()
+		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *VersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.server != nil {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -8624,6 +10361,9 @@ func (m *VersionMutation) AddedEdges() []string {
 	}
 	if m.decisions != nil {
 		edges = append(edges, version.EdgeDecisions)
+	}
+	if m.findings != nil {
+		edges = append(edges, version.EdgeFindings)
 	}
 	return edges
 }
@@ -8654,13 +10394,19 @@ func (m *VersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeFindings:
+		ids := make([]ent.Value, 0, len(m.findings))
+		for id := range m.findings {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *VersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.removedsnapshots != nil {
 		edges = append(edges, version.EdgeSnapshots)
 	}
@@ -8669,6 +10415,9 @@ func (m *VersionMutation) RemovedEdges() []string {
 	}
 	if m.removeddecisions != nil {
 		edges = append(edges, version.EdgeDecisions)
+	}
+	if m.removedfindings != nil {
+		edges = append(edges, version.EdgeFindings)
 	}
 	return edges
 }
@@ -8695,13 +10444,19 @@ func (m *VersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeFindings:
+		ids := make([]ent.Value, 0, len(m.removedfindings))
+		for id := range m.removedfindings {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *VersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.clearedserver {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -8713,6 +10468,9 @@ func (m *VersionMutation) ClearedEdges() []string {
 	}
 	if m.cleareddecisions {
 		edges = append(edges, version.EdgeDecisions)
+	}
+	if m.clearedfindings {
+		edges = append(edges, version.EdgeFindings)
 	}
 	return edges
 }
@@ -8729,6 +10487,8 @@ func (m *VersionMutation) EdgeCleared(name string) bool {
 		return m.clearedpin_revisions
 	case version.EdgeDecisions:
 		return m.cleareddecisions
+	case version.EdgeFindings:
+		return m.clearedfindings
 	}
 	return false
 }
@@ -8759,6 +10519,9 @@ func (m *VersionMutation) ResetEdge(name string) error {
 		return nil
 	case version.EdgeDecisions:
 		m.ResetDecisions()
+		return nil
+	case version.EdgeFindings:
+		m.ResetFindings()
 		return nil
 	}
 	return fmt.Errorf("unknown Version edge %s", name)

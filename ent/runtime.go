@@ -7,12 +7,14 @@ import (
 
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -58,6 +60,28 @@ func init() {
 	auditheadDescHash := auditheadFields[1].Descriptor()
 	// audithead.DefaultHash holds the default value on creation for the hash field.
 	audithead.DefaultHash = auditheadDescHash.Default.(string)
+	findingFields := schema.Finding{}.Fields()
+	_ = findingFields
+	// findingDescTool is the schema descriptor for tool field.
+	findingDescTool := findingFields[4].Descriptor()
+	// finding.DefaultTool holds the default value on creation for the tool field.
+	finding.DefaultTool = findingDescTool.Default.(string)
+	// findingDescPointer is the schema descriptor for pointer field.
+	findingDescPointer := findingFields[5].Descriptor()
+	// finding.DefaultPointer holds the default value on creation for the pointer field.
+	finding.DefaultPointer = findingDescPointer.Default.(string)
+	// findingDescEvidence is the schema descriptor for evidence field.
+	findingDescEvidence := findingFields[7].Descriptor()
+	// finding.DefaultEvidence holds the default value on creation for the evidence field.
+	finding.DefaultEvidence = findingDescEvidence.Default.(string)
+	// findingDescWideningID is the schema descriptor for widening_id field.
+	findingDescWideningID := findingFields[8].Descriptor()
+	// finding.DefaultWideningID holds the default value on creation for the widening_id field.
+	finding.DefaultWideningID = findingDescWideningID.Default.(string)
+	// findingDescCreatedAt is the schema descriptor for created_at field.
+	findingDescCreatedAt := findingFields[9].Descriptor()
+	// finding.DefaultCreatedAt holds the default value on creation for the created_at field.
+	finding.DefaultCreatedAt = findingDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
 	// idempotencykeyDescKey is the schema descriptor for key field.
@@ -202,6 +226,16 @@ func init() {
 	serverDescUpdatedAt := serverFields[7].Descriptor()
 	// server.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	server.DefaultUpdatedAt = serverDescUpdatedAt.Default.(func() time.Time)
+	serverpolicyFields := schema.ServerPolicy{}.Fields()
+	_ = serverpolicyFields
+	// serverpolicyDescRequireContract is the schema descriptor for require_contract field.
+	serverpolicyDescRequireContract := serverpolicyFields[1].Descriptor()
+	// serverpolicy.DefaultRequireContract holds the default value on creation for the require_contract field.
+	serverpolicy.DefaultRequireContract = serverpolicyDescRequireContract.Default.(bool)
+	// serverpolicyDescUpdatedAt is the schema descriptor for updated_at field.
+	serverpolicyDescUpdatedAt := serverpolicyFields[2].Descriptor()
+	// serverpolicy.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	serverpolicy.DefaultUpdatedAt = serverpolicyDescUpdatedAt.Default.(func() time.Time)
 	tokenFields := schema.Token{}.Fields()
 	_ = tokenFields
 	// tokenDescPublicID is the schema descriptor for public_id field.
@@ -284,4 +318,8 @@ func init() {
 	versionDescRequestHash := versionFields[10].Descriptor()
 	// version.DefaultRequestHash holds the default value on creation for the request_hash field.
 	version.DefaultRequestHash = versionDescRequestHash.Default.(string)
+	// versionDescContractSource is the schema descriptor for contract_source field.
+	versionDescContractSource := versionFields[12].Descriptor()
+	// version.DefaultContractSource holds the default value on creation for the contract_source field.
+	version.DefaultContractSource = versionDescContractSource.Default.(string)
 }

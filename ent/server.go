@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 )
 
 // Server is the model entity for the Server schema.
@@ -43,9 +44,11 @@ type Server struct {
 type ServerEdges struct {
 	// Versions holds the value of the versions edge.
 	Versions []*Version `json:"versions,omitempty"`
+	// Policy holds the value of the policy edge.
+	Policy *ServerPolicy `json:"policy,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // VersionsOrErr returns the Versions value or an error if the edge
@@ -55,6 +58,17 @@ func (e ServerEdges) VersionsOrErr() ([]*Version, error) {
 		return e.Versions, nil
 	}
 	return nil, &NotLoadedError{edge: "versions"}
+}
+
+// PolicyOrErr returns the Policy value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e ServerEdges) PolicyOrErr() (*ServerPolicy, error) {
+	if e.Policy != nil {
+		return e.Policy, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: serverpolicy.Label}
+	}
+	return nil, &NotLoadedError{edge: "policy"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -153,6 +167,11 @@ func (_m *Server) Value(name string) (ent.Value, error) {
 // QueryVersions queries the "versions" edge of the Server entity.
 func (_m *Server) QueryVersions() *VersionQuery {
 	return NewServerClient(_m.config).QueryVersions(_m)
+}
+
+// QueryPolicy queries the "policy" edge of the Server entity.
+func (_m *Server) QueryPolicy() *ServerPolicyQuery {
+	return NewServerClient(_m.config).QueryPolicy(_m)
 }
 
 // Update returns a builder for updating this Server.

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
 
@@ -124,6 +125,25 @@ func (_c *ServerCreate) AddVersions(v ...*Version) *ServerCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddVersionIDs(ids...)
+}
+
+// SetPolicyID sets the "policy" edge to the ServerPolicy entity by ID.
+func (_c *ServerCreate) SetPolicyID(id int) *ServerCreate {
+	_c.mutation.SetPolicyID(id)
+	return _c
+}
+
+// SetNillablePolicyID sets the "policy" edge to the ServerPolicy entity by ID if the given value is not nil.
+func (_c *ServerCreate) SetNillablePolicyID(id *int) *ServerCreate {
+	if id != nil {
+		_c = _c.SetPolicyID(*id)
+	}
+	return _c
+}
+
+// SetPolicy sets the "policy" edge to the ServerPolicy entity.
+func (_c *ServerCreate) SetPolicy(v *ServerPolicy) *ServerCreate {
+	return _c.SetPolicyID(v.ID)
 }
 
 // Mutation returns the ServerMutation object of the builder.
@@ -307,6 +327,22 @@ func (_c *ServerCreate) createSpec() (*Server, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(version.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PolicyIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   server.PolicyTable,
+			Columns: []string{server.PolicyColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(serverpolicy.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

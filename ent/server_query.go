@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
 
@@ -26,6 +27,7 @@ type ServerQuery struct {
 	inters       []Interceptor
 	predicates   []predicate.Server
 	withVersions *VersionQuery
+	withPolicy   *ServerPolicyQuery
 	modifiers    []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -78,6 +80,28 @@ func (_q *ServerQuery) QueryVersions() *VersionQuery {
 			sqlgraph.From(server.Table, server.FieldID, selector),
 			sqlgraph.To(version.Table, version.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, server.VersionsTable, server.VersionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPolicy chains the current query on the "policy" edge.
+func (_q *ServerQuery) QueryPolicy() *ServerPolicyQuery {
+	query := (&ServerPolicyClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(server.Table, server.FieldID, selector),
+			sqlgraph.To(serverpolicy.Table, serverpolicy.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, server.PolicyTable, server.PolicyColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -278,6 +302,7 @@ func (_q *ServerQuery) Clone() *ServerQuery {
 		inters:       append([]Interceptor{}, _q.inters...),
 		predicates:   append([]predicate.Server{}, _q.predicates...),
 		withVersions: _q.withVersions.Clone(),
+		withPolicy:   _q.withPolicy.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -292,6 +317,17 @@ func (_q *ServerQuery) WithVersions(opts ...func(*VersionQuery)) *ServerQuery {
 		opt(query)
 	}
 	_q.withVersions = query
+	return _q
+}
+
+// WithPolicy tells the query-builder to eager-load the nodes that are connected to
+// the "policy" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ServerQuery) WithPolicy(opts ...func(*ServerPolicyQuery)) *ServerQuery {
+	query := (&ServerPolicyClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPolicy = query
 	return _q
 }
 
@@ -373,8 +409,9 @@ func (_q *ServerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Serve
 	var (
 		nodes       = []*Server{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withVersions != nil,
+			_q.withPolicy != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -405,6 +442,12 @@ func (_q *ServerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Serve
 			return nil, err
 		}
 	}
+	if query := _q.withPolicy; query != nil {
+		if err := _q.loadPolicy(ctx, query, nodes, nil,
+			func(n *Server, e *ServerPolicy) { n.Edges.Policy = e }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -423,6 +466,33 @@ func (_q *ServerQuery) loadVersions(ctx context.Context, query *VersionQuery, no
 	}
 	query.Where(predicate.Version(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(server.VersionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ServerID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "server_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ServerQuery) loadPolicy(ctx context.Context, query *ServerPolicyQuery, nodes []*Server, init func(*Server), assign func(*Server, *ServerPolicy)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Server)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(serverpolicy.FieldServerID)
+	}
+	query.Where(predicate.ServerPolicy(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(server.PolicyColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
 
@@ -114,6 +115,25 @@ func (_u *ServerUpdate) AddVersions(v ...*Version) *ServerUpdate {
 	return _u.AddVersionIDs(ids...)
 }
 
+// SetPolicyID sets the "policy" edge to the ServerPolicy entity by ID.
+func (_u *ServerUpdate) SetPolicyID(id int) *ServerUpdate {
+	_u.mutation.SetPolicyID(id)
+	return _u
+}
+
+// SetNillablePolicyID sets the "policy" edge to the ServerPolicy entity by ID if the given value is not nil.
+func (_u *ServerUpdate) SetNillablePolicyID(id *int) *ServerUpdate {
+	if id != nil {
+		_u = _u.SetPolicyID(*id)
+	}
+	return _u
+}
+
+// SetPolicy sets the "policy" edge to the ServerPolicy entity.
+func (_u *ServerUpdate) SetPolicy(v *ServerPolicy) *ServerUpdate {
+	return _u.SetPolicyID(v.ID)
+}
+
 // Mutation returns the ServerMutation object of the builder.
 func (_u *ServerUpdate) Mutation() *ServerMutation {
 	return _u.mutation
@@ -138,6 +158,12 @@ func (_u *ServerUpdate) RemoveVersions(v ...*Version) *ServerUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveVersionIDs(ids...)
+}
+
+// ClearPolicy clears the "policy" edge to the ServerPolicy entity.
+func (_u *ServerUpdate) ClearPolicy() *ServerUpdate {
+	_u.mutation.ClearPolicy()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -264,6 +290,35 @@ func (_u *ServerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.PolicyCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   server.PolicyTable,
+			Columns: []string{server.PolicyColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(serverpolicy.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PolicyIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   server.PolicyTable,
+			Columns: []string{server.PolicyColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(serverpolicy.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{server.Label}
@@ -369,6 +424,25 @@ func (_u *ServerUpdateOne) AddVersions(v ...*Version) *ServerUpdateOne {
 	return _u.AddVersionIDs(ids...)
 }
 
+// SetPolicyID sets the "policy" edge to the ServerPolicy entity by ID.
+func (_u *ServerUpdateOne) SetPolicyID(id int) *ServerUpdateOne {
+	_u.mutation.SetPolicyID(id)
+	return _u
+}
+
+// SetNillablePolicyID sets the "policy" edge to the ServerPolicy entity by ID if the given value is not nil.
+func (_u *ServerUpdateOne) SetNillablePolicyID(id *int) *ServerUpdateOne {
+	if id != nil {
+		_u = _u.SetPolicyID(*id)
+	}
+	return _u
+}
+
+// SetPolicy sets the "policy" edge to the ServerPolicy entity.
+func (_u *ServerUpdateOne) SetPolicy(v *ServerPolicy) *ServerUpdateOne {
+	return _u.SetPolicyID(v.ID)
+}
+
 // Mutation returns the ServerMutation object of the builder.
 func (_u *ServerUpdateOne) Mutation() *ServerMutation {
 	return _u.mutation
@@ -393,6 +467,12 @@ func (_u *ServerUpdateOne) RemoveVersions(v ...*Version) *ServerUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveVersionIDs(ids...)
+}
+
+// ClearPolicy clears the "policy" edge to the ServerPolicy entity.
+func (_u *ServerUpdateOne) ClearPolicy() *ServerUpdateOne {
+	_u.mutation.ClearPolicy()
+	return _u
 }
 
 // Where appends a list predicates to the ServerUpdate builder.
@@ -542,6 +622,35 @@ func (_u *ServerUpdateOne) sqlSave(ctx context.Context) (_node *Server, err erro
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(version.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PolicyCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   server.PolicyTable,
+			Columns: []string{server.PolicyColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(serverpolicy.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PolicyIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   server.PolicyTable,
+			Columns: []string{server.PolicyColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(serverpolicy.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,8 @@ type Tx struct {
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
 	AuditHead *AuditHeadClient
+	// Finding is the client for interacting with the Finding builders.
+	Finding *FindingClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
@@ -28,6 +30,8 @@ type Tx struct {
 	ReviewDecision *ReviewDecisionClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
+	// ServerPolicy is the client for interacting with the ServerPolicy builders.
+	ServerPolicy *ServerPolicyClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
 	// Tool is the client for interacting with the Tool builders.
@@ -169,11 +173,13 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.AuditHead = NewAuditHeadClient(tx.config)
+	tx.Finding = NewFindingClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.PinRevision = NewPinRevisionClient(tx.config)
 	tx.Principal = NewPrincipalClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)
 	tx.Server = NewServerClient(tx.config)
+	tx.ServerPolicy = NewServerPolicyClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)
 	tx.Tool = NewToolClient(tx.config)
 	tx.ToolSnapshot = NewToolSnapshotClient(tx.config)

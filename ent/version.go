@@ -40,6 +40,12 @@ type Version struct {
 	PinRevision int `json:"pin_revision,omitempty"`
 	// RequestHash holds the value of the "request_hash" field.
 	RequestHash string `json:"request_hash,omitempty"`
+	// Contract holds the value of the "contract" field.
+	Contract []byte `json:"contract,omitempty"`
+	// ContractSource holds the value of the "contract_source" field.
+	ContractSource string `json:"contract_source,omitempty"`
+	// ContractRaw holds the value of the "contract_raw" field.
+	ContractRaw []byte `json:"contract_raw,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the VersionQuery when eager-loading is set.
 	Edges        VersionEdges `json:"edges"`
@@ -56,9 +62,11 @@ type VersionEdges struct {
 	PinRevisions []*PinRevision `json:"pin_revisions,omitempty"`
 	// Decisions holds the value of the decisions edge.
 	Decisions []*ReviewDecision `json:"decisions,omitempty"`
+	// Findings holds the value of the findings edge.
+	Findings []*Finding `json:"findings,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [5]bool
 }
 
 // ServerOrErr returns the Server value or an error if the edge
@@ -99,16 +107,25 @@ func (e VersionEdges) DecisionsOrErr() ([]*ReviewDecision, error) {
 	return nil, &NotLoadedError{edge: "decisions"}
 }
 
+// FindingsOrErr returns the Findings value or an error if the edge
+// was not loaded in eager-loading.
+func (e VersionEdges) FindingsOrErr() ([]*Finding, error) {
+	if e.loadedTypes[4] {
+		return e.Findings, nil
+	}
+	return nil, &NotLoadedError{edge: "findings"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Version) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case version.FieldServerJSON:
+		case version.FieldServerJSON, version.FieldContract, version.FieldContractRaw:
 			values[i] = new([]byte)
 		case version.FieldID, version.FieldServerID, version.FieldPinRevision:
 			values[i] = new(sql.NullInt64)
-		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash:
+		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash, version.FieldContractSource:
 			values[i] = new(sql.NullString)
 		case version.FieldSubmittedAt, version.FieldStateChangedAt:
 			values[i] = new(sql.NullTime)
@@ -199,6 +216,24 @@ func (_m *Version) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RequestHash = value.String
 			}
+		case version.FieldContract:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field contract", values[i])
+			} else if value != nil {
+				_m.Contract = *value
+			}
+		case version.FieldContractSource:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field contract_source", values[i])
+			} else if value.Valid {
+				_m.ContractSource = value.String
+			}
+		case version.FieldContractRaw:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field contract_raw", values[i])
+			} else if value != nil {
+				_m.ContractRaw = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -230,6 +265,11 @@ func (_m *Version) QueryPinRevisions() *PinRevisionQuery {
 // QueryDecisions queries the "decisions" edge of the Version entity.
 func (_m *Version) QueryDecisions() *ReviewDecisionQuery {
 	return NewVersionClient(_m.config).QueryDecisions(_m)
+}
+
+// QueryFindings queries the "findings" edge of the Version entity.
+func (_m *Version) QueryFindings() *FindingQuery {
+	return NewVersionClient(_m.config).QueryFindings(_m)
 }
 
 // Update returns a builder for updating this Version.
@@ -287,6 +327,15 @@ func (_m *Version) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("request_hash=")
 	builder.WriteString(_m.RequestHash)
+	builder.WriteString(", ")
+	builder.WriteString("contract=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Contract))
+	builder.WriteString(", ")
+	builder.WriteString("contract_source=")
+	builder.WriteString(_m.ContractSource)
+	builder.WriteString(", ")
+	builder.WriteString("contract_raw=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ContractRaw))
 	builder.WriteByte(')')
 	return builder.String()
 }

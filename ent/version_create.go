@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/server"
@@ -148,6 +149,32 @@ func (_c *VersionCreate) SetNillableRequestHash(v *string) *VersionCreate {
 	return _c
 }
 
+// SetContract sets the "contract" field.
+func (_c *VersionCreate) SetContract(v []byte) *VersionCreate {
+	_c.mutation.SetContract(v)
+	return _c
+}
+
+// SetContractSource sets the "contract_source" field.
+func (_c *VersionCreate) SetContractSource(v string) *VersionCreate {
+	_c.mutation.SetContractSource(v)
+	return _c
+}
+
+// SetNillableContractSource sets the "contract_source" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableContractSource(v *string) *VersionCreate {
+	if v != nil {
+		_c.SetContractSource(*v)
+	}
+	return _c
+}
+
+// SetContractRaw sets the "contract_raw" field.
+func (_c *VersionCreate) SetContractRaw(v []byte) *VersionCreate {
+	_c.mutation.SetContractRaw(v)
+	return _c
+}
+
 // SetServer sets the "server" edge to the Server entity.
 func (_c *VersionCreate) SetServer(v *Server) *VersionCreate {
 	return _c.SetServerID(v.ID)
@@ -196,6 +223,21 @@ func (_c *VersionCreate) AddDecisions(v ...*ReviewDecision) *VersionCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddDecisionIDs(ids...)
+}
+
+// AddFindingIDs adds the "findings" edge to the Finding entity by IDs.
+func (_c *VersionCreate) AddFindingIDs(ids ...int) *VersionCreate {
+	_c.mutation.AddFindingIDs(ids...)
+	return _c
+}
+
+// AddFindings adds the "findings" edges to the Finding entity.
+func (_c *VersionCreate) AddFindings(v ...*Finding) *VersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFindingIDs(ids...)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -261,6 +303,10 @@ func (_c *VersionCreate) defaults() {
 		v := version.DefaultRequestHash
 		_c.mutation.SetRequestHash(v)
 	}
+	if _, ok := _c.mutation.ContractSource(); !ok {
+		v := version.DefaultContractSource
+		_c.mutation.SetContractSource(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -312,6 +358,9 @@ func (_c *VersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.RequestHash(); !ok {
 		return &ValidationError{Name: "request_hash", err: errors.New(`ent: missing required field "Version.request_hash"`)}
+	}
+	if _, ok := _c.mutation.ContractSource(); !ok {
+		return &ValidationError{Name: "contract_source", err: errors.New(`ent: missing required field "Version.contract_source"`)}
 	}
 	if len(_c.mutation.ServerIDs()) == 0 {
 		return &ValidationError{Name: "server", err: errors.New(`ent: missing required edge "Version.server"`)}
@@ -383,6 +432,18 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 		_spec.SetField(version.FieldRequestHash, field.TypeString, value)
 		_node.RequestHash = value
 	}
+	if value, ok := _c.mutation.Contract(); ok {
+		_spec.SetField(version.FieldContract, field.TypeBytes, value)
+		_node.Contract = value
+	}
+	if value, ok := _c.mutation.ContractSource(); ok {
+		_spec.SetField(version.FieldContractSource, field.TypeString, value)
+		_node.ContractSource = value
+	}
+	if value, ok := _c.mutation.ContractRaw(); ok {
+		_spec.SetField(version.FieldContractRaw, field.TypeBytes, value)
+		_node.ContractRaw = value
+	}
 	if nodes := _c.mutation.ServerIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -441,6 +502,22 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(reviewdecision.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FindingsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -585,6 +662,15 @@ func (u *VersionUpsertOne) UpdateNewValues() *VersionUpsertOne {
 		}
 		if _, exists := u.create.mutation.RequestHash(); exists {
 			s.SetIgnore(version.FieldRequestHash)
+		}
+		if _, exists := u.create.mutation.Contract(); exists {
+			s.SetIgnore(version.FieldContract)
+		}
+		if _, exists := u.create.mutation.ContractSource(); exists {
+			s.SetIgnore(version.FieldContractSource)
+		}
+		if _, exists := u.create.mutation.ContractRaw(); exists {
+			s.SetIgnore(version.FieldContractRaw)
 		}
 	}))
 	return u
@@ -876,6 +962,15 @@ func (u *VersionUpsertBulk) UpdateNewValues() *VersionUpsertBulk {
 			}
 			if _, exists := b.mutation.RequestHash(); exists {
 				s.SetIgnore(version.FieldRequestHash)
+			}
+			if _, exists := b.mutation.Contract(); exists {
+				s.SetIgnore(version.FieldContract)
+			}
+			if _, exists := b.mutation.ContractSource(); exists {
+				s.SetIgnore(version.FieldContractSource)
+			}
+			if _, exists := b.mutation.ContractRaw(); exists {
+				s.SetIgnore(version.FieldContractRaw)
 			}
 		}
 	}))

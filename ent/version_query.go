@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -32,6 +33,7 @@ type VersionQuery struct {
 	withSnapshots    *ToolSnapshotQuery
 	withPinRevisions *PinRevisionQuery
 	withDecisions    *ReviewDecisionQuery
+	withFindings     *FindingQuery
 	modifiers        []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -150,6 +152,28 @@ func (_q *VersionQuery) QueryDecisions() *ReviewDecisionQuery {
 			sqlgraph.From(version.Table, version.FieldID, selector),
 			sqlgraph.To(reviewdecision.Table, reviewdecision.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, version.DecisionsTable, version.DecisionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFindings chains the current query on the "findings" edge.
+func (_q *VersionQuery) QueryFindings() *FindingQuery {
+	query := (&FindingClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, selector),
+			sqlgraph.To(finding.Table, finding.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.FindingsTable, version.FindingsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -353,6 +377,7 @@ func (_q *VersionQuery) Clone() *VersionQuery {
 		withSnapshots:    _q.withSnapshots.Clone(),
 		withPinRevisions: _q.withPinRevisions.Clone(),
 		withDecisions:    _q.withDecisions.Clone(),
+		withFindings:     _q.withFindings.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -400,6 +425,17 @@ func (_q *VersionQuery) WithDecisions(opts ...func(*ReviewDecisionQuery)) *Versi
 		opt(query)
 	}
 	_q.withDecisions = query
+	return _q
+}
+
+// WithFindings tells the query-builder to eager-load the nodes that are connected to
+// the "findings" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *VersionQuery) WithFindings(opts ...func(*FindingQuery)) *VersionQuery {
+	query := (&FindingClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFindings = query
 	return _q
 }
 
@@ -481,11 +517,12 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 	var (
 		nodes       = []*Version{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [5]bool{
 			_q.withServer != nil,
 			_q.withSnapshots != nil,
 			_q.withPinRevisions != nil,
 			_q.withDecisions != nil,
+			_q.withFindings != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -533,6 +570,13 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 		if err := _q.loadDecisions(ctx, query, nodes,
 			func(n *Version) { n.Edges.Decisions = []*ReviewDecision{} },
 			func(n *Version, e *ReviewDecision) { n.Edges.Decisions = append(n.Edges.Decisions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withFindings; query != nil {
+		if err := _q.loadFindings(ctx, query, nodes,
+			func(n *Version) { n.Edges.Findings = []*Finding{} },
+			func(n *Version, e *Finding) { n.Edges.Findings = append(n.Edges.Findings, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -643,6 +687,36 @@ func (_q *VersionQuery) loadDecisions(ctx context.Context, query *ReviewDecision
 	}
 	query.Where(predicate.ReviewDecision(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(version.DecisionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *VersionQuery) loadFindings(ctx context.Context, query *FindingQuery, nodes []*Version, init func(*Version), assign func(*Version, *Finding)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Version)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(finding.FieldVersionID)
+	}
+	query.Where(predicate.Finding(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(version.FindingsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -139,6 +140,21 @@ func (_u *VersionUpdate) AddDecisions(v ...*ReviewDecision) *VersionUpdate {
 	return _u.AddDecisionIDs(ids...)
 }
 
+// AddFindingIDs adds the "findings" edge to the Finding entity by IDs.
+func (_u *VersionUpdate) AddFindingIDs(ids ...int) *VersionUpdate {
+	_u.mutation.AddFindingIDs(ids...)
+	return _u
+}
+
+// AddFindings adds the "findings" edges to the Finding entity.
+func (_u *VersionUpdate) AddFindings(v ...*Finding) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFindingIDs(ids...)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdate) Mutation() *VersionMutation {
 	return _u.mutation
@@ -207,6 +223,27 @@ func (_u *VersionUpdate) RemoveDecisions(v ...*ReviewDecision) *VersionUpdate {
 	return _u.RemoveDecisionIDs(ids...)
 }
 
+// ClearFindings clears all "findings" edges to the Finding entity.
+func (_u *VersionUpdate) ClearFindings() *VersionUpdate {
+	_u.mutation.ClearFindings()
+	return _u
+}
+
+// RemoveFindingIDs removes the "findings" edge to Finding entities by IDs.
+func (_u *VersionUpdate) RemoveFindingIDs(ids ...int) *VersionUpdate {
+	_u.mutation.RemoveFindingIDs(ids...)
+	return _u
+}
+
+// RemoveFindings removes "findings" edges to Finding entities.
+func (_u *VersionUpdate) RemoveFindings(v ...*Finding) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFindingIDs(ids...)
+}
+
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *VersionUpdate) Save(ctx context.Context) (int, error) {
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
@@ -273,6 +310,12 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedPinRevision(); ok {
 		_spec.AddField(version.FieldPinRevision, field.TypeInt, value)
+	}
+	if _u.mutation.ContractCleared() {
+		_spec.ClearField(version.FieldContract, field.TypeBytes)
+	}
+	if _u.mutation.ContractRawCleared() {
+		_spec.ClearField(version.FieldContractRaw, field.TypeBytes)
 	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -402,6 +445,51 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(reviewdecision.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FindingsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFindingsIDs(); len(nodes) > 0 && !_u.mutation.FindingsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FindingsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -537,6 +625,21 @@ func (_u *VersionUpdateOne) AddDecisions(v ...*ReviewDecision) *VersionUpdateOne
 	return _u.AddDecisionIDs(ids...)
 }
 
+// AddFindingIDs adds the "findings" edge to the Finding entity by IDs.
+func (_u *VersionUpdateOne) AddFindingIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.AddFindingIDs(ids...)
+	return _u
+}
+
+// AddFindings adds the "findings" edges to the Finding entity.
+func (_u *VersionUpdateOne) AddFindings(v ...*Finding) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFindingIDs(ids...)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdateOne) Mutation() *VersionMutation {
 	return _u.mutation
@@ -603,6 +706,27 @@ func (_u *VersionUpdateOne) RemoveDecisions(v ...*ReviewDecision) *VersionUpdate
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDecisionIDs(ids...)
+}
+
+// ClearFindings clears all "findings" edges to the Finding entity.
+func (_u *VersionUpdateOne) ClearFindings() *VersionUpdateOne {
+	_u.mutation.ClearFindings()
+	return _u
+}
+
+// RemoveFindingIDs removes the "findings" edge to Finding entities by IDs.
+func (_u *VersionUpdateOne) RemoveFindingIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.RemoveFindingIDs(ids...)
+	return _u
+}
+
+// RemoveFindings removes "findings" edges to Finding entities.
+func (_u *VersionUpdateOne) RemoveFindings(v ...*Finding) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFindingIDs(ids...)
 }
 
 // Where appends a list predicates to the VersionUpdate builder.
@@ -701,6 +825,12 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 	}
 	if value, ok := _u.mutation.AddedPinRevision(); ok {
 		_spec.AddField(version.FieldPinRevision, field.TypeInt, value)
+	}
+	if _u.mutation.ContractCleared() {
+		_spec.ClearField(version.FieldContract, field.TypeBytes)
+	}
+	if _u.mutation.ContractRawCleared() {
+		_spec.ClearField(version.FieldContractRaw, field.TypeBytes)
 	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -830,6 +960,51 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(reviewdecision.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FindingsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFindingsIDs(); len(nodes) > 0 && !_u.mutation.FindingsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FindingsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.FindingsTable,
+			Columns: []string{version.FindingsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

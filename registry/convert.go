@@ -31,12 +31,14 @@ func versionProto(v *ent.Version, srv *ent.Server) *mcpregv1.Version {
 		Name: srv.Name, Version: v.Version, State: string(v.State), StateReason: v.StateReason,
 		StateChangedAt: ts(v.StateChangedAt), SubmittedBy: v.SubmittedBy, SubmittedAt: ts(v.SubmittedAt),
 		Description: v.Description, Owner: srv.Owner, ServerJson: string(v.ServerJSON),
+		Contract: string(v.Contract), ContractSource: v.ContractSource,
 	}
 }
 
 func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 	out := &mcpregv1.Pins{SpecVersion: p.SpecVersion, Revision: int32(p.Revision),
 		ToolDefinitionHash: p.ToolDefinitionHash, SchemaHash: p.SchemaHash, InstructionsHash: p.InstructionsHash,
+		ContractHash: p.ContractHash,
 		CreatedAt: ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
 	for i, t := range p.Tools {
 		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash}

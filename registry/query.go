@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -68,7 +69,8 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1.Version, error) {
 	v, err := s.store.Client.Version.Query().Where(version.ID(id)).WithServer().
 		WithPinRevisions(func(q *ent.PinRevisionQuery) { q.Order(ent.Asc(pinrevision.FieldRevision)) }).
-		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).Only(ctx)
+		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).
+		WithFindings(func(q *ent.FindingQuery) { q.Order(ent.Asc(finding.FieldID)) }).Only(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load version %d: %w", id, err)
 	}
@@ -83,6 +85,7 @@ func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1
 	for _, d := range v.Edges.Decisions {
 		out.Decisions = append(out.Decisions, decisionProto(d))
 	}
+	out.Findings = findingsProto(v.Edges.Findings)
 	if cur != nil {
 		out.Snapshot, err = s.snapshotByID(ctx, cur.SnapshotID)
 	}

@@ -69,6 +69,12 @@ func rpcCases() []rpcCase {
 		{"VerifyAuditChain", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.VerifyAuditChain(ctx, &mcpregv1.VerifyAuditChainRequest{}))
 		}},
+		{"GetServerPolicy", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.GetServerPolicy(ctx, &mcpregv1.GetServerPolicyRequest{Name: "io.github.acme/weather"}))
+		}},
+		{"UpdateServerPolicy", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.UpdateServerPolicy(ctx, &mcpregv1.UpdateServerPolicyRequest{Name: "io.github.acme/weather", Reason: "matrix"}))
+		}},
 		{"WhoAmI", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.WhoAmI(ctx, &mcpregv1.WhoAmIRequest{}))
 		}},

@@ -114,6 +114,17 @@ func (s *registryServer) VerifyAuditChain(ctx context.Context, _ *mcpregv1.Verif
 		FirstBrokenSeq: rep.FirstBrokenSeq, Problem: rep.Problem}, nil
 }
 
+func (s *registryServer) GetServerPolicy(ctx context.Context, r *mcpregv1.GetServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
+	p, err := s.svc.GetPolicy(ctx, s.caller(ctx), r.GetName())
+	return p, toStatus(ctx, s.log, err)
+}
+
+func (s *registryServer) UpdateServerPolicy(ctx context.Context, r *mcpregv1.UpdateServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
+	p := registry.Policy{RequireContract: r.GetPolicy().GetRequireContract()}
+	out, err := s.svc.SetPolicy(ctx, s.caller(ctx), r.GetName(), p, r.GetReason())
+	return out, toStatus(ctx, s.log, err)
+}
+
 func (s *registryServer) WhoAmI(ctx context.Context, _ *mcpregv1.WhoAmIRequest) (*mcpregv1.Principal, error) {
 	return registry.PrincipalProto(s.caller(ctx)), nil
 }

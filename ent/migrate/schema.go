@@ -59,6 +59,41 @@ var (
 		Columns:    AuditHeadsColumns,
 		PrimaryKey: []*schema.Column{AuditHeadsColumns[0]},
 	}
+	// FindingsColumns holds the columns for the "findings" table.
+	FindingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "source", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "severity", Type: field.TypeString},
+		{Name: "tool", Type: field.TypeString, Default: ""},
+		{Name: "pointer", Type: field.TypeString, Default: ""},
+		{Name: "message", Type: field.TypeString},
+		{Name: "evidence", Type: field.TypeString, Default: ""},
+		{Name: "widening_id", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// FindingsTable holds the schema information for the "findings" table.
+	FindingsTable = &schema.Table{
+		Name:       "findings",
+		Columns:    FindingsColumns,
+		PrimaryKey: []*schema.Column{FindingsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "findings_versions_findings",
+				Columns:    []*schema.Column{FindingsColumns[10]},
+				RefColumns: []*schema.Column{VersionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "finding_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{FindingsColumns[10]},
+			},
+		},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -196,6 +231,28 @@ var (
 			},
 		},
 	}
+	// ServerPoliciesColumns holds the columns for the "server_policies" table.
+	ServerPoliciesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "require_contract", Type: field.TypeBool, Default: false},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "updated_by", Type: field.TypeString},
+		{Name: "server_id", Type: field.TypeInt, Unique: true},
+	}
+	// ServerPoliciesTable holds the schema information for the "server_policies" table.
+	ServerPoliciesTable = &schema.Table{
+		Name:       "server_policies",
+		Columns:    ServerPoliciesColumns,
+		PrimaryKey: []*schema.Column{ServerPoliciesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "server_policies_servers_policy",
+				Columns:    []*schema.Column{ServerPoliciesColumns[4]},
+				RefColumns: []*schema.Column{ServersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+	}
 	// TokensColumns holds the columns for the "tokens" table.
 	TokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -303,6 +360,9 @@ var (
 		{Name: "state_changed_at", Type: field.TypeTime},
 		{Name: "pin_revision", Type: field.TypeInt, Default: 1},
 		{Name: "request_hash", Type: field.TypeString, Default: ""},
+		{Name: "contract", Type: field.TypeBytes, Nullable: true},
+		{Name: "contract_source", Type: field.TypeString, Default: "default"},
+		{Name: "contract_raw", Type: field.TypeBytes, Nullable: true},
 		{Name: "server_id", Type: field.TypeInt},
 	}
 	// VersionsTable holds the schema information for the "versions" table.
@@ -313,7 +373,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "versions_servers_versions",
-				Columns:    []*schema.Column{VersionsColumns[11]},
+				Columns:    []*schema.Column{VersionsColumns[14]},
 				RefColumns: []*schema.Column{ServersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -322,7 +382,7 @@ var (
 			{
 				Name:    "version_server_id_version",
 				Unique:  true,
-				Columns: []*schema.Column{VersionsColumns[11], VersionsColumns[1]},
+				Columns: []*schema.Column{VersionsColumns[14], VersionsColumns[1]},
 			},
 			{
 				Name:    "version_state",
@@ -335,11 +395,13 @@ var (
 	Tables = []*schema.Table{
 		AuditEventsTable,
 		AuditHeadsTable,
+		FindingsTable,
 		IdempotencyKeysTable,
 		PinRevisionsTable,
 		PrincipalsTable,
 		ReviewDecisionsTable,
 		ServersTable,
+		ServerPoliciesTable,
 		TokensTable,
 		ToolsTable,
 		ToolSnapshotsTable,
@@ -348,8 +410,10 @@ var (
 )
 
 func init() {
+	FindingsTable.ForeignKeys[0].RefTable = VersionsTable
 	PinRevisionsTable.ForeignKeys[0].RefTable = VersionsTable
 	ReviewDecisionsTable.ForeignKeys[0].RefTable = VersionsTable
+	ServerPoliciesTable.ForeignKeys[0].RefTable = ServersTable
 	TokensTable.ForeignKeys[0].RefTable = PrincipalsTable
 	ToolsTable.ForeignKeys[0].RefTable = ToolSnapshotsTable
 	ToolSnapshotsTable.ForeignKeys[0].RefTable = VersionsTable

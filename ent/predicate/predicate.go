@@ -12,6 +12,9 @@ type AuditEvent func(*sql.Selector)
 // AuditHead is the predicate function for audithead builders.
 type AuditHead func(*sql.Selector)
 
+// Finding is the predicate function for finding builders.
+type Finding func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
@@ -26,6 +29,9 @@ type ReviewDecision func(*sql.Selector)
 
 // Server is the predicate function for server builders.
 type Server func(*sql.Selector)
+
+// ServerPolicy is the predicate function for serverpolicy builders.
+type ServerPolicy func(*sql.Selector)
 
 // Token is the predicate function for token builders.
 type Token func(*sql.Selector)

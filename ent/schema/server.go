@@ -26,7 +26,7 @@ func (Server) Fields() []ent.Field {
 
 // Edges of Server.
 func (Server) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("versions", Version.Type)}
+	return []ent.Edge{edge.To("versions", Version.Type), edge.To("policy", ServerPolicy.Type).Unique()}
 }
 
 // Indexes of Server.

@@ -25,6 +25,13 @@ func (Version) Fields() []ent.Field {
 		field.Time("state_changed_at").Default(now),
 		field.Int("pin_revision").Default(1),
 		field.String("request_hash").Default("").Immutable(),
+		// contract is the normalised capability contract as served (JSON).
+		field.Bytes("contract").Optional().Immutable(),
+		// contract_source says where it came from: submitted, server_json_meta
+		// or default (no contract submitted).
+		field.String("contract_source").Default("default").Immutable(),
+		// contract_raw is the contract document exactly as submitted.
+		field.Bytes("contract_raw").Optional().Immutable(),
 	}
 }
 
@@ -35,6 +42,7 @@ func (Version) Edges() []ent.Edge {
 		edge.To("snapshots", ToolSnapshot.Type),
 		edge.To("pin_revisions", PinRevision.Type),
 		edge.To("decisions", ReviewDecision.Type),
+		edge.To("findings", Finding.Type),
 	}
 }
 

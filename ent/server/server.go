@@ -32,6 +32,8 @@ const (
 	FieldUpdatedAt = "updated_at"
 	// EdgeVersions holds the string denoting the versions edge name in mutations.
 	EdgeVersions = "versions"
+	// EdgePolicy holds the string denoting the policy edge name in mutations.
+	EdgePolicy = "policy"
 	// Table holds the table name of the server in the database.
 	Table = "servers"
 	// VersionsTable is the table that holds the versions relation/edge.
@@ -41,6 +43,13 @@ const (
 	VersionsInverseTable = "versions"
 	// VersionsColumn is the table column denoting the versions relation/edge.
 	VersionsColumn = "server_id"
+	// PolicyTable is the table that holds the policy relation/edge.
+	PolicyTable = "server_policies"
+	// PolicyInverseTable is the table name for the ServerPolicy entity.
+	// It exists in this package in order to avoid circular dependency with the "serverpolicy" package.
+	PolicyInverseTable = "server_policies"
+	// PolicyColumn is the table column denoting the policy relation/edge.
+	PolicyColumn = "server_id"
 )
 
 // Columns holds all SQL columns for server fields.
@@ -152,10 +161,24 @@ func ByVersions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newVersionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByPolicyField orders the results by policy field.
+func ByPolicyField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPolicyStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newVersionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(VersionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, VersionsTable, VersionsColumn),
+	)
+}
+func newPolicyStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PolicyInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, PolicyTable, PolicyColumn),
 	)
 }

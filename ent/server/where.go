@@ -588,6 +588,29 @@ func HasVersionsWith(preds ...predicate.Version) predicate.Server {
 	})
 }
 
+// HasPolicy applies the HasEdge predicate on the "policy" edge.
+func HasPolicy() predicate.Server {
+	return predicate.Server(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, PolicyTable, PolicyColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPolicyWith applies the HasEdge predicate on the "policy" edge with a given conditions (other predicates).
+func HasPolicyWith(preds ...predicate.ServerPolicy) predicate.Server {
+	return predicate.Server(func(s *sql.Selector) {
+		step := newPolicyStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Server) predicate.Server {
 	return predicate.Server(sql.AndPredicates(predicates...))

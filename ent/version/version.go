@@ -37,6 +37,12 @@ const (
 	FieldPinRevision = "pin_revision"
 	// FieldRequestHash holds the string denoting the request_hash field in the database.
 	FieldRequestHash = "request_hash"
+	// FieldContract holds the string denoting the contract field in the database.
+	FieldContract = "contract"
+	// FieldContractSource holds the string denoting the contract_source field in the database.
+	FieldContractSource = "contract_source"
+	// FieldContractRaw holds the string denoting the contract_raw field in the database.
+	FieldContractRaw = "contract_raw"
 	// EdgeServer holds the string denoting the server edge name in mutations.
 	EdgeServer = "server"
 	// EdgeSnapshots holds the string denoting the snapshots edge name in mutations.
@@ -45,6 +51,8 @@ const (
 	EdgePinRevisions = "pin_revisions"
 	// EdgeDecisions holds the string denoting the decisions edge name in mutations.
 	EdgeDecisions = "decisions"
+	// EdgeFindings holds the string denoting the findings edge name in mutations.
+	EdgeFindings = "findings"
 	// Table holds the table name of the version in the database.
 	Table = "versions"
 	// ServerTable is the table that holds the server relation/edge.
@@ -75,6 +83,13 @@ const (
 	DecisionsInverseTable = "review_decisions"
 	// DecisionsColumn is the table column denoting the decisions relation/edge.
 	DecisionsColumn = "version_id"
+	// FindingsTable is the table that holds the findings relation/edge.
+	FindingsTable = "findings"
+	// FindingsInverseTable is the table name for the Finding entity.
+	// It exists in this package in order to avoid circular dependency with the "finding" package.
+	FindingsInverseTable = "findings"
+	// FindingsColumn is the table column denoting the findings relation/edge.
+	FindingsColumn = "version_id"
 )
 
 // Columns holds all SQL columns for version fields.
@@ -91,6 +106,9 @@ var Columns = []string{
 	FieldStateChangedAt,
 	FieldPinRevision,
 	FieldRequestHash,
+	FieldContract,
+	FieldContractSource,
+	FieldContractRaw,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -120,6 +138,8 @@ var (
 	DefaultPinRevision int
 	// DefaultRequestHash holds the default value on creation for the "request_hash" field.
 	DefaultRequestHash string
+	// DefaultContractSource holds the default value on creation for the "contract_source" field.
+	DefaultContractSource string
 )
 
 // State defines the type for the "state" enum field.
@@ -209,6 +229,11 @@ func ByRequestHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestHash, opts...).ToFunc()
 }
 
+// ByContractSource orders the results by the contract_source field.
+func ByContractSource(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContractSource, opts...).ToFunc()
+}
+
 // ByServerField orders the results by server field.
 func ByServerField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -257,6 +282,20 @@ func ByDecisions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newDecisionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByFindingsCount orders the results by findings count.
+func ByFindingsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFindingsStep(), opts...)
+	}
+}
+
+// ByFindings orders the results by findings terms.
+func ByFindings(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFindingsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newServerStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -283,5 +322,12 @@ func newDecisionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(DecisionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, DecisionsTable, DecisionsColumn),
+	)
+}
+func newFindingsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FindingsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, FindingsTable, FindingsColumn),
 	)
 }

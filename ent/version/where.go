@@ -105,6 +105,21 @@ func RequestHash(v string) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldRequestHash, v))
 }
 
+// Contract applies equality check predicate on the "contract" field. It's identical to ContractEQ.
+func Contract(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContract, v))
+}
+
+// ContractSource applies equality check predicate on the "contract_source" field. It's identical to ContractSourceEQ.
+func ContractSource(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContractSource, v))
+}
+
+// ContractRaw applies equality check predicate on the "contract_raw" field. It's identical to ContractRawEQ.
+func ContractRaw(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContractRaw, v))
+}
+
 // ServerIDEQ applies the EQ predicate on the "server_id" field.
 func ServerIDEQ(v int) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldServerID, v))
@@ -630,6 +645,171 @@ func RequestHashContainsFold(v string) predicate.Version {
 	return predicate.Version(sql.FieldContainsFold(FieldRequestHash, v))
 }
 
+// ContractEQ applies the EQ predicate on the "contract" field.
+func ContractEQ(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContract, v))
+}
+
+// ContractNEQ applies the NEQ predicate on the "contract" field.
+func ContractNEQ(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldContract, v))
+}
+
+// ContractIn applies the In predicate on the "contract" field.
+func ContractIn(vs ...[]byte) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldContract, vs...))
+}
+
+// ContractNotIn applies the NotIn predicate on the "contract" field.
+func ContractNotIn(vs ...[]byte) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldContract, vs...))
+}
+
+// ContractGT applies the GT predicate on the "contract" field.
+func ContractGT(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldContract, v))
+}
+
+// ContractGTE applies the GTE predicate on the "contract" field.
+func ContractGTE(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldContract, v))
+}
+
+// ContractLT applies the LT predicate on the "contract" field.
+func ContractLT(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldContract, v))
+}
+
+// ContractLTE applies the LTE predicate on the "contract" field.
+func ContractLTE(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldContract, v))
+}
+
+// ContractIsNil applies the IsNil predicate on the "contract" field.
+func ContractIsNil() predicate.Version {
+	return predicate.Version(sql.FieldIsNull(FieldContract))
+}
+
+// ContractNotNil applies the NotNil predicate on the "contract" field.
+func ContractNotNil() predicate.Version {
+	return predicate.Version(sql.FieldNotNull(FieldContract))
+}
+
+// ContractSourceEQ applies the EQ predicate on the "contract_source" field.
+func ContractSourceEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContractSource, v))
+}
+
+// ContractSourceNEQ applies the NEQ predicate on the "contract_source" field.
+func ContractSourceNEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldContractSource, v))
+}
+
+// ContractSourceIn applies the In predicate on the "contract_source" field.
+func ContractSourceIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldContractSource, vs...))
+}
+
+// ContractSourceNotIn applies the NotIn predicate on the "contract_source" field.
+func ContractSourceNotIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldContractSource, vs...))
+}
+
+// ContractSourceGT applies the GT predicate on the "contract_source" field.
+func ContractSourceGT(v string) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldContractSource, v))
+}
+
+// ContractSourceGTE applies the GTE predicate on the "contract_source" field.
+func ContractSourceGTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldContractSource, v))
+}
+
+// ContractSourceLT applies the LT predicate on the "contract_source" field.
+func ContractSourceLT(v string) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldContractSource, v))
+}
+
+// ContractSourceLTE applies the LTE predicate on the "contract_source" field.
+func ContractSourceLTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldContractSource, v))
+}
+
+// ContractSourceContains applies the Contains predicate on the "contract_source" field.
+func ContractSourceContains(v string) predicate.Version {
+	return predicate.Version(sql.FieldContains(FieldContractSource, v))
+}
+
+// ContractSourceHasPrefix applies the HasPrefix predicate on the "contract_source" field.
+func ContractSourceHasPrefix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasPrefix(FieldContractSource, v))
+}
+
+// ContractSourceHasSuffix applies the HasSuffix predicate on the "contract_source" field.
+func ContractSourceHasSuffix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasSuffix(FieldContractSource, v))
+}
+
+// ContractSourceEqualFold applies the EqualFold predicate on the "contract_source" field.
+func ContractSourceEqualFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldEqualFold(FieldContractSource, v))
+}
+
+// ContractSourceContainsFold applies the ContainsFold predicate on the "contract_source" field.
+func ContractSourceContainsFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldContainsFold(FieldContractSource, v))
+}
+
+// ContractRawEQ applies the EQ predicate on the "contract_raw" field.
+func ContractRawEQ(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldContractRaw, v))
+}
+
+// ContractRawNEQ applies the NEQ predicate on the "contract_raw" field.
+func ContractRawNEQ(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldContractRaw, v))
+}
+
+// ContractRawIn applies the In predicate on the "contract_raw" field.
+func ContractRawIn(vs ...[]byte) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldContractRaw, vs...))
+}
+
+// ContractRawNotIn applies the NotIn predicate on the "contract_raw" field.
+func ContractRawNotIn(vs ...[]byte) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldContractRaw, vs...))
+}
+
+// ContractRawGT applies the GT predicate on the "contract_raw" field.
+func ContractRawGT(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldContractRaw, v))
+}
+
+// ContractRawGTE applies the GTE predicate on the "contract_raw" field.
+func ContractRawGTE(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldContractRaw, v))
+}
+
+// ContractRawLT applies the LT predicate on the "contract_raw" field.
+func ContractRawLT(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldContractRaw, v))
+}
+
+// ContractRawLTE applies the LTE predicate on the "contract_raw" field.
+func ContractRawLTE(v []byte) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldContractRaw, v))
+}
+
+// ContractRawIsNil applies the IsNil predicate on the "contract_raw" field.
+func ContractRawIsNil() predicate.Version {
+	return predicate.Version(sql.FieldIsNull(FieldContractRaw))
+}
+
+// ContractRawNotNil applies the NotNil predicate on the "contract_raw" field.
+func ContractRawNotNil() predicate.Version {
+	return predicate.Version(sql.FieldNotNull(FieldContractRaw))
+}
+
 // HasServer applies the HasEdge predicate on the "server" edge.
 func HasServer() predicate.Version {
 	return predicate.Version(func(s *sql.Selector) {
@@ -714,6 +894,29 @@ func HasDecisions() predicate.Version {
 func HasDecisionsWith(preds ...predicate.ReviewDecision) predicate.Version {
 	return predicate.Version(func(s *sql.Selector) {
 		step := newDecisionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFindings applies the HasEdge predicate on the "findings" edge.
+func HasFindings() predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, FindingsTable, FindingsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFindingsWith applies the HasEdge predicate on the "findings" edge with a given conditions (other predicates).
+func HasFindingsWith(preds ...predicate.Finding) predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := newFindingsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -11,13 +11,13 @@ import (
 
 // submitFiles are the submit command's inputs.
 type submitFiles struct {
-	serverJSON, tools, initialize, idempotencyKey string
+	serverJSON, tools, initialize, contract, idempotencyKey string
 }
 
 func newSubmitCmd(g *globals) *cobra.Command {
 	var in submitFiles
 	cmd := &cobra.Command{
-		Use:   "submit --server-json FILE --tools FILE [--initialize FILE] [--idempotency-key KEY]",
+		Use:   "submit --server-json FILE --tools FILE [--initialize FILE] [--contract FILE] [--idempotency-key KEY]",
 		Short: "Submit a server version for review; prints the version with its pins",
 		Long: "Submit a server version for review. FILE may be - for standard input (for one of them).\n" +
 			"The tools file is a tools/list result ({\"tools\":[...]}) or a bare array of tools,\n" +
@@ -41,6 +41,7 @@ func newSubmitCmd(g *globals) *cobra.Command {
 	f.StringVar(&in.serverJSON, "server-json", "", "server.json file (schema 2025-12-11)")
 	f.StringVar(&in.tools, "tools", "", "tools file: a tools/list result or an array of tools")
 	f.StringVar(&in.initialize, "initialize", "", "optional initialize result (protocolVersion, serverInfo, instructions)")
+	f.StringVar(&in.contract, "contract", "", "capability contract, YAML or JSON (default: server.json _meta io.mcpreg/contract, else the default contract)")
 	f.StringVar(&in.idempotencyKey, "idempotency-key", "", "makes retries safe: the same key and body return the first result")
 	_ = cmd.MarkFlagRequired("server-json")
 	_ = cmd.MarkFlagRequired("tools")
@@ -49,7 +50,7 @@ func newSubmitCmd(g *globals) *cobra.Command {
 
 // submitRequest reads the files; it fails before any network call.
 func (g *globals) submitRequest(in submitFiles) (*mcpregv1.SubmitVersionRequest, error) {
-	if err := checkStdin(in.serverJSON, in.tools, in.initialize); err != nil {
+	if err := checkStdin(in.serverJSON, in.tools, in.initialize, in.contract); err != nil {
 		return nil, err
 	}
 	req := &mcpregv1.SubmitVersionRequest{IdempotencyKey: in.idempotencyKey}
@@ -61,7 +62,12 @@ func (g *globals) submitRequest(in submitFiles) (*mcpregv1.SubmitVersionRequest,
 		return nil, err
 	}
 	if in.initialize != "" {
-		req.InitializeResult, err = g.readText("--initialize", in.initialize)
+		if req.InitializeResult, err = g.readText("--initialize", in.initialize); err != nil {
+			return nil, err
+		}
+	}
+	if in.contract != "" {
+		req.Contract, err = g.readText("--contract", in.contract)
 	}
 	return req, err
 }

@@ -20,6 +20,7 @@ var transitionHelp = map[client.Action]string{
 
 func newTransitionCmd(g *globals, action client.Action) *cobra.Command {
 	var reason string
+	var acks []string
 	cmd := &cobra.Command{
 		Use:   string(action) + " NAME VERSION --reason TEXT",
 		Short: transitionHelp[action],
@@ -30,7 +31,7 @@ func newTransitionCmd(g *globals, action client.Action) *cobra.Command {
 				return fmt.Errorf("--reason is required: say why you %s %s %s (it goes into the audit log)", action, args[0], args[1])
 			}
 			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
-				v, err := c.Transition(ctx, action, args[0], args[1], reason)
+				v, err := c.Transition(ctx, action, args[0], args[1], reason, acks...)
 				if err != nil {
 					return err
 				}
@@ -39,5 +40,8 @@ func newTransitionCmd(g *globals, action client.Action) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required; recorded in the audit log)")
+	if action == client.ActionApprove {
+		cmd.Flags().StringArrayVar(&acks, "ack", nil, "acknowledge a contract widening by its id (repeatable; every widening of the version must be acknowledged)")
+	}
 	return cmd
 }

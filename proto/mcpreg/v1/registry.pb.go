@@ -40,8 +40,12 @@ type SubmitVersionRequest struct {
 	// first result; the same key with another body is a conflict. The HTTP
 	// header Idempotency-Key is an alternative.
 	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// contract is the capability contract, YAML or JSON text. Without it, a
+	// contract in server.json _meta "io.mcpreg/contract" is used, else the
+	// default contract.
+	Contract      string `protobuf:"bytes,5,opt,name=contract,proto3" json:"contract,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubmitVersionRequest) Reset() {
@@ -98,6 +102,13 @@ func (x *SubmitVersionRequest) GetInitializeResult() string {
 func (x *SubmitVersionRequest) GetIdempotencyKey() string {
 	if x != nil {
 		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *SubmitVersionRequest) GetContract() string {
+	if x != nil {
+		return x.Contract
 	}
 	return ""
 }
@@ -611,9 +622,12 @@ type TransitionRequest struct {
 	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	// reason is required and recorded in the audit log.
-	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// acknowledged_widenings lists the widening ids (see Finding.widening_id)
+	// the reviewer accepts; approval needs every one of the version's.
+	AcknowledgedWidenings []string `protobuf:"bytes,4,rep,name=acknowledged_widenings,json=acknowledgedWidenings,proto3" json:"acknowledged_widenings,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *TransitionRequest) Reset() {
@@ -667,6 +681,13 @@ func (x *TransitionRequest) GetReason() string {
 	return ""
 }
 
+func (x *TransitionRequest) GetAcknowledgedWidenings() []string {
+	if x != nil {
+		return x.AcknowledgedWidenings
+	}
+	return nil
+}
+
 // Version is an immutable release of a server.
 type Version struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -684,8 +705,15 @@ type Version struct {
 	ServerJson string `protobuf:"bytes,10,opt,name=server_json,json=serverJson,proto3" json:"server_json,omitempty"`
 	Pins       *Pins  `protobuf:"bytes,11,opt,name=pins,proto3" json:"pins,omitempty"`
 	// snapshot is present on GetVersion and SubmitVersion, absent in lists.
-	Snapshot      *ToolSnapshot `protobuf:"bytes,12,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
-	Decisions     []*Decision   `protobuf:"bytes,13,rep,name=decisions,proto3" json:"decisions,omitempty"`
+	Snapshot  *ToolSnapshot `protobuf:"bytes,12,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	Decisions []*Decision   `protobuf:"bytes,13,rep,name=decisions,proto3" json:"decisions,omitempty"`
+	// contract is the normalised capability contract as JSON text, exactly
+	// what pins.contract_hash covers.
+	Contract string `protobuf:"bytes,14,opt,name=contract,proto3" json:"contract,omitempty"`
+	// contract_source is submitted, server_json_meta or default.
+	ContractSource string `protobuf:"bytes,15,opt,name=contract_source,json=contractSource,proto3" json:"contract_source,omitempty"`
+	// findings are what reviewers must see, highest severity first.
+	Findings      []*Finding `protobuf:"bytes,16,rep,name=findings,proto3" json:"findings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -811,6 +839,307 @@ func (x *Version) GetDecisions() []*Decision {
 	return nil
 }
 
+func (x *Version) GetContract() string {
+	if x != nil {
+		return x.Contract
+	}
+	return ""
+}
+
+func (x *Version) GetContractSource() string {
+	if x != nil {
+		return x.ContractSource
+	}
+	return ""
+}
+
+func (x *Version) GetFindings() []*Finding {
+	if x != nil {
+		return x.Findings
+	}
+	return nil
+}
+
+// Finding is evidence for a reviewer, not a verdict.
+type Finding struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Source   string                 `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	Kind     string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Severity string                 `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	Tool     string                 `protobuf:"bytes,4,opt,name=tool,proto3" json:"tool,omitempty"`
+	Pointer  string                 `protobuf:"bytes,5,opt,name=pointer,proto3" json:"pointer,omitempty"`
+	Message  string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	Evidence string                 `protobuf:"bytes,7,opt,name=evidence,proto3" json:"evidence,omitempty"`
+	// widening_id is set when the finding is a contract widening that
+	// approval must acknowledge.
+	WideningId    string `protobuf:"bytes,8,opt,name=widening_id,json=wideningId,proto3" json:"widening_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Finding) Reset() {
+	*x = Finding{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Finding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Finding) ProtoMessage() {}
+
+func (x *Finding) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Finding.ProtoReflect.Descriptor instead.
+func (*Finding) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Finding) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Finding) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Finding) GetSeverity() string {
+	if x != nil {
+		return x.Severity
+	}
+	return ""
+}
+
+func (x *Finding) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *Finding) GetPointer() string {
+	if x != nil {
+		return x.Pointer
+	}
+	return ""
+}
+
+func (x *Finding) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Finding) GetEvidence() string {
+	if x != nil {
+		return x.Evidence
+	}
+	return ""
+}
+
+func (x *Finding) GetWideningId() string {
+	if x != nil {
+		return x.WideningId
+	}
+	return ""
+}
+
+// GetServerPolicyRequest names a server.
+type GetServerPolicyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetServerPolicyRequest) Reset() {
+	*x = GetServerPolicyRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetServerPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetServerPolicyRequest) ProtoMessage() {}
+
+func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
+func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetServerPolicyRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// UpdateServerPolicyRequest replaces a server's policy.
+type UpdateServerPolicyRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Policy *ServerPolicy          `protobuf:"bytes,2,opt,name=policy,proto3" json:"policy,omitempty"`
+	// reason is required and recorded in the audit log.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateServerPolicyRequest) Reset() {
+	*x = UpdateServerPolicyRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateServerPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateServerPolicyRequest) ProtoMessage() {}
+
+func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
+func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UpdateServerPolicyRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateServerPolicyRequest) GetPolicy() *ServerPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+func (x *UpdateServerPolicyRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ServerPolicy is what a server's versions must satisfy.
+type ServerPolicy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// require_contract refuses submissions without a capability contract.
+	RequireContract bool                   `protobuf:"varint,2,opt,name=require_contract,json=requireContract,proto3" json:"require_contract,omitempty"`
+	UpdatedAt       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	UpdatedBy       string                 `protobuf:"bytes,4,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ServerPolicy) Reset() {
+	*x = ServerPolicy{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerPolicy) ProtoMessage() {}
+
+func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
+func (*ServerPolicy) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ServerPolicy) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ServerPolicy) GetRequireContract() bool {
+	if x != nil {
+		return x.RequireContract
+	}
+	return false
+}
+
+func (x *ServerPolicy) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *ServerPolicy) GetUpdatedBy() string {
+	if x != nil {
+		return x.UpdatedBy
+	}
+	return ""
+}
+
 // Pins are the hashes a host checks a live server against (mcpreg-pin-v1).
 type Pins struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
@@ -822,13 +1151,15 @@ type Pins struct {
 	Tools              []*ToolPin             `protobuf:"bytes,6,rep,name=tools,proto3" json:"tools,omitempty"`
 	CreatedAt          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	CreatedBy          string                 `protobuf:"bytes,8,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// contract_hash covers the normalised capability contract.
+	ContractHash  string `protobuf:"bytes,9,opt,name=contract_hash,json=contractHash,proto3" json:"contract_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +1171,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +1184,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -912,6 +1243,13 @@ func (x *Pins) GetCreatedBy() string {
 	return ""
 }
 
+func (x *Pins) GetContractHash() string {
+	if x != nil {
+		return x.ContractHash
+	}
+	return ""
+}
+
 // ToolPin is one tool's pin.
 type ToolPin struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -923,7 +1261,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -935,7 +1273,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -948,7 +1286,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolPin) GetName() string {
@@ -982,7 +1320,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1332,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1345,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -1065,7 +1403,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1415,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1428,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Tool) GetName() string {
@@ -1130,7 +1468,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1480,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1493,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Decision) GetAction() string {
@@ -1221,7 +1559,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1233,7 +1571,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,7 +1584,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -1295,7 +1633,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1307,7 +1645,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1320,7 +1658,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -1358,7 +1696,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1708,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1721,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -1479,7 +1817,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +1829,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +1842,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -1522,7 +1860,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1872,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1885,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -1594,7 +1932,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1606,7 +1944,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1619,7 +1957,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 // Principal is an identity holding tokens.
@@ -1636,7 +1974,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1648,7 +1986,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1661,7 +1999,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Principal) GetName() string {
@@ -1717,7 +2055,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +2067,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +2080,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -1798,7 +2136,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1810,7 +2148,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1823,7 +2161,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -1850,7 +2188,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1862,7 +2200,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1875,7 +2213,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -1895,7 +2233,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2245,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2258,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1941,7 +2279,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1953,7 +2291,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1966,7 +2304,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -2000,7 +2338,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2350,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2363,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Token) GetId() string {
@@ -2088,13 +2426,14 @@ var File_mcpreg_v1_registry_proto protoreflect.FileDescriptor
 
 const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
-	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa3\x01\n" +
+	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
 	"\x14SubmitVersionRequest\x12\x1f\n" +
 	"\vserver_json\x18\x01 \x01(\tR\n" +
 	"serverJson\x12\x14\n" +
 	"\x05tools\x18\x02 \x01(\tR\x05tools\x12+\n" +
 	"\x11initialize_result\x18\x03 \x01(\tR\x10initializeResult\x12'\n" +
-	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\"\xb0\x01\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x12\x1a\n" +
+	"\bcontract\x18\x05 \x01(\tR\bcontract\"\xb0\x01\n" +
 	"\x12ListServersRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -2136,11 +2475,12 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"A\n" +
 	"\x11GetVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"Y\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"\x90\x01\n" +
 	"\x11TransitionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xfe\x03\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x125\n" +
+	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xf3\x04\n" +
 	"\aVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -2156,7 +2496,33 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"serverJson\x12#\n" +
 	"\x04pins\x18\v \x01(\v2\x0f.mcpreg.v1.PinsR\x04pins\x123\n" +
 	"\bsnapshot\x18\f \x01(\v2\x17.mcpreg.v1.ToolSnapshotR\bsnapshot\x121\n" +
-	"\tdecisions\x18\r \x03(\v2\x13.mcpreg.v1.DecisionR\tdecisions\"\xc9\x02\n" +
+	"\tdecisions\x18\r \x03(\v2\x13.mcpreg.v1.DecisionR\tdecisions\x12\x1a\n" +
+	"\bcontract\x18\x0e \x01(\tR\bcontract\x12'\n" +
+	"\x0fcontract_source\x18\x0f \x01(\tR\x0econtractSource\x12.\n" +
+	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\"\xd6\x01\n" +
+	"\aFinding\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
+	"\bseverity\x18\x03 \x01(\tR\bseverity\x12\x12\n" +
+	"\x04tool\x18\x04 \x01(\tR\x04tool\x12\x18\n" +
+	"\apointer\x18\x05 \x01(\tR\apointer\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1a\n" +
+	"\bevidence\x18\a \x01(\tR\bevidence\x12\x1f\n" +
+	"\vwidening_id\x18\b \x01(\tR\n" +
+	"wideningId\",\n" +
+	"\x16GetServerPolicyRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"x\n" +
+	"\x19UpdateServerPolicyRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
+	"\x06policy\x18\x02 \x01(\v2\x17.mcpreg.v1.ServerPolicyR\x06policy\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xa7\x01\n" +
+	"\fServerPolicy\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
+	"\x10require_contract\x18\x02 \x01(\bR\x0frequireContract\x129\n" +
+	"\n" +
+	"updated_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
+	"\n" +
+	"updated_by\x18\x04 \x01(\tR\tupdatedBy\"\xee\x02\n" +
 	"\x04Pins\x12!\n" +
 	"\fspec_version\x18\x01 \x01(\tR\vspecVersion\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\x05R\brevision\x120\n" +
@@ -2168,7 +2534,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1d\n" +
 	"\n" +
-	"created_by\x18\b \x01(\tR\tcreatedBy\"1\n" +
+	"created_by\x18\b \x01(\tR\tcreatedBy\x12#\n" +
+	"\rcontract_hash\x18\t \x01(\tR\fcontractHash\"1\n" +
 	"\aToolPin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\tR\x04hash\"\x8e\x02\n" +
@@ -2275,7 +2642,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
 	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUsedAt2\xf6\v\n" +
+	"lastUsedAt2\xeb\r\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -2289,7 +2656,9 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0eReleaseVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"<\x82\xd3\xe4\x93\x026:\x01*\"1/v1/servers/{name=*/*}/versions/{version}/release\x12~\n" +
 	"\rRevokeVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/revoke\x12r\n" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
-	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12L\n" +
+	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
+	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
+	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12L\n" +
 	"\x06WhoAmI\x12\x18.mcpreg.v1.WhoAmIRequest\x1a\x14.mcpreg.v1.Principal\"\x12\x82\xd3\xe4\x93\x02\f\x12\n" +
 	"/v1/whoami2\xb5\x02\n" +
 	"\fTokenService\x12c\n" +
@@ -2312,99 +2681,110 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
-	(*SubmitVersionRequest)(nil),     // 0: mcpreg.v1.SubmitVersionRequest
-	(*ListServersRequest)(nil),       // 1: mcpreg.v1.ListServersRequest
-	(*ListServersResponse)(nil),      // 2: mcpreg.v1.ListServersResponse
-	(*GetServerRequest)(nil),         // 3: mcpreg.v1.GetServerRequest
-	(*Server)(nil),                   // 4: mcpreg.v1.Server
-	(*ListVersionsRequest)(nil),      // 5: mcpreg.v1.ListVersionsRequest
-	(*ListVersionsResponse)(nil),     // 6: mcpreg.v1.ListVersionsResponse
-	(*GetVersionRequest)(nil),        // 7: mcpreg.v1.GetVersionRequest
-	(*TransitionRequest)(nil),        // 8: mcpreg.v1.TransitionRequest
-	(*Version)(nil),                  // 9: mcpreg.v1.Version
-	(*Pins)(nil),                     // 10: mcpreg.v1.Pins
-	(*ToolPin)(nil),                  // 11: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),             // 12: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                     // 13: mcpreg.v1.Tool
-	(*Decision)(nil),                 // 14: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),   // 15: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),  // 16: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),               // 17: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),  // 18: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil), // 19: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),            // 20: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                // 21: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),       // 22: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),      // 23: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),        // 24: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),       // 25: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),       // 26: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                    // 27: mcpreg.v1.Token
-	(*timestamppb.Timestamp)(nil),    // 28: google.protobuf.Timestamp
+	(*SubmitVersionRequest)(nil),      // 0: mcpreg.v1.SubmitVersionRequest
+	(*ListServersRequest)(nil),        // 1: mcpreg.v1.ListServersRequest
+	(*ListServersResponse)(nil),       // 2: mcpreg.v1.ListServersResponse
+	(*GetServerRequest)(nil),          // 3: mcpreg.v1.GetServerRequest
+	(*Server)(nil),                    // 4: mcpreg.v1.Server
+	(*ListVersionsRequest)(nil),       // 5: mcpreg.v1.ListVersionsRequest
+	(*ListVersionsResponse)(nil),      // 6: mcpreg.v1.ListVersionsResponse
+	(*GetVersionRequest)(nil),         // 7: mcpreg.v1.GetVersionRequest
+	(*TransitionRequest)(nil),         // 8: mcpreg.v1.TransitionRequest
+	(*Version)(nil),                   // 9: mcpreg.v1.Version
+	(*Finding)(nil),                   // 10: mcpreg.v1.Finding
+	(*GetServerPolicyRequest)(nil),    // 11: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil), // 12: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),              // 13: mcpreg.v1.ServerPolicy
+	(*Pins)(nil),                      // 14: mcpreg.v1.Pins
+	(*ToolPin)(nil),                   // 15: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),              // 16: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                      // 17: mcpreg.v1.Tool
+	(*Decision)(nil),                  // 18: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),    // 19: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),   // 20: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                // 21: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),   // 22: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),  // 23: mcpreg.v1.VerifyAuditChainResponse
+	(*WhoAmIRequest)(nil),             // 24: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                 // 25: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),        // 26: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),       // 27: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),         // 28: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),        // 29: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),        // 30: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                     // 31: mcpreg.v1.Token
+	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	4,  // 0: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	28, // 1: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	28, // 2: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	32, // 1: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	32, // 2: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	9,  // 3: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	28, // 4: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	28, // 5: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	10, // 6: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	12, // 7: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	14, // 8: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	11, // 9: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	28, // 10: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	13, // 11: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	28, // 12: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	28, // 13: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	17, // 14: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	28, // 15: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	28, // 16: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	27, // 17: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	27, // 18: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	28, // 19: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	28, // 20: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	28, // 21: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	28, // 22: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	0,  // 23: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	1,  // 24: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	3,  // 25: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	5,  // 26: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	7,  // 27: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	8,  // 28: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 29: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 30: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 31: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 32: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 33: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	18, // 34: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	20, // 35: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	22, // 36: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	24, // 37: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	26, // 38: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	9,  // 39: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	2,  // 40: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	4,  // 41: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	6,  // 42: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	9,  // 43: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	9,  // 44: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	9,  // 45: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	9,  // 46: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	9,  // 47: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	9,  // 48: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	16, // 49: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	19, // 50: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	21, // 51: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	23, // 52: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	25, // 53: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	27, // 54: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	39, // [39:55] is the sub-list for method output_type
-	23, // [23:39] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	32, // 4: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	32, // 5: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	14, // 6: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	16, // 7: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	18, // 8: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	10, // 9: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	13, // 10: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	32, // 11: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	15, // 12: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	32, // 13: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	17, // 14: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	32, // 15: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	32, // 16: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	21, // 17: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	32, // 18: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	32, // 19: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	31, // 20: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	31, // 21: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	32, // 22: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	32, // 23: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	32, // 24: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	32, // 25: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	0,  // 26: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	1,  // 27: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	3,  // 28: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	5,  // 29: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	7,  // 30: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	8,  // 31: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 32: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 33: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 34: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 35: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	19, // 36: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	22, // 37: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	11, // 38: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	12, // 39: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	24, // 40: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	26, // 41: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	28, // 42: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	30, // 43: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	9,  // 44: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	2,  // 45: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	4,  // 46: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	6,  // 47: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	9,  // 48: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	9,  // 49: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	9,  // 50: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	9,  // 51: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	9,  // 52: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	9,  // 53: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	20, // 54: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	23, // 55: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	13, // 56: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	13, // 57: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	25, // 58: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	27, // 59: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	29, // 60: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	31, // 61: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	44, // [44:62] is the sub-list for method output_type
+	26, // [26:44] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -2412,14 +2792,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[12].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -19,19 +19,21 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RegistryService_SubmitVersion_FullMethodName     = "/mcpreg.v1.RegistryService/SubmitVersion"
-	RegistryService_ListServers_FullMethodName       = "/mcpreg.v1.RegistryService/ListServers"
-	RegistryService_GetServer_FullMethodName         = "/mcpreg.v1.RegistryService/GetServer"
-	RegistryService_ListVersions_FullMethodName      = "/mcpreg.v1.RegistryService/ListVersions"
-	RegistryService_GetVersion_FullMethodName        = "/mcpreg.v1.RegistryService/GetVersion"
-	RegistryService_ApproveVersion_FullMethodName    = "/mcpreg.v1.RegistryService/ApproveVersion"
-	RegistryService_RejectVersion_FullMethodName     = "/mcpreg.v1.RegistryService/RejectVersion"
-	RegistryService_QuarantineVersion_FullMethodName = "/mcpreg.v1.RegistryService/QuarantineVersion"
-	RegistryService_ReleaseVersion_FullMethodName    = "/mcpreg.v1.RegistryService/ReleaseVersion"
-	RegistryService_RevokeVersion_FullMethodName     = "/mcpreg.v1.RegistryService/RevokeVersion"
-	RegistryService_ListAuditEvents_FullMethodName   = "/mcpreg.v1.RegistryService/ListAuditEvents"
-	RegistryService_VerifyAuditChain_FullMethodName  = "/mcpreg.v1.RegistryService/VerifyAuditChain"
-	RegistryService_WhoAmI_FullMethodName            = "/mcpreg.v1.RegistryService/WhoAmI"
+	RegistryService_SubmitVersion_FullMethodName      = "/mcpreg.v1.RegistryService/SubmitVersion"
+	RegistryService_ListServers_FullMethodName        = "/mcpreg.v1.RegistryService/ListServers"
+	RegistryService_GetServer_FullMethodName          = "/mcpreg.v1.RegistryService/GetServer"
+	RegistryService_ListVersions_FullMethodName       = "/mcpreg.v1.RegistryService/ListVersions"
+	RegistryService_GetVersion_FullMethodName         = "/mcpreg.v1.RegistryService/GetVersion"
+	RegistryService_ApproveVersion_FullMethodName     = "/mcpreg.v1.RegistryService/ApproveVersion"
+	RegistryService_RejectVersion_FullMethodName      = "/mcpreg.v1.RegistryService/RejectVersion"
+	RegistryService_QuarantineVersion_FullMethodName  = "/mcpreg.v1.RegistryService/QuarantineVersion"
+	RegistryService_ReleaseVersion_FullMethodName     = "/mcpreg.v1.RegistryService/ReleaseVersion"
+	RegistryService_RevokeVersion_FullMethodName      = "/mcpreg.v1.RegistryService/RevokeVersion"
+	RegistryService_ListAuditEvents_FullMethodName    = "/mcpreg.v1.RegistryService/ListAuditEvents"
+	RegistryService_VerifyAuditChain_FullMethodName   = "/mcpreg.v1.RegistryService/VerifyAuditChain"
+	RegistryService_GetServerPolicy_FullMethodName    = "/mcpreg.v1.RegistryService/GetServerPolicy"
+	RegistryService_UpdateServerPolicy_FullMethodName = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
+	RegistryService_WhoAmI_FullMethodName             = "/mcpreg.v1.RegistryService/WhoAmI"
 )
 
 // RegistryServiceClient is the client API for RegistryService service.
@@ -69,6 +71,11 @@ type RegistryServiceClient interface {
 	ListAuditEvents(ctx context.Context, in *ListAuditEventsRequest, opts ...grpc.CallOption) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
 	VerifyAuditChain(ctx context.Context, in *VerifyAuditChainRequest, opts ...grpc.CallOption) (*VerifyAuditChainResponse, error)
+	// GetServerPolicy returns what a server's versions must satisfy.
+	GetServerPolicy(ctx context.Context, in *GetServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
+	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
+	// audited).
+	UpdateServerPolicy(ctx context.Context, in *UpdateServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
 	// WhoAmI describes the caller's principal.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*Principal, error)
 }
@@ -201,6 +208,26 @@ func (c *registryServiceClient) VerifyAuditChain(ctx context.Context, in *Verify
 	return out, nil
 }
 
+func (c *registryServiceClient) GetServerPolicy(ctx context.Context, in *GetServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServerPolicy)
+	err := c.cc.Invoke(ctx, RegistryService_GetServerPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) UpdateServerPolicy(ctx context.Context, in *UpdateServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServerPolicy)
+	err := c.cc.Invoke(ctx, RegistryService_UpdateServerPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*Principal, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Principal)
@@ -246,6 +273,11 @@ type RegistryServiceServer interface {
 	ListAuditEvents(context.Context, *ListAuditEventsRequest) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
 	VerifyAuditChain(context.Context, *VerifyAuditChainRequest) (*VerifyAuditChainResponse, error)
+	// GetServerPolicy returns what a server's versions must satisfy.
+	GetServerPolicy(context.Context, *GetServerPolicyRequest) (*ServerPolicy, error)
+	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
+	// audited).
+	UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error)
 	// WhoAmI describes the caller's principal.
 	WhoAmI(context.Context, *WhoAmIRequest) (*Principal, error)
 	mustEmbedUnimplementedRegistryServiceServer()
@@ -293,6 +325,12 @@ func (UnimplementedRegistryServiceServer) ListAuditEvents(context.Context, *List
 }
 func (UnimplementedRegistryServiceServer) VerifyAuditChain(context.Context, *VerifyAuditChainRequest) (*VerifyAuditChainResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyAuditChain not implemented")
+}
+func (UnimplementedRegistryServiceServer) GetServerPolicy(context.Context, *GetServerPolicyRequest) (*ServerPolicy, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetServerPolicy not implemented")
+}
+func (UnimplementedRegistryServiceServer) UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateServerPolicy not implemented")
 }
 func (UnimplementedRegistryServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*Principal, error) {
 	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
@@ -534,6 +572,42 @@ func _RegistryService_VerifyAuditChain_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_GetServerPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetServerPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).GetServerPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_GetServerPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).GetServerPolicy(ctx, req.(*GetServerPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_UpdateServerPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateServerPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).UpdateServerPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_UpdateServerPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).UpdateServerPolicy(ctx, req.(*UpdateServerPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(WhoAmIRequest)
 	if err := dec(in); err != nil {
@@ -606,6 +680,14 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyAuditChain",
 			Handler:    _RegistryService_VerifyAuditChain_Handler,
+		},
+		{
+			MethodName: "GetServerPolicy",
+			Handler:    _RegistryService_GetServerPolicy_Handler,
+		},
+		{
+			MethodName: "UpdateServerPolicy",
+			Handler:    _RegistryService_UpdateServerPolicy_Handler,
 		},
 		{
 			MethodName: "WhoAmI",

@@ -11,6 +11,10 @@ CREATE INDEX `auditevent_actor` ON `audit_events` (`actor`);
 CREATE INDEX `auditevent_action` ON `audit_events` (`action`);
 -- create "audit_heads" table
 CREATE TABLE `audit_heads` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `seq` integer NOT NULL DEFAULT (0), `hash` text NOT NULL DEFAULT (''));
+-- create "findings" table
+CREATE TABLE `findings` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `source` text NOT NULL, `kind` text NOT NULL, `severity` text NOT NULL, `tool` text NOT NULL DEFAULT (''), `pointer` text NOT NULL DEFAULT (''), `message` text NOT NULL, `evidence` text NOT NULL DEFAULT (''), `widening_id` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `findings_versions_findings` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "finding_version_id" to table: "findings"
+CREATE INDEX `finding_version_id` ON `findings` (`version_id`);
 -- create "idempotency_keys" table
 CREATE TABLE `idempotency_keys` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `principal` text NOT NULL, `key` text NOT NULL, `request_hash` text NOT NULL, `version_id` integer NOT NULL, `created_at` datetime NOT NULL);
 -- create index "idempotencykey_principal_key" to table: "idempotency_keys"
@@ -35,6 +39,10 @@ CREATE UNIQUE INDEX `servers_name_key` ON `servers` (`name`);
 CREATE INDEX `server_namespace` ON `servers` (`namespace`);
 -- create index "server_owner" to table: "servers"
 CREATE INDEX `server_owner` ON `servers` (`owner`);
+-- create "server_policies" table
+CREATE TABLE `server_policies` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `require_contract` bool NOT NULL DEFAULT (false), `updated_at` datetime NOT NULL, `updated_by` text NOT NULL, `server_id` integer NOT NULL, CONSTRAINT `server_policies_servers_policy` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
+-- create index "server_policies_server_id_key" to table: "server_policies"
+CREATE UNIQUE INDEX `server_policies_server_id_key` ON `server_policies` (`server_id`);
 -- create "tokens" table
 CREATE TABLE `tokens` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `public_id` text NOT NULL, `name` text NOT NULL DEFAULT (''), `secret_hash` text NOT NULL, `created_at` datetime NOT NULL, `expires_at` datetime NULL, `revoked_at` datetime NULL, `last_used_at` datetime NULL, `principal_id` integer NOT NULL, CONSTRAINT `tokens_principals_tokens` FOREIGN KEY (`principal_id`) REFERENCES `principals` (`id`) ON DELETE NO ACTION);
 -- create index "tokens_public_id_key" to table: "tokens"
@@ -52,7 +60,7 @@ CREATE TABLE `tool_snapshots` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, 
 -- create index "toolsnapshot_version_id" to table: "tool_snapshots"
 CREATE INDEX `toolsnapshot_version_id` ON `tool_snapshots` (`version_id`);
 -- create "versions" table
-CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
+CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `contract` blob NULL, `contract_source` text NOT NULL DEFAULT ('default'), `contract_raw` blob NULL, `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
 -- create index "version_server_id_version" to table: "versions"
 CREATE UNIQUE INDEX `version_server_id_version` ON `versions` (`server_id`, `version`);
 -- create index "version_state" to table: "versions"
@@ -81,6 +89,10 @@ DROP INDEX `tokens_secret_hash_key`;
 DROP INDEX `tokens_public_id_key`;
 -- reverse: create "tokens" table
 DROP TABLE `tokens`;
+-- reverse: create index "server_policies_server_id_key" to table: "server_policies"
+DROP INDEX `server_policies_server_id_key`;
+-- reverse: create "server_policies" table
+DROP TABLE `server_policies`;
 -- reverse: create index "server_owner" to table: "servers"
 DROP INDEX `server_owner`;
 -- reverse: create index "server_namespace" to table: "servers"
@@ -105,6 +117,10 @@ DROP TABLE `pin_revisions`;
 DROP INDEX `idempotencykey_principal_key`;
 -- reverse: create "idempotency_keys" table
 DROP TABLE `idempotency_keys`;
+-- reverse: create index "finding_version_id" to table: "findings"
+DROP INDEX `finding_version_id`;
+-- reverse: create "findings" table
+DROP TABLE `findings`;
 -- reverse: create "audit_heads" table
 DROP TABLE `audit_heads`;
 -- reverse: create index "auditevent_action" to table: "audit_events"

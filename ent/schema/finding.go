@@ -1,0 +1,42 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Finding is something a reviewer must see about a version: a contract
+// check, a contract widening to acknowledge, later scan and attestation
+// problems.
+type Finding struct{ ent.Schema }
+
+// Fields of Finding.
+func (Finding) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("version_id").Immutable(),
+		field.String("source").Immutable(),
+		field.String("kind").Immutable(),
+		field.String("severity").Immutable(),
+		field.String("tool").Default("").Immutable(),
+		field.String("pointer").Default("").Immutable(),
+		field.String("message").Immutable(),
+		field.String("evidence").Default("").Immutable(),
+		// widening_id is set on contract widenings: approval must acknowledge it.
+		field.String("widening_id").Default("").Immutable(),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of Finding.
+func (Finding) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", Version.Type).Ref("findings").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of Finding.
+func (Finding) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id")}
+}
