@@ -82,6 +82,9 @@ create_role_and_database() {
 	psql_admin >&2 <<SQL
 SELECT format('CREATE ROLE %I', '$role') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$role')\gexec
 ALTER ROLE $role LOGIN CREATEDB PASSWORD '$password';
+-- storetest drops its databases WITH (FORCE), which must be able to end
+-- an autovacuum worker that happens to be in one.
+GRANT pg_signal_backend TO $role;
 SELECT format('CREATE DATABASE %I OWNER %I', '$database', '$role') WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$database')\gexec
 SQL
 }

@@ -39,7 +39,7 @@ func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 	out := &mcpregv1.Pins{SpecVersion: p.SpecVersion, Revision: int32(p.Revision),
 		ToolDefinitionHash: p.ToolDefinitionHash, SchemaHash: p.SchemaHash, InstructionsHash: p.InstructionsHash,
 		ContractHash: p.ContractHash,
-		CreatedAt: ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
+		CreatedAt:    ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
 	for i, t := range p.Tools {
 		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash}
 	}

@@ -52,9 +52,15 @@ func postgresDatabase(t testing.TB) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-			t.Errorf("storetest: drop database %s: %v", name, err)
+		// An autovacuum worker may hold the database for a moment.
+		var err error
+		for attempt := 0; attempt < 5; attempt++ {
+			if _, err = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err == nil {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
+		t.Errorf("storetest: drop database %s: %v", name, err)
 	})
 	u.Path = "/" + name
 	return u.String()
