@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/pin"
 	"github.com/mcpreg/mcpreg/store"
 )
@@ -17,11 +18,17 @@ type Limits struct {
 	MaxServerJSONBytes int
 	// MaxPageSize caps list page sizes.
 	MaxPageSize int
+	// Contract limits apply to capability contract documents.
+	Contract contract.Limits
+	// ContractMaxTokenTTL is the longest token lifetime a contract may
+	// declare without a finding.
+	ContractMaxTokenTTL time.Duration
 }
 
 // DefaultLimits are the limits used when none are configured.
 func DefaultLimits() Limits {
-	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200}
+	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
+		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL}
 }
 
 // Service implements the registry use-cases over a store.

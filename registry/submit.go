@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/schema"
@@ -24,7 +25,10 @@ type Submission struct {
 	ServerJSON       []byte
 	Tools            []byte
 	InitializeResult []byte
-	IdempotencyKey   string
+	// Contract is the capability contract, YAML or JSON; empty means the
+	// one in server.json _meta, else the default contract.
+	Contract       []byte
+	IdempotencyKey string
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -33,6 +37,7 @@ type parsedSubmission struct {
 	tools    *pin.ToolsList
 	init     *InitializeFacts
 	pins     pin.Pins
+	contract *parsedContract
 	reqHash  string
 	subject  string
 	versionS string
@@ -99,7 +104,11 @@ func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: tools: %w", ErrInvalid, err)
 	}
-	return &parsedSubmission{doc: doc, tools: tools, init: init, pins: pins,
+	pc, err := s.parseContract(sub.Contract, sub.ServerJSON, tools)
+	if err != nil {
+		return nil, err
+	}
+	return &parsedSubmission{doc: doc, tools: tools, init: init, pins: pins, contract: pc,
 		reqHash: requestHash(sub), subject: doc.Server.Name + "@" + doc.Server.Version, versionS: doc.Server.Version}, nil
 }
 
@@ -138,7 +147,7 @@ func pinError(field string, err error) error {
 // requestHash identifies a submission's content for idempotent retries.
 func requestHash(sub Submission) string {
 	h := sha256.New()
-	for _, part := range [][]byte{sub.ServerJSON, sub.Tools, sub.InitializeResult} {
+	for _, part := range [][]byte{sub.ServerJSON, sub.Tools, sub.InitializeResult, sub.Contract} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
@@ -166,6 +175,9 @@ func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p 
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		srv, err := s.serverFor(ctx, tx, c, p)
 		if err != nil {
+			return err
+		}
+		if err := checkSubmissionPolicy(ctx, tx, srv, p); err != nil {
 			return err
 		}
 		v, err := s.createVersion(ctx, tx, c, srv, p)
@@ -206,15 +218,19 @@ func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parse
 func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, p *parsedSubmission) (*ent.Version, error) {
 	v, err := tx.Version.Create().SetServerID(srv.ID).SetVersion(p.versionS).SetServerJSON(p.doc.Raw).
 		SetDescription(p.doc.Server.Description).SetSubmittedBy(c.Principal).SetSubmittedAt(s.now()).
-		SetStateChangedAt(s.now()).SetRequestHash(p.reqHash).SetPinRevision(1).Save(ctx)
+		SetStateChangedAt(s.now()).SetRequestHash(p.reqHash).SetPinRevision(1).
+		SetContract(p.contract.json).SetContractSource(p.contract.source).SetContractRaw(p.contract.raw).Save(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.saveSubmissionFindings(ctx, tx, srv.ID, v.ID, p); err != nil {
 		return nil, err
 	}
 	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
 	if err != nil {
 		return nil, err
 	}
-	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, c.Principal, "submission")
+	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, p.contract.hash, c.Principal, "submission")
 }
 
 // createSnapshot stores a snapshot and its tools, each with its hash from the
@@ -243,16 +259,40 @@ func (s *Service) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int,
 	return snap, nil
 }
 
-func (s *Service) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, by, reason string) error {
+func (s *Service) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, contractHash, by, reason string) error {
 	tools := make([]schema.ToolPinRecord, len(p.Tools))
 	for i, t := range p.Tools {
 		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash}
 	}
 	return tx.PinRevision.Create().SetVersionID(versionID).SetRevision(rev).SetSnapshotID(snapID).
 		SetSpecVersion(pin.SpecVersion).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
-		SetInstructionsHash(p.InstructionsHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
+		SetInstructionsHash(p.InstructionsHash).SetContractHash(contractHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
 		SetCreatedAt(s.now()).Exec(ctx)
 }
 
 // subjectOf names a version in audit events and errors.
 func subjectOf(name, version string) string { return name + "@" + strings.TrimSpace(version) }
+
+// checkSubmissionPolicy applies the server's policy to a submission.
+func checkSubmissionPolicy(ctx context.Context, tx *ent.Tx, srv *ent.Server, p *parsedSubmission) error {
+	pol, err := policyOf(ctx, tx, srv.ID)
+	if err != nil {
+		return err
+	}
+	if pol.RequireContract && p.contract.source == ContractDefault {
+		return fmt.Errorf("%w: the policy of %s requires a capability contract: submit one (mcpreg submit --contract FILE) or put it in server.json _meta %q",
+			ErrFailedPrecondition, srv.Name, contract.MetaKey)
+	}
+	return nil
+}
+
+// saveSubmissionFindings stores the contract checks and the contract's
+// widenings against the previous approved version.
+func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, p *parsedSubmission) error {
+	fs := s.contractFindings(p.contract, p.tools)
+	ws, against, err := widenings(ctx, tx, serverID, versionID, p.contract.normalized)
+	if err != nil {
+		return err
+	}
+	return saveFindings(ctx, tx, versionID, append(fs, wideningRecords(ws, against)...))
+}

@@ -40,7 +40,9 @@ const maxReason = 2000
 
 // Transition moves a version along the lifecycle, with a decision record and
 // an audit event in the same transaction.
-func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string) (*mcpregv1.Version, error) {
+// Approval needs acks to cover every widening of the version's capability
+// contract against the previous approved version.
+func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string, acks ...string) (*mcpregv1.Version, error) {
 	rule, ok := lifecycle[a]
 	if !ok {
 		return nil, invalidf("unknown action %q", a)
@@ -58,7 +60,17 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 			return err
 		}
 		id = v.ID
-		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason))
+		details := ""
+		if a == ActionApprove {
+			acked, err := checkAcknowledged(ctx, tx, v, subjectOf(name, ver), acks)
+			if err != nil {
+				return err
+			}
+			if len(acked) > 0 {
+				details = "acknowledged contract widenings: " + strings.Join(acked, ", ")
+			}
+		}
+		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason), details)
 	})
 	if err != nil {
 		return nil, err
@@ -112,7 +124,7 @@ func checkTransition(c *Caller, a Action, rule transitionRule, v *ent.Version, s
 	return nil
 }
 
-func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason string) error {
+func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason, details string) error {
 	now := s.now()
 	err := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now).Exec(ctx)
 	if err != nil {
@@ -125,6 +137,6 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 		return fmt.Errorf("record decision: %w", err)
 	}
 	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version." + string(a), Subject: subject,
-		Before: string(v.State), After: string(rule.to), Reason: reason, RequestID: c.RequestID})
+		Before: string(v.State), After: string(rule.to), Reason: reason, RequestID: c.RequestID, Details: details})
 	return err
 }

@@ -31,7 +31,8 @@ func (s *registryServer) SubmitVersion(ctx context.Context, r *mcpregv1.SubmitVe
 		key = firstMetadata(ctx, HeaderIdempotencyKey)
 	}
 	v, err := s.svc.Submit(ctx, s.caller(ctx), registry.Submission{ServerJSON: []byte(r.GetServerJson()),
-		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult()), IdempotencyKey: key})
+		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult()), Contract: []byte(r.GetContract()),
+		IdempotencyKey: key})
 	return v, toStatus(ctx, s.log, err)
 }
 
@@ -72,7 +73,7 @@ func (s *registryServer) GetVersion(ctx context.Context, r *mcpregv1.GetVersionR
 }
 
 func (s *registryServer) transition(ctx context.Context, a registry.Action, r *mcpregv1.TransitionRequest) (*mcpregv1.Version, error) {
-	v, err := s.svc.Transition(ctx, s.caller(ctx), a, r.GetName(), r.GetVersion(), r.GetReason())
+	v, err := s.svc.Transition(ctx, s.caller(ctx), a, r.GetName(), r.GetVersion(), r.GetReason(), r.GetAcknowledgedWidenings()...)
 	return v, toStatus(ctx, s.log, err)
 }
 

@@ -108,7 +108,31 @@ func printVersion(w io.Writer, v *mcpregv1.Version) error {
 	if err := printVersionPins(w, v.GetPins()); err != nil {
 		return err
 	}
+	if err := printVersionFindings(w, v); err != nil {
+		return err
+	}
 	return printDecisions(w, v.GetDecisions())
+}
+
+// printVersionFindings lists what reviewers must see; contract widenings carry the
+// id that `mcpreg approve --ack` takes.
+func printVersionFindings(w io.Writer, v *mcpregv1.Version) error {
+	if v.GetPins().GetContractHash() != "" {
+		fmt.Fprintf(w, "\nContract (%s): %s\n", cell(v.GetContractSource()), cell(v.GetPins().GetContractHash()))
+	}
+	if len(v.GetFindings()) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nFindings (%d):\n", len(v.GetFindings()))
+	t := newTable(w)
+	for _, f := range v.GetFindings() {
+		what := f.GetMessage()
+		if f.GetWideningId() != "" {
+			what += " [ack: " + f.GetWideningId() + "]"
+		}
+		t.row("  "+f.GetSeverity(), f.GetKind(), f.GetTool(), what)
+	}
+	return t.flush()
 }
 
 func printVersionPins(w io.Writer, p *mcpregv1.Pins) error {
