@@ -1,0 +1,48 @@
+// Package scan reads what a live MCP server really serves: the facts of its
+// initialize result and its complete tools/list, every tool kept as the raw
+// JSON received, with the pins of package pin (DESIGN.md, "Reading a live
+// server").
+//
+// A [Reader] drives the official Go SDK as a client with one fixed
+// capability profile (no roots, sampling or elicitation) and protocol
+// version, over stdio ([StdioTarget]) or Streamable HTTP ([HTTPTarget]).
+// Raw bytes are captured below the SDK, never re-marshalled from its
+// structs (mcp.Tool drops "execution" and adds "idempotentHint"):
+//
+//   - stdio: the child's standard output is read through a tap that hands
+//     every newline-delimited message to a recorder before the SDK decodes
+//     it, and its standard input through one that notes each call's id.
+//     MCP's stdio transport forbids newlines inside a message, so a line is
+//     a message; a server that spreads one over several lines fails strict
+//     reading, although the SDK's decoder would accept it.
+//     (Wrapping the SDK's mcp.Connection instead would hide the
+//     connection's unexported session hooks, and it only sees decoded
+//     messages.)
+//   - HTTP: an http.RoundTripper notes each posted call and reads
+//     application/json bodies and text/event-stream events as they pass.
+//
+// The recorder matches responses to calls by JSON-RPC id. Every message
+// from the server is read strictly first (pin.Validate: no duplicate
+// members, invalid UTF-8, lone surrogates or out-of-range numbers), so a
+// server sending such JSON fails the scan with [ErrInvalid] even where the
+// SDK would have accepted it. Each tools/list page's "tools" goes through
+// pin.ParseToolsList; the pages of a listing are joined, from their raw
+// bytes, into one tools file ([Snapshot].ToolsFile) that is pinned.
+//
+// Servers are hostile input. A scan has a deadline and caps on bytes per
+// message and in total, pages, tools and nesting depth ([Limits]); it
+// follows nextCursor with a loop guard; it lists the tools at least twice
+// and reports different listings as a [KindListInconsistent] finding.
+// stdio servers run without a shell, with a scrubbed environment, in a
+// fresh working directory, optionally as another user, in their own process
+// group, which is killed with SIGKILL at the end of the scan or at its
+// deadline. (A grandchild that starts its own session escapes the group;
+// contain scans in a cgroup or container where that matters.) HTTP scans
+// dial through a guard that refuses loopback, private, link-local, shared,
+// multicast, reserved and cloud metadata addresses unless an [AllowList]
+// names them, checked on the resolved address at connect time; redirects
+// must stay on the same origin; proxies from the environment are not used.
+//
+// Failures match one of [ErrLimit], [ErrDenied], [ErrProtocol], [ErrInvalid]
+// and [ErrTimeout]. The package needs a Unix system (process groups).
+package scan
