@@ -1,8 +1,11 @@
 package registry_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/registry"
@@ -130,6 +133,30 @@ func TestOwnerNamespaces(t *testing.T) {
 		}
 		if _, err := svc.GetVersion(ctx, owner, "io.github.other/z", "1.0.0"); !errors.Is(err, registry.ErrPermissionDenied) {
 			t.Fatalf("owner reads other namespace: %v", err)
+		}
+	})
+}
+
+func TestContractFromServerJSONMeta(t *testing.T) {
+	forEach(t, func(t *testing.T, svc *registry.Service, _ *store.Store) {
+		sj := fmt.Appendf(nil, `{"$schema":%q,"name":"io.github.acme/meta","description":"d","version":"1.0.0",
+ "remotes":[{"type":"streamable-http","url":"https://mcp.example.com/mcp"}],
+ "_meta":{"io.modelcontextprotocol.registry/publisher-provided":{"io.mcpreg/contract":
+  {"contractVersion":"mcpreg.contract/v1","owner":"acme","auth":{"mode":"none"},"isolation":"container",
+   "tools":[{"name":"echo","riskTier":"read"}]}}}}`, schemaURL)
+		v, err := svc.Submit(context.Background(), owner, registry.Submission{ServerJSON: sj, Tools: []byte(tools)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.GetContractSource() != registry.ContractServerJSONMeta || !strings.Contains(v.GetContract(), `"riskTier":"read"`) {
+			t.Fatalf("contract from _meta not used: %s %s", v.GetContractSource(), v.GetContract())
+		}
+		// An explicit contract wins over _meta.
+		explicit := `{"contractVersion":"mcpreg.contract/v1","owner":"acme","auth":{"mode":"none"},"isolation":"local_process"}`
+		sj2 := bytes.Replace(sj, []byte(`"1.0.0"`), []byte(`"1.0.1"`), 1)
+		v, err = svc.Submit(context.Background(), owner, registry.Submission{ServerJSON: sj2, Tools: []byte(tools), Contract: []byte(explicit)})
+		if err != nil || v.GetContractSource() != registry.ContractSubmitted || !strings.Contains(v.GetContract(), "local_process") {
+			t.Fatalf("explicit contract: %v %s", err, v.GetContract())
 		}
 	})
 }

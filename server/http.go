@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/server/openapi"
 )
 
@@ -29,6 +30,8 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET /schemas/contract.schema.json", serveJSON(contract.SchemaJSON))
+	mux.HandleFunc("GET /schemas/contract-normalized.schema.json", serveJSON(contract.NormalizedSchemaJSON))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 	})
@@ -62,9 +65,15 @@ func readyz(db pinger, draining *atomic.Bool) http.HandlerFunc {
 	}
 }
 
-func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(openapi.Document)
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) { serveJSON(openapi.Document)(w, r) }
+
+// serveJSON serves a published document (OpenAPI, JSON Schemas).
+func serveJSON(doc []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(doc)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

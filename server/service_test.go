@@ -40,6 +40,12 @@ func TestOperatorEndpoints(t *testing.T) {
 	if r.Status != 200 || json.Unmarshal(r.Body, &doc) != nil || doc["paths"].(map[string]any)["/v1/versions"] == nil {
 		t.Fatalf("openapi: %d %.200s", r.Status, r.Body)
 	}
+	for _, path := range []string{"/schemas/contract.schema.json", "/schemas/contract-normalized.schema.json"} {
+		r := call(t, "GET", in.URL+path, "", nil)
+		if r.Status != 200 || !strings.Contains(string(r.Body), `"$schema"`) {
+			t.Fatalf("%s: %d", path, r.Status)
+		}
+	}
 	if r := call(t, "GET", in.URL+"/readyz", "", nil); r.Status != 200 {
 		t.Fatalf("readyz: %d", r.Status)
 	}
