@@ -21,6 +21,9 @@ type Config struct {
 	LogLevel        string
 	LogFormat       string
 	ScanAllowHosts  []string
+	// ContractMaxTokenTTL is the longest token lifetime a capability
+	// contract may declare without a finding.
+	ContractMaxTokenTTL time.Duration
 }
 
 // DefaultConfig is what `mcpregd serve` runs with when nothing is set.
@@ -34,6 +37,8 @@ func DefaultConfig() Config {
 		ShutdownTimeout: 15 * time.Second,
 		LogLevel:        "info",
 		LogFormat:       "json",
+
+		ContractMaxTokenTTL: 24 * time.Hour,
 	}
 }
 
@@ -47,6 +52,9 @@ func (c Config) Verify() error {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+	}
+	if c.ContractMaxTokenTTL < time.Second {
+		errs = append(errs, fmt.Errorf("--contract-max-token-ttl %s: want at least 1s", c.ContractMaxTokenTTL))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))

@@ -12,7 +12,7 @@ import (
 )
 
 // openApp opens and migrates the store and builds the registry service.
-func openApp(ctx context.Context, g *globalOpts, log *slog.Logger) (*store.Store, *registry.Service, error) {
+func openApp(ctx context.Context, g *globalOpts, log *slog.Logger, opts ...registry.Option) (*store.Store, *registry.Service, error) {
 	st, err := store.Open(ctx, g.db)
 	if err != nil {
 		return nil, nil, err
@@ -21,7 +21,7 @@ func openApp(ctx context.Context, g *globalOpts, log *slog.Logger) (*store.Store
 		st.Close()
 		return nil, nil, fmt.Errorf("migrate: %w", err)
 	}
-	svc, err := registry.New(ctx, st, registry.WithLogger(log))
+	svc, err := registry.New(ctx, st, append([]registry.Option{registry.WithLogger(log)}, opts...)...)
 	if err != nil {
 		st.Close()
 		return nil, nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 )
 
@@ -24,7 +25,9 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			st, svc, err := openApp(ctx, g, log)
+			limits := registry.DefaultLimits()
+			limits.ContractMaxTokenTTL = cfg.ContractMaxTokenTTL
+			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits))
 			if err != nil {
 				return err
 			}
@@ -44,6 +47,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key file, PEM (env MCPREG_TLS_KEY)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body accepted (env MCPREG_MAX_BODY_BYTES)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "graceful stop deadline (env MCPREG_SHUTDOWN_TIMEOUT)")
+	f.DurationVar(&cfg.ContractMaxTokenTTL, "contract-max-token-ttl", cfg.ContractMaxTokenTTL, "longest token TTL a capability contract may declare without a finding (env MCPREG_CONTRACT_MAX_TOKEN_TTL)")
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
 	return cmd
 }
