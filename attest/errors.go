@@ -15,7 +15,7 @@ var (
 	// certificate chain, transparency log, timestamps, identity, artifact
 	// digest or predicate type. Unverifiable means not approvable.
 	ErrVerification = errors.New("verification failed")
-	// ErrPolicy: the policy is invalid, or cannot apply to the bundle.
+	// ErrPolicy: the policy is invalid, or accepts no signer at all.
 	ErrPolicy = errors.New("invalid policy")
 	// ErrTooLarge: the bundle is larger than the configured limit.
 	ErrTooLarge = errors.New("bundle too large")

@@ -89,7 +89,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 	for _, a := range client.Actions {
 		root.AddCommand(newTransitionCmd(g, a))
 	}
-	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g))
+	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), newAttestCmd(g))
 	return root, g
 }
 

@@ -1,0 +1,203 @@
+package diffreview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/pin"
+)
+
+// Poisoning looks for tool-poisoning indicators in all model-visible text
+// of a server: each tool's name, title and description, every string and
+// member name in its annotations, inputSchema and outputSchema, and the
+// server's instructions. Text hidden as Unicode tag characters, base64,
+// hex or a data: URI is decoded and scanned too.
+//
+// Findings point into the tool's raw JSON (RFC 6901), or at /instructions,
+// and carry an excerpt with hidden characters made visible. They are
+// evidence for a reviewer, not verdicts; the result is sorted with
+// finding.Sort and holds at most one finding per kind, tool and pointer.
+func Poisoning(tools []pin.Tool, instructions *string) []finding.Finding {
+	s := newScanner(tools)
+	for _, t := range tools {
+		s.tool(t)
+	}
+	if instructions != nil {
+		s.scan("", span{pointer: instructionsPointer, text: *instructions})
+	}
+	return s.result()
+}
+
+// scanner collects the findings of one Poisoning call.
+type scanner struct {
+	own map[string]bool // names of the server's own tools
+	out []finding.Finding
+}
+
+func newScanner(tools []pin.Tool) *scanner {
+	own := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		own[t.Name] = true
+	}
+	return &scanner{own: own}
+}
+
+// tool scans one tool.
+func (s *scanner) tool(t pin.Tool) {
+	spans, err := toolSpans(t.Raw)
+	if err != nil {
+		s.add(finding.Finding{Kind: KindUnreadableTool, Severity: finding.Medium, Tool: t.Name,
+			Message: "the tool's JSON could not be read in full, so part of it was not scanned: " + err.Error()})
+	}
+	for _, sp := range spans {
+		s.scan(t.Name, sp)
+	}
+	s.exfilParams(t.Name, spans)
+}
+
+// scan runs every text detector over one span.
+func (s *scanner) scan(tool string, sp span) {
+	p := prepare(sp.text, sp.name)
+	s.hidden(tool, sp)
+	s.phrases(tool, sp, p, "")
+	s.payloads(tool, sp, p)
+}
+
+// hiddenSeverity rates the most dangerous hidden class in a string.
+var hiddenSeverity = map[hiddenClass]finding.Severity{
+	hiddenTag:         finding.Critical,
+	hiddenBidiControl: finding.High,
+	hiddenVariation:   finding.Medium,
+	hiddenControl:     finding.Medium,
+	hiddenFormat:      finding.Medium,
+	hiddenZeroWidth:   finding.Medium,
+	hiddenBidiMark:    finding.Low,
+}
+
+// hidden reports invisible characters and scans text hidden in tag
+// characters.
+func (s *scanner) hidden(tool string, sp span) {
+	runs := findHidden(sp.text)
+	if len(runs) == 0 {
+		return
+	}
+	sum := summarize(runs)
+	msg := "contains hidden characters: " + sum.describe()
+	if len(sum.tagText) > 0 {
+		msg += fmt.Sprintf("; the tag characters spell %q", truncate(strings.Join(sum.tagText, " "), 200))
+	}
+	s.add(finding.Finding{Kind: KindInvisibleUnicode, Severity: hiddenSeverity[sum.worst], Tool: tool,
+		Pointer: sp.pointer, Message: msg,
+		Evidence: excerptOf(sp.text, runs[0].start, runs[len(runs)-1].end, hiddenEvidenceMax)})
+	if len(sum.tagText) > 0 {
+		s.derived(tool, sp, strings.Join(sum.tagText, "\n"), "Unicode tag characters")
+	}
+}
+
+// hiddenEvidenceMax lets evidence show up to 200 tag characters.
+const hiddenEvidenceMax = 800
+
+// derived scans text decoded from a hidden or encoded form of sp.
+func (s *scanner) derived(tool string, sp span, text, via string) {
+	s.phrases(tool, sp, prepare(text, false), via)
+}
+
+// phrases runs the phrase rules and named-tool instructions over p.
+func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
+	best := map[string]phraseHit{}
+	consider := func(h phraseHit) {
+		if cur, ok := best[h.kind]; !ok || h.severity.Rank() > cur.severity.Rank() {
+			best[h.kind] = h
+		}
+	}
+	lower := triggerText(p.clean)
+	for _, r := range ruleSet {
+		if !r.mayMatch(lower) || r.kind == KindExfiltrationRequest && isPropertyDescription(sp.pointer) {
+			continue // exfilParams reports requests in parameter descriptions
+		}
+		if loc := r.re.FindStringIndex(p.clean); loc != nil {
+			consider(phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]})
+		}
+	}
+	for _, ref := range namedToolReferences(p.clean, lower) {
+		if !s.own[ref.name] {
+			consider(phraseHit{KindCrossToolInstruction, finding.Medium,
+				fmt.Sprintf("tells the model how to use %q, a tool this server does not have", ref.name),
+				ref.start, ref.end})
+		}
+	}
+	for _, h := range best {
+		s.add(h.finding(tool, sp.pointer, p, via))
+	}
+}
+
+// ruleSet is every phrase rule, sensitive paths included.
+var ruleSet = append(append([]rule{}, phraseRules...), sensitivePathRules...)
+
+// phraseHit is the match a rule made.
+type phraseHit struct {
+	kind       string
+	severity   finding.Severity
+	message    string
+	start, end int
+}
+
+// finding turns a hit into a finding; via names the encoding the text was
+// hidden in, if any.
+func (h phraseHit) finding(tool, ptr string, p prepared, via string) finding.Finding {
+	f := finding.Finding{Kind: h.kind, Severity: h.severity, Tool: tool, Pointer: ptr,
+		Message: h.message, Evidence: p.excerpt(h.start, h.end)}
+	if via != "" {
+		f.Message += " (in text hidden as " + via + ")"
+		f.Evidence = "decoded " + via + ": " + f.Evidence
+	}
+	return f
+}
+
+// payloads reports encoded blobs and scans what they decode to.
+func (s *scanner) payloads(tool string, sp span, p prepared) {
+	for _, pl := range findPayloads(p.clean) {
+		f := finding.Finding{Kind: KindEncodedPayload, Severity: finding.Medium, Tool: tool,
+			Pointer: sp.pointer, Evidence: p.excerpt(pl.start, pl.end)}
+		if pl.decoded != "" {
+			f.Severity = finding.High
+			f.Message = fmt.Sprintf("contains %s that decodes to text: %q", pl.encoding, truncate(pl.decoded, 200))
+			s.derived(tool, sp, pl.decoded, pl.encoding)
+		} else {
+			f.Message = fmt.Sprintf("contains an opaque %s blob of %d characters", pl.encoding, pl.end-pl.start)
+		}
+		s.add(f)
+	}
+}
+
+// add records a finding.
+func (s *scanner) add(f finding.Finding) { s.out = append(s.out, f) }
+
+// result keeps the most severe finding per kind, tool and pointer, sorted.
+func (s *scanner) result() []finding.Finding {
+	type key struct{ kind, tool, ptr string }
+	at := map[key]int{}
+	var out []finding.Finding
+	for _, f := range s.out {
+		k := key{f.Kind, f.Tool, f.Pointer}
+		i, seen := at[k]
+		switch {
+		case !seen:
+			at[k] = len(out)
+			out = append(out, f)
+		case f.Severity.Rank() > out[i].Severity.Rank():
+			out[i] = f
+		}
+	}
+	finding.Sort(out)
+	return out
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, made visible.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return Visible(s)
+	}
+	return Visible(s[:runeStart(s, n)]) + "…"
+}

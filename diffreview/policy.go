@@ -1,0 +1,143 @@
+package diffreview
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/mcpreg/mcpreg/finding"
+)
+
+// Drift classes, as named in DESIGN.md ("Drift and shadowing").
+const (
+	ClassDescriptionChanged  = "description_changed"
+	ClassSchemaChanged       = "schema_changed"
+	ClassAnnotationsChanged  = "annotations_changed"
+	ClassTitleChanged        = "title_changed"
+	ClassToolAdded           = "tool_added"
+	ClassToolRemoved         = "tool_removed"
+	ClassInstructionsChanged = "instructions_changed"
+	ClassServerInfoChanged   = "server_info_changed"
+)
+
+// Classes lists every drift class in the order changes are reported.
+var Classes = []string{
+	ClassInstructionsChanged, ClassServerInfoChanged, ClassToolAdded, ClassToolRemoved,
+	ClassDescriptionChanged, ClassSchemaChanged, ClassAnnotationsChanged, ClassTitleChanged,
+}
+
+// Action is what the registry does about a drift change by default.
+type Action string
+
+// Actions, the stricter first.
+const (
+	// ActionQuarantine removes the version from discovery until a reviewer
+	// releases it or accepts the new pins.
+	ActionQuarantine Action = "quarantine"
+	// ActionWarn records and shows the drift; the version stays approved
+	// and is not re-pinned.
+	ActionWarn Action = "warn"
+)
+
+// Rule is the severity and default action of a drift class.
+type Rule struct {
+	Severity finding.Severity `json:"severity"`
+	Action   Action           `json:"action"`
+}
+
+// Policy maps drift classes to rules. Annotation changes that move a hint
+// in the dangerous direction (see AnnotationDiff) use RiskierAnnotations
+// instead of the annotations_changed rule.
+type Policy struct {
+	Classes            map[string]Rule `json:"classes"`
+	RiskierAnnotations Rule            `json:"riskierAnnotations"`
+}
+
+// DefaultPolicy returns the registry's default drift policy. Anything the
+// model reads as an instruction or a capability (descriptions, schemas,
+// new tools, instructions) and annotations turning riskier quarantine at
+// high severity; the rest warns: other annotation changes and removed
+// tools at medium, titles at low, serverInfo (a version bump) at info.
+func DefaultPolicy() Policy {
+	return Policy{
+		Classes: map[string]Rule{
+			ClassDescriptionChanged:  {finding.High, ActionQuarantine},
+			ClassSchemaChanged:       {finding.High, ActionQuarantine},
+			ClassToolAdded:           {finding.High, ActionQuarantine},
+			ClassInstructionsChanged: {finding.High, ActionQuarantine},
+			ClassAnnotationsChanged:  {finding.Medium, ActionWarn},
+			ClassToolRemoved:         {finding.Medium, ActionWarn},
+			ClassTitleChanged:        {finding.Low, ActionWarn},
+			ClassServerInfoChanged:   {finding.Info, ActionWarn},
+		},
+		RiskierAnnotations: Rule{finding.High, ActionQuarantine},
+	}
+}
+
+// ErrInvalidPolicy is matched by every error Policy.Validate returns.
+var ErrInvalidPolicy = errors.New("diffreview: invalid drift policy")
+
+// Validate checks that every class has a rule, no unknown class is
+// configured, and every rule has a known severity and action.
+func (p Policy) Validate() error {
+	var errs []error
+	for _, c := range Classes {
+		if _, ok := p.Classes[c]; !ok {
+			errs = append(errs, fmt.Errorf("%w: no rule for class %q", ErrInvalidPolicy, c))
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(p.Classes)) {
+		if !slices.Contains(Classes, c) {
+			errs = append(errs, fmt.Errorf("%w: unknown class %q", ErrInvalidPolicy, c))
+		}
+		errs = append(errs, p.Classes[c].validate("classes."+c))
+	}
+	errs = append(errs, p.RiskierAnnotations.validate("riskierAnnotations"))
+	return errors.Join(errs...)
+}
+
+// validate checks one rule, named where for the message.
+func (r Rule) validate(where string) error {
+	var errs []error
+	if r.Severity.Rank() < 0 {
+		errs = append(errs, fmt.Errorf("%w: %s: unknown severity %q", ErrInvalidPolicy, where, r.Severity))
+	}
+	if r.Action != ActionQuarantine && r.Action != ActionWarn {
+		errs = append(errs, fmt.Errorf("%w: %s: unknown action %q (want quarantine or warn)", ErrInvalidPolicy, where, r.Action))
+	}
+	return errors.Join(errs...)
+}
+
+// failClosed is the rule for a class a policy does not configure.
+var failClosed = Rule{finding.High, ActionQuarantine}
+
+// RuleFor returns the rule that applies to c. A class the policy lacks
+// gets high/quarantine: an incomplete policy fails closed.
+func (p Policy) RuleFor(c Change) Rule {
+	if c.Class == ClassAnnotationsChanged && c.Riskier {
+		if p.RiskierAnnotations.validate("") == nil {
+			return p.RiskierAnnotations
+		}
+		return failClosed
+	}
+	if r, ok := p.Classes[c.Class]; ok && r.validate("") == nil {
+		return r
+	}
+	return failClosed
+}
+
+// Verdict returns the strictest action among changes: quarantine if any
+// change quarantines, warn if there are only warnings, "" if none.
+func Verdict(changes []Change) Action {
+	var v Action
+	for _, c := range changes {
+		switch c.Action {
+		case ActionQuarantine:
+			return ActionQuarantine
+		case ActionWarn:
+			v = ActionWarn
+		}
+	}
+	return v
+}
