@@ -17,11 +17,13 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
@@ -41,6 +43,8 @@ type Client struct {
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
 	AuditHead *AuditHeadClient
+	// DriftEvent is the client for interacting with the DriftEvent builders.
+	DriftEvent *DriftEventClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -51,6 +55,8 @@ type Client struct {
 	Principal *PrincipalClient
 	// ReviewDecision is the client for interacting with the ReviewDecision builders.
 	ReviewDecision *ReviewDecisionClient
+	// Scan is the client for interacting with the Scan builders.
+	Scan *ScanClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
@@ -76,11 +82,13 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.AuditHead = NewAuditHeadClient(c.config)
+	c.DriftEvent = NewDriftEventClient(c.config)
 	c.Finding = NewFindingClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.PinRevision = NewPinRevisionClient(c.config)
 	c.Principal = NewPrincipalClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
+	c.Scan = NewScanClient(c.config)
 	c.Server = NewServerClient(c.config)
 	c.ServerPolicy = NewServerPolicyClient(c.config)
 	c.Token = NewTokenClient(c.config)
@@ -181,11 +189,13 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:         cfg,
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
+		DriftEvent:     NewDriftEventClient(cfg),
 		Finding:        NewFindingClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
+		Scan:           NewScanClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
@@ -213,11 +223,13 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:         cfg,
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
+		DriftEvent:     NewDriftEventClient(cfg),
 		Finding:        NewFindingClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
+		Scan:           NewScanClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
@@ -253,9 +265,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AuditEvent, c.AuditHead, c.Finding, c.IdempotencyKey, c.PinRevision,
-		c.Principal, c.ReviewDecision, c.Server, c.ServerPolicy, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version,
+		c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.IdempotencyKey,
+		c.PinRevision, c.Principal, c.ReviewDecision, c.Scan, c.Server, c.ServerPolicy,
+		c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
 		n.Use(hooks...)
 	}
@@ -265,9 +277,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AuditEvent, c.AuditHead, c.Finding, c.IdempotencyKey, c.PinRevision,
-		c.Principal, c.ReviewDecision, c.Server, c.ServerPolicy, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version,
+		c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.IdempotencyKey,
+		c.PinRevision, c.Principal, c.ReviewDecision, c.Scan, c.Server, c.ServerPolicy,
+		c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -280,6 +292,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditEvent.mutate(ctx, m)
 	case *AuditHeadMutation:
 		return c.AuditHead.mutate(ctx, m)
+	case *DriftEventMutation:
+		return c.DriftEvent.mutate(ctx, m)
 	case *FindingMutation:
 		return c.Finding.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
@@ -290,6 +304,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Principal.mutate(ctx, m)
 	case *ReviewDecisionMutation:
 		return c.ReviewDecision.mutate(ctx, m)
+	case *ScanMutation:
+		return c.Scan.mutate(ctx, m)
 	case *ServerMutation:
 		return c.Server.mutate(ctx, m)
 	case *ServerPolicyMutation:
@@ -570,6 +586,155 @@ func (c *AuditHeadClient) mutate(ctx context.Context, m *AuditHeadMutation) (Val
 		return (&AuditHeadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AuditHead mutation op: %q", m.Op())
+	}
+}
+
+// DriftEventClient is a client for the DriftEvent schema.
+type DriftEventClient struct {
+	config
+}
+
+// NewDriftEventClient returns a client for the DriftEvent from the given config.
+func NewDriftEventClient(c config) *DriftEventClient {
+	return &DriftEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `driftevent.Hooks(f(g(h())))`.
+func (c *DriftEventClient) Use(hooks ...Hook) {
+	c.hooks.DriftEvent = append(c.hooks.DriftEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `driftevent.Intercept(f(g(h())))`.
+func (c *DriftEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DriftEvent = append(c.inters.DriftEvent, interceptors...)
+}
+
+// Create returns a builder for creating a DriftEvent entity.
+func (c *DriftEventClient) Create() *DriftEventCreate {
+	mutation := newDriftEventMutation(c.config, OpCreate)
+	return &DriftEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DriftEvent entities.
+func (c *DriftEventClient) CreateBulk(builders ...*DriftEventCreate) *DriftEventCreateBulk {
+	return &DriftEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DriftEventClient) MapCreateBulk(slice any, setFunc func(*DriftEventCreate, int)) *DriftEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DriftEventCreateBulk{err: fmt.Errorf("calling to DriftEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DriftEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DriftEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DriftEvent.
+func (c *DriftEventClient) Update() *DriftEventUpdate {
+	mutation := newDriftEventMutation(c.config, OpUpdate)
+	return &DriftEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DriftEventClient) UpdateOne(_m *DriftEvent) *DriftEventUpdateOne {
+	mutation := newDriftEventMutation(c.config, OpUpdateOne, withDriftEvent(_m))
+	return &DriftEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DriftEventClient) UpdateOneID(id int) *DriftEventUpdateOne {
+	mutation := newDriftEventMutation(c.config, OpUpdateOne, withDriftEventID(id))
+	return &DriftEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DriftEvent.
+func (c *DriftEventClient) Delete() *DriftEventDelete {
+	mutation := newDriftEventMutation(c.config, OpDelete)
+	return &DriftEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DriftEventClient) DeleteOne(_m *DriftEvent) *DriftEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DriftEventClient) DeleteOneID(id int) *DriftEventDeleteOne {
+	builder := c.Delete().Where(driftevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DriftEventDeleteOne{builder}
+}
+
+// Query returns a query builder for DriftEvent.
+func (c *DriftEventClient) Query() *DriftEventQuery {
+	return &DriftEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDriftEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DriftEvent entity by its id.
+func (c *DriftEventClient) Get(ctx context.Context, id int) (*DriftEvent, error) {
+	return c.Query().Where(driftevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DriftEventClient) GetX(ctx context.Context, id int) *DriftEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a DriftEvent.
+func (c *DriftEventClient) QueryVersion(_m *DriftEvent) *VersionQuery {
+	query := (&VersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(driftevent.Table, driftevent.FieldID, id),
+			sqlgraph.To(version.Table, version.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, driftevent.VersionTable, driftevent.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DriftEventClient) Hooks() []Hook {
+	return c.hooks.DriftEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *DriftEventClient) Interceptors() []Interceptor {
+	return c.inters.DriftEvent
+}
+
+func (c *DriftEventClient) mutate(ctx context.Context, m *DriftEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DriftEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DriftEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DriftEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DriftEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DriftEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -1299,6 +1464,155 @@ func (c *ReviewDecisionClient) mutate(ctx context.Context, m *ReviewDecisionMuta
 		return (&ReviewDecisionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ReviewDecision mutation op: %q", m.Op())
+	}
+}
+
+// ScanClient is a client for the Scan schema.
+type ScanClient struct {
+	config
+}
+
+// NewScanClient returns a client for the Scan from the given config.
+func NewScanClient(c config) *ScanClient {
+	return &ScanClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `scan.Hooks(f(g(h())))`.
+func (c *ScanClient) Use(hooks ...Hook) {
+	c.hooks.Scan = append(c.hooks.Scan, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `scan.Intercept(f(g(h())))`.
+func (c *ScanClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Scan = append(c.inters.Scan, interceptors...)
+}
+
+// Create returns a builder for creating a Scan entity.
+func (c *ScanClient) Create() *ScanCreate {
+	mutation := newScanMutation(c.config, OpCreate)
+	return &ScanCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Scan entities.
+func (c *ScanClient) CreateBulk(builders ...*ScanCreate) *ScanCreateBulk {
+	return &ScanCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ScanClient) MapCreateBulk(slice any, setFunc func(*ScanCreate, int)) *ScanCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ScanCreateBulk{err: fmt.Errorf("calling to ScanClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ScanCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ScanCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Scan.
+func (c *ScanClient) Update() *ScanUpdate {
+	mutation := newScanMutation(c.config, OpUpdate)
+	return &ScanUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ScanClient) UpdateOne(_m *Scan) *ScanUpdateOne {
+	mutation := newScanMutation(c.config, OpUpdateOne, withScan(_m))
+	return &ScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ScanClient) UpdateOneID(id int) *ScanUpdateOne {
+	mutation := newScanMutation(c.config, OpUpdateOne, withScanID(id))
+	return &ScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Scan.
+func (c *ScanClient) Delete() *ScanDelete {
+	mutation := newScanMutation(c.config, OpDelete)
+	return &ScanDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ScanClient) DeleteOne(_m *Scan) *ScanDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ScanClient) DeleteOneID(id int) *ScanDeleteOne {
+	builder := c.Delete().Where(scan.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ScanDeleteOne{builder}
+}
+
+// Query returns a query builder for Scan.
+func (c *ScanClient) Query() *ScanQuery {
+	return &ScanQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeScan},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Scan entity by its id.
+func (c *ScanClient) Get(ctx context.Context, id int) (*Scan, error) {
+	return c.Query().Where(scan.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ScanClient) GetX(ctx context.Context, id int) *Scan {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a Scan.
+func (c *ScanClient) QueryVersion(_m *Scan) *VersionQuery {
+	query := (&VersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(scan.Table, scan.FieldID, id),
+			sqlgraph.To(version.Table, version.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, scan.VersionTable, scan.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ScanClient) Hooks() []Hook {
+	return c.hooks.Scan
+}
+
+// Interceptors returns the client interceptors.
+func (c *ScanClient) Interceptors() []Interceptor {
+	return c.inters.Scan
+}
+
+func (c *ScanClient) mutate(ctx context.Context, m *ScanMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ScanCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ScanUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ScanDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Scan mutation op: %q", m.Op())
 	}
 }
 
@@ -2267,6 +2581,38 @@ func (c *VersionClient) QueryFindings(_m *Version) *FindingQuery {
 	return query
 }
 
+// QueryScans queries the scans edge of a Version.
+func (c *VersionClient) QueryScans(_m *Version) *ScanQuery {
+	query := (&ScanClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, id),
+			sqlgraph.To(scan.Table, scan.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.ScansTable, version.ScansColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDriftEvents queries the drift_events edge of a Version.
+func (c *VersionClient) QueryDriftEvents(_m *Version) *DriftEventQuery {
+	query := (&DriftEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, id),
+			sqlgraph.To(driftevent.Table, driftevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.DriftEventsTable, version.DriftEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *VersionClient) Hooks() []Hook {
 	return c.hooks.Version
@@ -2295,14 +2641,14 @@ func (c *VersionClient) mutate(ctx context.Context, m *VersionMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AuditEvent, AuditHead, Finding, IdempotencyKey, PinRevision, Principal,
-		ReviewDecision, Server, ServerPolicy, Token, Tool, ToolSnapshot,
-		Version []ent.Hook
+		AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey, PinRevision,
+		Principal, ReviewDecision, Scan, Server, ServerPolicy, Token, Tool,
+		ToolSnapshot, Version []ent.Hook
 	}
 	inters struct {
-		AuditEvent, AuditHead, Finding, IdempotencyKey, PinRevision, Principal,
-		ReviewDecision, Server, ServerPolicy, Token, Tool, ToolSnapshot,
-		Version []ent.Interceptor
+		AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey, PinRevision,
+		Principal, ReviewDecision, Scan, Server, ServerPolicy, Token, Tool,
+		ToolSnapshot, Version []ent.Interceptor
 	}
 )
 

@@ -14,11 +14,13 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
@@ -87,11 +89,13 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			auditevent.Table:     auditevent.ValidColumn,
 			audithead.Table:      audithead.ValidColumn,
+			driftevent.Table:     driftevent.ValidColumn,
 			finding.Table:        finding.ValidColumn,
 			idempotencykey.Table: idempotencykey.ValidColumn,
 			pinrevision.Table:    pinrevision.ValidColumn,
 			principal.Table:      principal.ValidColumn,
 			reviewdecision.Table: reviewdecision.ValidColumn,
+			scan.Table:           scan.ValidColumn,
 			server.Table:         server.ValidColumn,
 			serverpolicy.Table:   serverpolicy.ValidColumn,
 			token.Table:          token.ValidColumn,

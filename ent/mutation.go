@@ -13,12 +13,14 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
@@ -39,11 +41,13 @@ const (
 	// Node types.
 	TypeAuditEvent     = "AuditEvent"
 	TypeAuditHead      = "AuditHead"
+	TypeDriftEvent     = "DriftEvent"
 	TypeFinding        = "Finding"
 	TypeIdempotencyKey = "IdempotencyKey"
 	TypePinRevision    = "PinRevision"
 	TypePrincipal      = "Principal"
 	TypeReviewDecision = "ReviewDecision"
+	TypeScan           = "Scan"
 	TypeServer         = "Server"
 	TypeServerPolicy   = "ServerPolicy"
 	TypeToken          = "Token"
@@ -1422,6 +1426,979 @@ func (m *AuditHeadMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *AuditHeadMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown AuditHead edge %s", name)
+}
+
+// DriftEventMutation represents an operation that mutates the DriftEvent nodes in the graph.
+type DriftEventMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	scan_id           *int
+	addscan_id        *int
+	pin_revision      *int
+	addpin_revision   *int
+	action            *string
+	changes           *[]schema.DriftChange
+	appendchanges     []schema.DriftChange
+	status            *string
+	resolved_by       *string
+	resolution_reason *string
+	resolved_at       *time.Time
+	created_at        *time.Time
+	clearedFields     map[string]struct{}
+	version           *int
+	clearedversion    bool
+	done              bool
+	oldValue          func(context.Context) (*DriftEvent, error)
+	predicates        []predicate.DriftEvent
+}
+
+var _ ent.Mutation = (*DriftEventMutation)(nil)
+
+// drifteventOption allows management of the mutation configuration using functional options.
+type drifteventOption func(*DriftEventMutation)
+
+// newDriftEventMutation creates new mutation for the DriftEvent entity.
+func newDriftEventMutation(c config, op Op, opts ...drifteventOption) *DriftEventMutation {
+	m := &DriftEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDriftEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDriftEventID sets the ID field of the mutation.
+func withDriftEventID(id int) drifteventOption {
+	return func(m *DriftEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DriftEvent
+		)
+		m.oldValue = func(ctx context.Context) (*DriftEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DriftEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDriftEvent sets the old DriftEvent of the mutation.
+func withDriftEvent(node *DriftEvent) drifteventOption {
+	return func(m *DriftEventMutation) {
+		m.oldValue = func(context.Context) (*DriftEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DriftEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DriftEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DriftEventMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DriftEventMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DriftEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *DriftEventMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *DriftEventMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *DriftEventMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetScanID sets the "scan_id" field.
+func (m *DriftEventMutation) SetScanID(i int) {
+	m.scan_id = &i
+	m.addscan_id = nil
+}
+
+// ScanID returns the value of the "scan_id" field in the mutation.
+func (m *DriftEventMutation) ScanID() (r int, exists bool) {
+	v := m.scan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScanID returns the old "scan_id" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldScanID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScanID: %w", err)
+	}
+	return oldValue.ScanID, nil
+}
+
+// AddScanID adds i to the "scan_id" field.
+func (m *DriftEventMutation) AddScanID(i int) {
+	if m.addscan_id != nil {
+		*m.addscan_id += i
+	} else {
+		m.addscan_id = &i
+	}
+}
+
+// AddedScanID returns the value that was added to the "scan_id" field in this mutation.
+func (m *DriftEventMutation) AddedScanID() (r int, exists bool) {
+	v := m.addscan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetScanID resets all changes to the "scan_id" field.
+func (m *DriftEventMutation) ResetScanID() {
+	m.scan_id = nil
+	m.addscan_id = nil
+}
+
+// SetPinRevision sets the "pin_revision" field.
+func (m *DriftEventMutation) SetPinRevision(i int) {
+	m.pin_revision = &i
+	m.addpin_revision = nil
+}
+
+// PinRevision returns the value of the "pin_revision" field in the mutation.
+func (m *DriftEventMutation) PinRevision() (r int, exists bool) {
+	v := m.pin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPinRevision returns the old "pin_revision" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldPinRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPinRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPinRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPinRevision: %w", err)
+	}
+	return oldValue.PinRevision, nil
+}
+
+// AddPinRevision adds i to the "pin_revision" field.
+func (m *DriftEventMutation) AddPinRevision(i int) {
+	if m.addpin_revision != nil {
+		*m.addpin_revision += i
+	} else {
+		m.addpin_revision = &i
+	}
+}
+
+// AddedPinRevision returns the value that was added to the "pin_revision" field in this mutation.
+func (m *DriftEventMutation) AddedPinRevision() (r int, exists bool) {
+	v := m.addpin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPinRevision resets all changes to the "pin_revision" field.
+func (m *DriftEventMutation) ResetPinRevision() {
+	m.pin_revision = nil
+	m.addpin_revision = nil
+}
+
+// SetAction sets the "action" field.
+func (m *DriftEventMutation) SetAction(s string) {
+	m.action = &s
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *DriftEventMutation) Action() (r string, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldAction(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *DriftEventMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetChanges sets the "changes" field.
+func (m *DriftEventMutation) SetChanges(sc []schema.DriftChange) {
+	m.changes = &sc
+	m.appendchanges = nil
+}
+
+// Changes returns the value of the "changes" field in the mutation.
+func (m *DriftEventMutation) Changes() (r []schema.DriftChange, exists bool) {
+	v := m.changes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChanges returns the old "changes" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldChanges(ctx context.Context) (v []schema.DriftChange, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChanges is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChanges requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChanges: %w", err)
+	}
+	return oldValue.Changes, nil
+}
+
+// AppendChanges adds sc to the "changes" field.
+func (m *DriftEventMutation) AppendChanges(sc []schema.DriftChange) {
+	m.appendchanges = append(m.appendchanges, sc...)
+}
+
+// AppendedChanges returns the list of values that were appended to the "changes" field in this mutation.
+func (m *DriftEventMutation) AppendedChanges() ([]schema.DriftChange, bool) {
+	if len(m.appendchanges) == 0 {
+		return nil, false
+	}
+	return m.appendchanges, true
+}
+
+// ResetChanges resets all changes to the "changes" field.
+func (m *DriftEventMutation) ResetChanges() {
+	m.changes = nil
+	m.appendchanges = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *DriftEventMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *DriftEventMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *DriftEventMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetResolvedBy sets the "resolved_by" field.
+func (m *DriftEventMutation) SetResolvedBy(s string) {
+	m.resolved_by = &s
+}
+
+// ResolvedBy returns the value of the "resolved_by" field in the mutation.
+func (m *DriftEventMutation) ResolvedBy() (r string, exists bool) {
+	v := m.resolved_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedBy returns the old "resolved_by" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldResolvedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedBy: %w", err)
+	}
+	return oldValue.ResolvedBy, nil
+}
+
+// ResetResolvedBy resets all changes to the "resolved_by" field.
+func (m *DriftEventMutation) ResetResolvedBy() {
+	m.resolved_by = nil
+}
+
+// SetResolutionReason sets the "resolution_reason" field.
+func (m *DriftEventMutation) SetResolutionReason(s string) {
+	m.resolution_reason = &s
+}
+
+// ResolutionReason returns the value of the "resolution_reason" field in the mutation.
+func (m *DriftEventMutation) ResolutionReason() (r string, exists bool) {
+	v := m.resolution_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolutionReason returns the old "resolution_reason" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldResolutionReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolutionReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolutionReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolutionReason: %w", err)
+	}
+	return oldValue.ResolutionReason, nil
+}
+
+// ResetResolutionReason resets all changes to the "resolution_reason" field.
+func (m *DriftEventMutation) ResetResolutionReason() {
+	m.resolution_reason = nil
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (m *DriftEventMutation) SetResolvedAt(t time.Time) {
+	m.resolved_at = &t
+}
+
+// ResolvedAt returns the value of the "resolved_at" field in the mutation.
+func (m *DriftEventMutation) ResolvedAt() (r time.Time, exists bool) {
+	v := m.resolved_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedAt returns the old "resolved_at" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldResolvedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedAt: %w", err)
+	}
+	return oldValue.ResolvedAt, nil
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (m *DriftEventMutation) ClearResolvedAt() {
+	m.resolved_at = nil
+	m.clearedFields[driftevent.FieldResolvedAt] = struct{}{}
+}
+
+// ResolvedAtCleared returns if the "resolved_at" field was cleared in this mutation.
+func (m *DriftEventMutation) ResolvedAtCleared() bool {
+	_, ok := m.clearedFields[driftevent.FieldResolvedAt]
+	return ok
+}
+
+// ResetResolvedAt resets all changes to the "resolved_at" field.
+func (m *DriftEventMutation) ResetResolvedAt() {
+	m.resolved_at = nil
+	delete(m.clearedFields, driftevent.FieldResolvedAt)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DriftEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DriftEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DriftEvent entity.
+// If the DriftEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DriftEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DriftEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearVersion clears the "version" edge to the Version entity.
+func (m *DriftEventMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[driftevent.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the Version entity was cleared.
+func (m *DriftEventMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *DriftEventMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *DriftEventMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the DriftEventMutation builder.
+func (m *DriftEventMutation) Where(ps ...predicate.DriftEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DriftEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DriftEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DriftEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DriftEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DriftEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DriftEvent).
+func (m *DriftEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DriftEventMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.version != nil {
+		fields = append(fields, driftevent.FieldVersionID)
+	}
+	if m.scan_id != nil {
+		fields = append(fields, driftevent.FieldScanID)
+	}
+	if m.pin_revision != nil {
+		fields = append(fields, driftevent.FieldPinRevision)
+	}
+	if m.action != nil {
+		fields = append(fields, driftevent.FieldAction)
+	}
+	if m.changes != nil {
+		fields = append(fields, driftevent.FieldChanges)
+	}
+	if m.status != nil {
+		fields = append(fields, driftevent.FieldStatus)
+	}
+	if m.resolved_by != nil {
+		fields = append(fields, driftevent.FieldResolvedBy)
+	}
+	if m.resolution_reason != nil {
+		fields = append(fields, driftevent.FieldResolutionReason)
+	}
+	if m.resolved_at != nil {
+		fields = append(fields, driftevent.FieldResolvedAt)
+	}
+	if m.created_at != nil {
+		fields = append(fields, driftevent.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DriftEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case driftevent.FieldVersionID:
+		return m.VersionID()
+	case driftevent.FieldScanID:
+		return m.ScanID()
+	case driftevent.FieldPinRevision:
+		return m.PinRevision()
+	case driftevent.FieldAction:
+		return m.Action()
+	case driftevent.FieldChanges:
+		return m.Changes()
+	case driftevent.FieldStatus:
+		return m.Status()
+	case driftevent.FieldResolvedBy:
+		return m.ResolvedBy()
+	case driftevent.FieldResolutionReason:
+		return m.ResolutionReason()
+	case driftevent.FieldResolvedAt:
+		return m.ResolvedAt()
+	case driftevent.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DriftEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case driftevent.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case driftevent.FieldScanID:
+		return m.OldScanID(ctx)
+	case driftevent.FieldPinRevision:
+		return m.OldPinRevision(ctx)
+	case driftevent.FieldAction:
+		return m.OldAction(ctx)
+	case driftevent.FieldChanges:
+		return m.OldChanges(ctx)
+	case driftevent.FieldStatus:
+		return m.OldStatus(ctx)
+	case driftevent.FieldResolvedBy:
+		return m.OldResolvedBy(ctx)
+	case driftevent.FieldResolutionReason:
+		return m.OldResolutionReason(ctx)
+	case driftevent.FieldResolvedAt:
+		return m.OldResolvedAt(ctx)
+	case driftevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown DriftEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DriftEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case driftevent.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case driftevent.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScanID(v)
+		return nil
+	case driftevent.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPinRevision(v)
+		return nil
+	case driftevent.FieldAction:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case driftevent.FieldChanges:
+		v, ok := value.([]schema.DriftChange)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChanges(v)
+		return nil
+	case driftevent.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case driftevent.FieldResolvedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedBy(v)
+		return nil
+	case driftevent.FieldResolutionReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolutionReason(v)
+		return nil
+	case driftevent.FieldResolvedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedAt(v)
+		return nil
+	case driftevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DriftEventMutation) AddedFields() []string {
+	var fields []string
+	if m.addscan_id != nil {
+		fields = append(fields, driftevent.FieldScanID)
+	}
+	if m.addpin_revision != nil {
+		fields = append(fields, driftevent.FieldPinRevision)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DriftEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case driftevent.FieldScanID:
+		return m.AddedScanID()
+	case driftevent.FieldPinRevision:
+		return m.AddedPinRevision()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DriftEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case driftevent.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScanID(v)
+		return nil
+	case driftevent.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPinRevision(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DriftEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(driftevent.FieldResolvedAt) {
+		fields = append(fields, driftevent.FieldResolvedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DriftEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DriftEventMutation) ClearField(name string) error {
+	switch name {
+	case driftevent.FieldResolvedAt:
+		m.ClearResolvedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DriftEventMutation) ResetField(name string) error {
+	switch name {
+	case driftevent.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case driftevent.FieldScanID:
+		m.ResetScanID()
+		return nil
+	case driftevent.FieldPinRevision:
+		m.ResetPinRevision()
+		return nil
+	case driftevent.FieldAction:
+		m.ResetAction()
+		return nil
+	case driftevent.FieldChanges:
+		m.ResetChanges()
+		return nil
+	case driftevent.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case driftevent.FieldResolvedBy:
+		m.ResetResolvedBy()
+		return nil
+	case driftevent.FieldResolutionReason:
+		m.ResetResolutionReason()
+		return nil
+	case driftevent.FieldResolvedAt:
+		m.ResetResolvedAt()
+		return nil
+	case driftevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DriftEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, driftevent.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DriftEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case driftevent.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DriftEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DriftEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DriftEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, driftevent.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DriftEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case driftevent.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DriftEventMutation) ClearEdge(name string) error {
+	switch name {
+	case driftevent.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DriftEventMutation) ResetEdge(name string) error {
+	switch name {
+	case driftevent.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown DriftEvent edge %s", name)
 }
 
 // FindingMutation represents an operation that mutates the Finding nodes in the graph.
@@ -5401,6 +6378,1204 @@ func (m *ReviewDecisionMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ReviewDecision edge %s", name)
 }
 
+// ScanMutation represents an operation that mutates the Scan nodes in the graph.
+type ScanMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *int
+	trigger              *string
+	requested_by         *string
+	started_at           *time.Time
+	finished_at          *time.Time
+	outcome              *string
+	error                *string
+	error_kind           *string
+	tool_definition_hash *string
+	schema_hash          *string
+	instructions_hash    *string
+	tools_file           *[]byte
+	initialize_result    *[]byte
+	drift_event_id       *int
+	adddrift_event_id    *int
+	clearedFields        map[string]struct{}
+	version              *int
+	clearedversion       bool
+	done                 bool
+	oldValue             func(context.Context) (*Scan, error)
+	predicates           []predicate.Scan
+}
+
+var _ ent.Mutation = (*ScanMutation)(nil)
+
+// scanOption allows management of the mutation configuration using functional options.
+type scanOption func(*ScanMutation)
+
+// newScanMutation creates new mutation for the Scan entity.
+func newScanMutation(c config, op Op, opts ...scanOption) *ScanMutation {
+	m := &ScanMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeScan,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withScanID sets the ID field of the mutation.
+func withScanID(id int) scanOption {
+	return func(m *ScanMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Scan
+		)
+		m.oldValue = func(ctx context.Context) (*Scan, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Scan.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withScan sets the old Scan of the mutation.
+func withScan(node *Scan) scanOption {
+	return func(m *ScanMutation) {
+		m.oldValue = func(context.Context) (*Scan, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ScanMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ScanMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ScanMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ScanMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Scan.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *ScanMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *ScanMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *ScanMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetTrigger sets the "trigger" field.
+func (m *ScanMutation) SetTrigger(s string) {
+	m.trigger = &s
+}
+
+// Trigger returns the value of the "trigger" field in the mutation.
+func (m *ScanMutation) Trigger() (r string, exists bool) {
+	v := m.trigger
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrigger returns the old "trigger" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldTrigger(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrigger is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrigger requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrigger: %w", err)
+	}
+	return oldValue.Trigger, nil
+}
+
+// ResetTrigger resets all changes to the "trigger" field.
+func (m *ScanMutation) ResetTrigger() {
+	m.trigger = nil
+}
+
+// SetRequestedBy sets the "requested_by" field.
+func (m *ScanMutation) SetRequestedBy(s string) {
+	m.requested_by = &s
+}
+
+// RequestedBy returns the value of the "requested_by" field in the mutation.
+func (m *ScanMutation) RequestedBy() (r string, exists bool) {
+	v := m.requested_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestedBy returns the old "requested_by" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldRequestedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestedBy: %w", err)
+	}
+	return oldValue.RequestedBy, nil
+}
+
+// ResetRequestedBy resets all changes to the "requested_by" field.
+func (m *ScanMutation) ResetRequestedBy() {
+	m.requested_by = nil
+}
+
+// SetStartedAt sets the "started_at" field.
+func (m *ScanMutation) SetStartedAt(t time.Time) {
+	m.started_at = &t
+}
+
+// StartedAt returns the value of the "started_at" field in the mutation.
+func (m *ScanMutation) StartedAt() (r time.Time, exists bool) {
+	v := m.started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartedAt returns the old "started_at" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldStartedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
+	}
+	return oldValue.StartedAt, nil
+}
+
+// ResetStartedAt resets all changes to the "started_at" field.
+func (m *ScanMutation) ResetStartedAt() {
+	m.started_at = nil
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (m *ScanMutation) SetFinishedAt(t time.Time) {
+	m.finished_at = &t
+}
+
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *ScanMutation) FinishedAt() (r time.Time, exists bool) {
+	v := m.finished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishedAt returns the old "finished_at" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldFinishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
+	}
+	return oldValue.FinishedAt, nil
+}
+
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (m *ScanMutation) ClearFinishedAt() {
+	m.finished_at = nil
+	m.clearedFields[scan.FieldFinishedAt] = struct{}{}
+}
+
+// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
+func (m *ScanMutation) FinishedAtCleared() bool {
+	_, ok := m.clearedFields[scan.FieldFinishedAt]
+	return ok
+}
+
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *ScanMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	delete(m.clearedFields, scan.FieldFinishedAt)
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *ScanMutation) SetOutcome(s string) {
+	m.outcome = &s
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *ScanMutation) Outcome() (r string, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldOutcome(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *ScanMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetError sets the "error" field.
+func (m *ScanMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *ScanMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *ScanMutation) ResetError() {
+	m.error = nil
+}
+
+// SetErrorKind sets the "error_kind" field.
+func (m *ScanMutation) SetErrorKind(s string) {
+	m.error_kind = &s
+}
+
+// ErrorKind returns the value of the "error_kind" field in the mutation.
+func (m *ScanMutation) ErrorKind() (r string, exists bool) {
+	v := m.error_kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorKind returns the old "error_kind" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldErrorKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorKind: %w", err)
+	}
+	return oldValue.ErrorKind, nil
+}
+
+// ResetErrorKind resets all changes to the "error_kind" field.
+func (m *ScanMutation) ResetErrorKind() {
+	m.error_kind = nil
+}
+
+// SetToolDefinitionHash sets the "tool_definition_hash" field.
+func (m *ScanMutation) SetToolDefinitionHash(s string) {
+	m.tool_definition_hash = &s
+}
+
+// ToolDefinitionHash returns the value of the "tool_definition_hash" field in the mutation.
+func (m *ScanMutation) ToolDefinitionHash() (r string, exists bool) {
+	v := m.tool_definition_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToolDefinitionHash returns the old "tool_definition_hash" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldToolDefinitionHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToolDefinitionHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToolDefinitionHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToolDefinitionHash: %w", err)
+	}
+	return oldValue.ToolDefinitionHash, nil
+}
+
+// ResetToolDefinitionHash resets all changes to the "tool_definition_hash" field.
+func (m *ScanMutation) ResetToolDefinitionHash() {
+	m.tool_definition_hash = nil
+}
+
+// SetSchemaHash sets the "schema_hash" field.
+func (m *ScanMutation) SetSchemaHash(s string) {
+	m.schema_hash = &s
+}
+
+// SchemaHash returns the value of the "schema_hash" field in the mutation.
+func (m *ScanMutation) SchemaHash() (r string, exists bool) {
+	v := m.schema_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSchemaHash returns the old "schema_hash" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldSchemaHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSchemaHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSchemaHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSchemaHash: %w", err)
+	}
+	return oldValue.SchemaHash, nil
+}
+
+// ResetSchemaHash resets all changes to the "schema_hash" field.
+func (m *ScanMutation) ResetSchemaHash() {
+	m.schema_hash = nil
+}
+
+// SetInstructionsHash sets the "instructions_hash" field.
+func (m *ScanMutation) SetInstructionsHash(s string) {
+	m.instructions_hash = &s
+}
+
+// InstructionsHash returns the value of the "instructions_hash" field in the mutation.
+func (m *ScanMutation) InstructionsHash() (r string, exists bool) {
+	v := m.instructions_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstructionsHash returns the old "instructions_hash" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldInstructionsHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstructionsHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstructionsHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstructionsHash: %w", err)
+	}
+	return oldValue.InstructionsHash, nil
+}
+
+// ResetInstructionsHash resets all changes to the "instructions_hash" field.
+func (m *ScanMutation) ResetInstructionsHash() {
+	m.instructions_hash = nil
+}
+
+// SetToolsFile sets the "tools_file" field.
+func (m *ScanMutation) SetToolsFile(b []byte) {
+	m.tools_file = &b
+}
+
+// ToolsFile returns the value of the "tools_file" field in the mutation.
+func (m *ScanMutation) ToolsFile() (r []byte, exists bool) {
+	v := m.tools_file
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToolsFile returns the old "tools_file" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldToolsFile(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToolsFile is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToolsFile requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToolsFile: %w", err)
+	}
+	return oldValue.ToolsFile, nil
+}
+
+// ClearToolsFile clears the value of the "tools_file" field.
+func (m *ScanMutation) ClearToolsFile() {
+	m.tools_file = nil
+	m.clearedFields[scan.FieldToolsFile] = struct{}{}
+}
+
+// ToolsFileCleared returns if the "tools_file" field was cleared in this mutation.
+func (m *ScanMutation) ToolsFileCleared() bool {
+	_, ok := m.clearedFields[scan.FieldToolsFile]
+	return ok
+}
+
+// ResetToolsFile resets all changes to the "tools_file" field.
+func (m *ScanMutation) ResetToolsFile() {
+	m.tools_file = nil
+	delete(m.clearedFields, scan.FieldToolsFile)
+}
+
+// SetInitializeResult sets the "initialize_result" field.
+func (m *ScanMutation) SetInitializeResult(b []byte) {
+	m.initialize_result = &b
+}
+
+// InitializeResult returns the value of the "initialize_result" field in the mutation.
+func (m *ScanMutation) InitializeResult() (r []byte, exists bool) {
+	v := m.initialize_result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInitializeResult returns the old "initialize_result" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldInitializeResult(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInitializeResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInitializeResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInitializeResult: %w", err)
+	}
+	return oldValue.InitializeResult, nil
+}
+
+// ClearInitializeResult clears the value of the "initialize_result" field.
+func (m *ScanMutation) ClearInitializeResult() {
+	m.initialize_result = nil
+	m.clearedFields[scan.FieldInitializeResult] = struct{}{}
+}
+
+// InitializeResultCleared returns if the "initialize_result" field was cleared in this mutation.
+func (m *ScanMutation) InitializeResultCleared() bool {
+	_, ok := m.clearedFields[scan.FieldInitializeResult]
+	return ok
+}
+
+// ResetInitializeResult resets all changes to the "initialize_result" field.
+func (m *ScanMutation) ResetInitializeResult() {
+	m.initialize_result = nil
+	delete(m.clearedFields, scan.FieldInitializeResult)
+}
+
+// SetDriftEventID sets the "drift_event_id" field.
+func (m *ScanMutation) SetDriftEventID(i int) {
+	m.drift_event_id = &i
+	m.adddrift_event_id = nil
+}
+
+// DriftEventID returns the value of the "drift_event_id" field in the mutation.
+func (m *ScanMutation) DriftEventID() (r int, exists bool) {
+	v := m.drift_event_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDriftEventID returns the old "drift_event_id" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldDriftEventID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDriftEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDriftEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDriftEventID: %w", err)
+	}
+	return oldValue.DriftEventID, nil
+}
+
+// AddDriftEventID adds i to the "drift_event_id" field.
+func (m *ScanMutation) AddDriftEventID(i int) {
+	if m.adddrift_event_id != nil {
+		*m.adddrift_event_id += i
+	} else {
+		m.adddrift_event_id = &i
+	}
+}
+
+// AddedDriftEventID returns the value that was added to the "drift_event_id" field in this mutation.
+func (m *ScanMutation) AddedDriftEventID() (r int, exists bool) {
+	v := m.adddrift_event_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDriftEventID clears the value of the "drift_event_id" field.
+func (m *ScanMutation) ClearDriftEventID() {
+	m.drift_event_id = nil
+	m.adddrift_event_id = nil
+	m.clearedFields[scan.FieldDriftEventID] = struct{}{}
+}
+
+// DriftEventIDCleared returns if the "drift_event_id" field was cleared in this mutation.
+func (m *ScanMutation) DriftEventIDCleared() bool {
+	_, ok := m.clearedFields[scan.FieldDriftEventID]
+	return ok
+}
+
+// ResetDriftEventID resets all changes to the "drift_event_id" field.
+func (m *ScanMutation) ResetDriftEventID() {
+	m.drift_event_id = nil
+	m.adddrift_event_id = nil
+	delete(m.clearedFields, scan.FieldDriftEventID)
+}
+
+// ClearVersion clears the "version" edge to the Version entity.
+func (m *ScanMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[scan.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the Version entity was cleared.
+func (m *ScanMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *ScanMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *ScanMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the ScanMutation builder.
+func (m *ScanMutation) Where(ps ...predicate.Scan) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ScanMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ScanMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Scan, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ScanMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ScanMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Scan).
+func (m *ScanMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ScanMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.version != nil {
+		fields = append(fields, scan.FieldVersionID)
+	}
+	if m.trigger != nil {
+		fields = append(fields, scan.FieldTrigger)
+	}
+	if m.requested_by != nil {
+		fields = append(fields, scan.FieldRequestedBy)
+	}
+	if m.started_at != nil {
+		fields = append(fields, scan.FieldStartedAt)
+	}
+	if m.finished_at != nil {
+		fields = append(fields, scan.FieldFinishedAt)
+	}
+	if m.outcome != nil {
+		fields = append(fields, scan.FieldOutcome)
+	}
+	if m.error != nil {
+		fields = append(fields, scan.FieldError)
+	}
+	if m.error_kind != nil {
+		fields = append(fields, scan.FieldErrorKind)
+	}
+	if m.tool_definition_hash != nil {
+		fields = append(fields, scan.FieldToolDefinitionHash)
+	}
+	if m.schema_hash != nil {
+		fields = append(fields, scan.FieldSchemaHash)
+	}
+	if m.instructions_hash != nil {
+		fields = append(fields, scan.FieldInstructionsHash)
+	}
+	if m.tools_file != nil {
+		fields = append(fields, scan.FieldToolsFile)
+	}
+	if m.initialize_result != nil {
+		fields = append(fields, scan.FieldInitializeResult)
+	}
+	if m.drift_event_id != nil {
+		fields = append(fields, scan.FieldDriftEventID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ScanMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case scan.FieldVersionID:
+		return m.VersionID()
+	case scan.FieldTrigger:
+		return m.Trigger()
+	case scan.FieldRequestedBy:
+		return m.RequestedBy()
+	case scan.FieldStartedAt:
+		return m.StartedAt()
+	case scan.FieldFinishedAt:
+		return m.FinishedAt()
+	case scan.FieldOutcome:
+		return m.Outcome()
+	case scan.FieldError:
+		return m.Error()
+	case scan.FieldErrorKind:
+		return m.ErrorKind()
+	case scan.FieldToolDefinitionHash:
+		return m.ToolDefinitionHash()
+	case scan.FieldSchemaHash:
+		return m.SchemaHash()
+	case scan.FieldInstructionsHash:
+		return m.InstructionsHash()
+	case scan.FieldToolsFile:
+		return m.ToolsFile()
+	case scan.FieldInitializeResult:
+		return m.InitializeResult()
+	case scan.FieldDriftEventID:
+		return m.DriftEventID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case scan.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case scan.FieldTrigger:
+		return m.OldTrigger(ctx)
+	case scan.FieldRequestedBy:
+		return m.OldRequestedBy(ctx)
+	case scan.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case scan.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
+	case scan.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case scan.FieldError:
+		return m.OldError(ctx)
+	case scan.FieldErrorKind:
+		return m.OldErrorKind(ctx)
+	case scan.FieldToolDefinitionHash:
+		return m.OldToolDefinitionHash(ctx)
+	case scan.FieldSchemaHash:
+		return m.OldSchemaHash(ctx)
+	case scan.FieldInstructionsHash:
+		return m.OldInstructionsHash(ctx)
+	case scan.FieldToolsFile:
+		return m.OldToolsFile(ctx)
+	case scan.FieldInitializeResult:
+		return m.OldInitializeResult(ctx)
+	case scan.FieldDriftEventID:
+		return m.OldDriftEventID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Scan field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case scan.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case scan.FieldTrigger:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrigger(v)
+		return nil
+	case scan.FieldRequestedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestedBy(v)
+		return nil
+	case scan.FieldStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case scan.FieldFinishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
+	case scan.FieldOutcome:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case scan.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case scan.FieldErrorKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorKind(v)
+		return nil
+	case scan.FieldToolDefinitionHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToolDefinitionHash(v)
+		return nil
+	case scan.FieldSchemaHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSchemaHash(v)
+		return nil
+	case scan.FieldInstructionsHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstructionsHash(v)
+		return nil
+	case scan.FieldToolsFile:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToolsFile(v)
+		return nil
+	case scan.FieldInitializeResult:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInitializeResult(v)
+		return nil
+	case scan.FieldDriftEventID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDriftEventID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Scan field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ScanMutation) AddedFields() []string {
+	var fields []string
+	if m.adddrift_event_id != nil {
+		fields = append(fields, scan.FieldDriftEventID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ScanMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case scan.FieldDriftEventID:
+		return m.AddedDriftEventID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case scan.FieldDriftEventID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDriftEventID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Scan numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ScanMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(scan.FieldFinishedAt) {
+		fields = append(fields, scan.FieldFinishedAt)
+	}
+	if m.FieldCleared(scan.FieldToolsFile) {
+		fields = append(fields, scan.FieldToolsFile)
+	}
+	if m.FieldCleared(scan.FieldInitializeResult) {
+		fields = append(fields, scan.FieldInitializeResult)
+	}
+	if m.FieldCleared(scan.FieldDriftEventID) {
+		fields = append(fields, scan.FieldDriftEventID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ScanMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ScanMutation) ClearField(name string) error {
+	switch name {
+	case scan.FieldFinishedAt:
+		m.ClearFinishedAt()
+		return nil
+	case scan.FieldToolsFile:
+		m.ClearToolsFile()
+		return nil
+	case scan.FieldInitializeResult:
+		m.ClearInitializeResult()
+		return nil
+	case scan.FieldDriftEventID:
+		m.ClearDriftEventID()
+		return nil
+	}
+	return fmt.Errorf("unknown Scan nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ScanMutation) ResetField(name string) error {
+	switch name {
+	case scan.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case scan.FieldTrigger:
+		m.ResetTrigger()
+		return nil
+	case scan.FieldRequestedBy:
+		m.ResetRequestedBy()
+		return nil
+	case scan.FieldStartedAt:
+		m.ResetStartedAt()
+		return nil
+	case scan.FieldFinishedAt:
+		m.ResetFinishedAt()
+		return nil
+	case scan.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case scan.FieldError:
+		m.ResetError()
+		return nil
+	case scan.FieldErrorKind:
+		m.ResetErrorKind()
+		return nil
+	case scan.FieldToolDefinitionHash:
+		m.ResetToolDefinitionHash()
+		return nil
+	case scan.FieldSchemaHash:
+		m.ResetSchemaHash()
+		return nil
+	case scan.FieldInstructionsHash:
+		m.ResetInstructionsHash()
+		return nil
+	case scan.FieldToolsFile:
+		m.ResetToolsFile()
+		return nil
+	case scan.FieldInitializeResult:
+		m.ResetInitializeResult()
+		return nil
+	case scan.FieldDriftEventID:
+		m.ResetDriftEventID()
+		return nil
+	}
+	return fmt.Errorf("unknown Scan field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ScanMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, scan.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ScanMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case scan.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ScanMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ScanMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ScanMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, scan.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ScanMutation) EdgeCleared(name string) bool {
+	switch name {
+	case scan.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ScanMutation) ClearEdge(name string) error {
+	switch name {
+	case scan.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Scan unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ScanMutation) ResetEdge(name string) error {
+	switch name {
+	case scan.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Scan edge %s", name)
+}
+
 // ServerMutation represents an operation that mutates the Server nodes in the graph.
 type ServerMutation struct {
 	config
@@ -9037,41 +11212,51 @@ func (m *ToolSnapshotMutation) ResetEdge(name string) error {
 // VersionMutation represents an operation that mutates the Version nodes in the graph.
 type VersionMutation struct {
 	config
-	op                   Op
-	typ                  string
-	id                   *int
-	version              *string
-	state                *version.State
-	state_reason         *string
-	server_json          *[]byte
-	description          *string
-	submitted_by         *string
-	submitted_at         *time.Time
-	state_changed_at     *time.Time
-	pin_revision         *int
-	addpin_revision      *int
-	request_hash         *string
-	contract             *[]byte
-	contract_source      *string
-	contract_raw         *[]byte
-	clearedFields        map[string]struct{}
-	server               *int
-	clearedserver        bool
-	snapshots            map[int]struct{}
-	removedsnapshots     map[int]struct{}
-	clearedsnapshots     bool
-	pin_revisions        map[int]struct{}
-	removedpin_revisions map[int]struct{}
-	clearedpin_revisions bool
-	decisions            map[int]struct{}
-	removeddecisions     map[int]struct{}
-	cleareddecisions     bool
-	findings             map[int]struct{}
-	removedfindings      map[int]struct{}
-	clearedfindings      bool
-	done                 bool
-	oldValue             func(context.Context) (*Version, error)
-	predicates           []predicate.Version
+	op                     Op
+	typ                    string
+	id                     *int
+	version                *string
+	state                  *version.State
+	state_reason           *string
+	server_json            *[]byte
+	description            *string
+	submitted_by           *string
+	submitted_at           *time.Time
+	state_changed_at       *time.Time
+	pin_revision           *int
+	addpin_revision        *int
+	request_hash           *string
+	contract               *[]byte
+	contract_source        *string
+	contract_raw           *[]byte
+	quarantine_kind        *string
+	quarantine_drift_id    *int
+	addquarantine_drift_id *int
+	live_source            *string
+	clearedFields          map[string]struct{}
+	server                 *int
+	clearedserver          bool
+	snapshots              map[int]struct{}
+	removedsnapshots       map[int]struct{}
+	clearedsnapshots       bool
+	pin_revisions          map[int]struct{}
+	removedpin_revisions   map[int]struct{}
+	clearedpin_revisions   bool
+	decisions              map[int]struct{}
+	removeddecisions       map[int]struct{}
+	cleareddecisions       bool
+	findings               map[int]struct{}
+	removedfindings        map[int]struct{}
+	clearedfindings        bool
+	scans                  map[int]struct{}
+	removedscans           map[int]struct{}
+	clearedscans           bool
+	drift_events           map[int]struct{}
+	removeddrift_events    map[int]struct{}
+	cleareddrift_events    bool
+	done                   bool
+	oldValue               func(context.Context) (*Version, error)
+	predicates             []predicate.Version
 }
 
 var _ ent.Mutation = (*VersionMutation)(nil)
@@ -9722,6 +11907,148 @@ func (m *VersionMutation) ResetContractRaw() {
 	delete(m.clearedFields, version.FieldContractRaw)
 }
 
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (m *VersionMutation) SetQuarantineKind(s string) {
+	m.quarantine_kind = &s
+}
+
+// QuarantineKind returns the value of the "quarantine_kind" field in the mutation.
+func (m *VersionMutation) QuarantineKind() (r string, exists bool) {
+	v := m.quarantine_kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuarantineKind returns the old "quarantine_kind" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldQuarantineKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuarantineKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuarantineKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuarantineKind: %w", err)
+	}
+	return oldValue.QuarantineKind, nil
+}
+
+// ResetQuarantineKind resets all changes to the "quarantine_kind" field.
+func (m *VersionMutation) ResetQuarantineKind() {
+	m.quarantine_kind = nil
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (m *VersionMutation) SetQuarantineDriftID(i int) {
+	m.quarantine_drift_id = &i
+	m.addquarantine_drift_id = nil
+}
+
+// QuarantineDriftID returns the value of the "quarantine_drift_id" field in the mutation.
+func (m *VersionMutation) QuarantineDriftID() (r int, exists bool) {
+	v := m.quarantine_drift_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuarantineDriftID returns the old "quarantine_drift_id" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldQuarantineDriftID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuarantineDriftID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuarantineDriftID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuarantineDriftID: %w", err)
+	}
+	return oldValue.QuarantineDriftID, nil
+}
+
+// AddQuarantineDriftID adds i to the "quarantine_drift_id" field.
+func (m *VersionMutation) AddQuarantineDriftID(i int) {
+	if m.addquarantine_drift_id != nil {
+		*m.addquarantine_drift_id += i
+	} else {
+		m.addquarantine_drift_id = &i
+	}
+}
+
+// AddedQuarantineDriftID returns the value that was added to the "quarantine_drift_id" field in this mutation.
+func (m *VersionMutation) AddedQuarantineDriftID() (r int, exists bool) {
+	v := m.addquarantine_drift_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (m *VersionMutation) ClearQuarantineDriftID() {
+	m.quarantine_drift_id = nil
+	m.addquarantine_drift_id = nil
+	m.clearedFields[version.FieldQuarantineDriftID] = struct{}{}
+}
+
+// QuarantineDriftIDCleared returns if the "quarantine_drift_id" field was cleared in this mutation.
+func (m *VersionMutation) QuarantineDriftIDCleared() bool {
+	_, ok := m.clearedFields[version.FieldQuarantineDriftID]
+	return ok
+}
+
+// ResetQuarantineDriftID resets all changes to the "quarantine_drift_id" field.
+func (m *VersionMutation) ResetQuarantineDriftID() {
+	m.quarantine_drift_id = nil
+	m.addquarantine_drift_id = nil
+	delete(m.clearedFields, version.FieldQuarantineDriftID)
+}
+
+// SetLiveSource sets the "live_source" field.
+func (m *VersionMutation) SetLiveSource(s string) {
+	m.live_source = &s
+}
+
+// LiveSource returns the value of the "live_source" field in the mutation.
+func (m *VersionMutation) LiveSource() (r string, exists bool) {
+	v := m.live_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLiveSource returns the old "live_source" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldLiveSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLiveSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLiveSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLiveSource: %w", err)
+	}
+	return oldValue.LiveSource, nil
+}
+
+// ResetLiveSource resets all changes to the "live_source" field.
+func (m *VersionMutation) ResetLiveSource() {
+	m.live_source = nil
+}
+
 // ClearServer clears the "server" edge to the Server entity.
 func (m *VersionMutation) ClearServer() {
 	m.clearedserver = true
@@ -9965,6 +12292,114 @@ func (m *VersionMutation) ResetFindings() {
 	m.removedfindings = nil
 }
 
+// AddScanIDs adds the "scans" edge to the Scan entity by ids.
+func (m *VersionMutation) AddScanIDs(ids ...int) {
+	if m.scans == nil {
+		m.scans = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.scans[ids[i]] = struct{}{}
+	}
+}
+
+// ClearScans clears the "scans" edge to the Scan entity.
+func (m *VersionMutation) ClearScans() {
+	m.clearedscans = true
+}
+
+// ScansCleared reports if the "scans" edge to the Scan entity was cleared.
+func (m *VersionMutation) ScansCleared() bool {
+	return m.clearedscans
+}
+
+// RemoveScanIDs removes the "scans" edge to the Scan entity by IDs.
+func (m *VersionMutation) RemoveScanIDs(ids ...int) {
+	if m.removedscans == nil {
+		m.removedscans = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.scans, ids[i])
+		m.removedscans[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedScans returns the removed IDs of the "scans" edge to the Scan entity.
+func (m *VersionMutation) RemovedScansIDs() (ids []int) {
+	for id := range m.removedscans {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ScansIDs returns the "scans" edge IDs in the mutation.
+func (m *VersionMutation) ScansIDs() (ids []int) {
+	for id := range m.scans {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetScans resets all changes to the "scans" edge.
+func (m *VersionMutation) ResetScans() {
+	m.scans = nil
+	m.clearedscans = false
+	m.removedscans = nil
+}
+
+// AddDriftEventIDs adds the "drift_events" edge to the DriftEvent entity by ids.
+func (m *VersionMutation) AddDriftEventIDs(ids ...int) {
+	if m.drift_events == nil {
+		m.drift_events = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.drift_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDriftEvents clears the "drift_events" edge to the DriftEvent entity.
+func (m *VersionMutation) ClearDriftEvents() {
+	m.cleareddrift_events = true
+}
+
+// DriftEventsCleared reports if the "drift_events" edge to the DriftEvent entity was cleared.
+func (m *VersionMutation) DriftEventsCleared() bool {
+	return m.cleareddrift_events
+}
+
+// RemoveDriftEventIDs removes the "drift_events" edge to the DriftEvent entity by IDs.
+func (m *VersionMutation) RemoveDriftEventIDs(ids ...int) {
+	if m.removeddrift_events == nil {
+		m.removeddrift_events = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.drift_events, ids[i])
+		m.removeddrift_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDriftEvents returns the removed IDs of the "drift_events" edge to the DriftEvent entity.
+func (m *VersionMutation) RemovedDriftEventsIDs() (ids []int) {
+	for id := range m.removeddrift_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DriftEventsIDs returns the "drift_events" edge IDs in the mutation.
+func (m *VersionMutation) DriftEventsIDs() (ids []int) {
+	for id := range m.drift_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDriftEvents resets all changes to the "drift_events" edge.
+func (m *VersionMutation) ResetDriftEvents() {
+	m.drift_events = nil
+	m.cleareddrift_events = false
+	m.removeddrift_events = nil
+}
+
 // Where appends a list predicates to the VersionMutation builder.
 func (m *VersionMutation) Where(ps ...predicate.Version) {
 	m.predicates = append(m.predicates, ps...)
@@ -9999,7 +12434,7 @@ func (m *VersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *VersionMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 17)
 	if m.server != nil {
 		fields = append(fields, version.FieldServerID)
 	}
@@ -10042,6 +12477,15 @@ func (m *VersionMutation) Fields() []string {
 	if m.contract_raw != nil {
 		fields = append(fields, version.FieldContractRaw)
 	}
+	if m.quarantine_kind != nil {
+		fields = append(fields, version.FieldQuarantineKind)
+	}
+	if m.quarantine_drift_id != nil {
+		fields = append(fields, version.FieldQuarantineDriftID)
+	}
+	if m.live_source != nil {
+		fields = append(fields, version.FieldLiveSource)
+	}
 	return fields
 }
 
@@ -10078,6 +12522,12 @@ func (m *VersionMutation) Field(name string) (ent.Value, bool) {
 		return m.ContractSource()
 	case version.FieldContractRaw:
 		return m.ContractRaw()
+	case version.FieldQuarantineKind:
+		return m.QuarantineKind()
+	case version.FieldQuarantineDriftID:
+		return m.QuarantineDriftID()
+	case version.FieldLiveSource:
+		return m.LiveSource()
 	}
 	return nil, false
 }
@@ -10115,6 +12565,12 @@ func (m *VersionMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldContractSource(ctx)
 	case version.FieldContractRaw:
 		return m.OldContractRaw(ctx)
+	case version.FieldQuarantineKind:
+		return m.OldQuarantineKind(ctx)
+	case version.FieldQuarantineDriftID:
+		return m.OldQuarantineDriftID(ctx)
+	case version.FieldLiveSource:
+		return m.OldLiveSource(ctx)
 	}
 	return nil, fmt.Errorf("unknown Version field %s", name)
 }
@@ -10222,6 +12678,27 @@ func (m *VersionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetContractRaw(v)
 		return nil
+	case version.FieldQuarantineKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuarantineKind(v)
+		return nil
+	case version.FieldQuarantineDriftID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuarantineDriftID(v)
+		return nil
+	case version.FieldLiveSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLiveSource(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)
 }
@@ -10233,6 +12710,9 @@ func (m *VersionMutation) AddedFields() []string {
 	if m.addpin_revision != nil {
 		fields = append(fields, version.FieldPinRevision)
 	}
+	if m.addquarantine_drift_id != nil {
+		fields = append(fields, version.FieldQuarantineDriftID)
+	}
 	return fields
 }
 
@@ -10243,6 +12723,8 @@ func (m *VersionMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case version.FieldPinRevision:
 		return m.AddedPinRevision()
+	case version.FieldQuarantineDriftID:
+		return m.AddedQuarantineDriftID()
 	}
 	return nil, false
 }
@@ -10259,6 +12741,13 @@ func (m *VersionMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddPinRevision(v)
 		return nil
+	case version.FieldQuarantineDriftID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQuarantineDriftID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Version numeric field %s", name)
 }
@@ -10272,6 +12761,9 @@ func (m *VersionMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(version.FieldContractRaw) {
 		fields = append(fields, version.FieldContractRaw)
+	}
+	if m.FieldCleared(version.FieldQuarantineDriftID) {
+		fields = append(fields, version.FieldQuarantineDriftID)
 	}
 	return fields
 }
@@ -10292,6 +12784,9 @@ func (m *VersionMutation) ClearField(name string) error {
 		return nil
 	case version.FieldContractRaw:
 		m.ClearContractRaw()
+		return nil
+	case version.FieldQuarantineDriftID:
+		m.ClearQuarantineDriftID()
 		return nil
 	}
 	return fmt.Errorf("unknown Version nullable field %s", name)
@@ -10343,13 +12838,22 @@ func (m *VersionMutation) ResetField(name string) error {
 	case version.FieldContractRaw:
 		m.ResetContractRaw()
 		return nil
+	case version.FieldQuarantineKind:
+		m.ResetQuarantineKind()
+		return nil
+	case version.FieldQuarantineDriftID:
+		m.ResetQuarantineDriftID()
+		return nil
+	case version.FieldLiveSource:
+		m.ResetLiveSource()
+		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *VersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 7)
 	if m.server != nil {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -10364,6 +12868,12 @@ func (m *VersionMutation) AddedEdges() []string {
 	}
 	if m.findings != nil {
 		edges = append(edges, version.EdgeFindings)
+	}
+	if m.scans != nil {
+		edges = append(edges, version.EdgeScans)
+	}
+	if m.drift_events != nil {
+		edges = append(edges, version.EdgeDriftEvents)
 	}
 	return edges
 }
@@ -10400,13 +12910,25 @@ func (m *VersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeScans:
+		ids := make([]ent.Value, 0, len(m.scans))
+		for id := range m.scans {
+			ids = append(ids, id)
+		}
+		return ids
+	case version.EdgeDriftEvents:
+		ids := make([]ent.Value, 0, len(m.drift_events))
+		for id := range m.drift_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *VersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 7)
 	if m.removedsnapshots != nil {
 		edges = append(edges, version.EdgeSnapshots)
 	}
@@ -10418,6 +12940,12 @@ func (m *VersionMutation) RemovedEdges() []string {
 	}
 	if m.removedfindings != nil {
 		edges = append(edges, version.EdgeFindings)
+	}
+	if m.removedscans != nil {
+		edges = append(edges, version.EdgeScans)
+	}
+	if m.removeddrift_events != nil {
+		edges = append(edges, version.EdgeDriftEvents)
 	}
 	return edges
 }
@@ -10450,13 +12978,25 @@ func (m *VersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeScans:
+		ids := make([]ent.Value, 0, len(m.removedscans))
+		for id := range m.removedscans {
+			ids = append(ids, id)
+		}
+		return ids
+	case version.EdgeDriftEvents:
+		ids := make([]ent.Value, 0, len(m.removeddrift_events))
+		for id := range m.removeddrift_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *VersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 7)
 	if m.clearedserver {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -10471,6 +13011,12 @@ func (m *VersionMutation) ClearedEdges() []string {
 	}
 	if m.clearedfindings {
 		edges = append(edges, version.EdgeFindings)
+	}
+	if m.clearedscans {
+		edges = append(edges, version.EdgeScans)
+	}
+	if m.cleareddrift_events {
+		edges = append(edges, version.EdgeDriftEvents)
 	}
 	return edges
 }
@@ -10489,6 +13035,10 @@ func (m *VersionMutation) EdgeCleared(name string) bool {
 		return m.cleareddecisions
 	case version.EdgeFindings:
 		return m.clearedfindings
+	case version.EdgeScans:
+		return m.clearedscans
+	case version.EdgeDriftEvents:
+		return m.cleareddrift_events
 	}
 	return false
 }
@@ -10522,6 +13072,12 @@ func (m *VersionMutation) ResetEdge(name string) error {
 		return nil
 	case version.EdgeFindings:
 		m.ResetFindings()
+		return nil
+	case version.EdgeScans:
+		m.ResetScans()
+		return nil
+	case version.EdgeDriftEvents:
+		m.ResetDriftEvents()
 		return nil
 	}
 	return fmt.Errorf("unknown Version edge %s", name)

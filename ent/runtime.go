@@ -7,11 +7,13 @@ import (
 
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
@@ -60,6 +62,24 @@ func init() {
 	auditheadDescHash := auditheadFields[1].Descriptor()
 	// audithead.DefaultHash holds the default value on creation for the hash field.
 	audithead.DefaultHash = auditheadDescHash.Default.(string)
+	drifteventFields := schema.DriftEvent{}.Fields()
+	_ = drifteventFields
+	// drifteventDescStatus is the schema descriptor for status field.
+	drifteventDescStatus := drifteventFields[5].Descriptor()
+	// driftevent.DefaultStatus holds the default value on creation for the status field.
+	driftevent.DefaultStatus = drifteventDescStatus.Default.(string)
+	// drifteventDescResolvedBy is the schema descriptor for resolved_by field.
+	drifteventDescResolvedBy := drifteventFields[6].Descriptor()
+	// driftevent.DefaultResolvedBy holds the default value on creation for the resolved_by field.
+	driftevent.DefaultResolvedBy = drifteventDescResolvedBy.Default.(string)
+	// drifteventDescResolutionReason is the schema descriptor for resolution_reason field.
+	drifteventDescResolutionReason := drifteventFields[7].Descriptor()
+	// driftevent.DefaultResolutionReason holds the default value on creation for the resolution_reason field.
+	driftevent.DefaultResolutionReason = drifteventDescResolutionReason.Default.(string)
+	// drifteventDescCreatedAt is the schema descriptor for created_at field.
+	drifteventDescCreatedAt := drifteventFields[9].Descriptor()
+	// driftevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	driftevent.DefaultCreatedAt = drifteventDescCreatedAt.Default.(func() time.Time)
 	findingFields := schema.Finding{}.Fields()
 	_ = findingFields
 	// findingDescTool is the schema descriptor for tool field.
@@ -144,6 +164,40 @@ func init() {
 	reviewdecisionDescCreatedAt := reviewdecisionFields[7].Descriptor()
 	// reviewdecision.DefaultCreatedAt holds the default value on creation for the created_at field.
 	reviewdecision.DefaultCreatedAt = reviewdecisionDescCreatedAt.Default.(func() time.Time)
+	scanFields := schema.Scan{}.Fields()
+	_ = scanFields
+	// scanDescRequestedBy is the schema descriptor for requested_by field.
+	scanDescRequestedBy := scanFields[2].Descriptor()
+	// scan.DefaultRequestedBy holds the default value on creation for the requested_by field.
+	scan.DefaultRequestedBy = scanDescRequestedBy.Default.(string)
+	// scanDescStartedAt is the schema descriptor for started_at field.
+	scanDescStartedAt := scanFields[3].Descriptor()
+	// scan.DefaultStartedAt holds the default value on creation for the started_at field.
+	scan.DefaultStartedAt = scanDescStartedAt.Default.(func() time.Time)
+	// scanDescOutcome is the schema descriptor for outcome field.
+	scanDescOutcome := scanFields[5].Descriptor()
+	// scan.DefaultOutcome holds the default value on creation for the outcome field.
+	scan.DefaultOutcome = scanDescOutcome.Default.(string)
+	// scanDescError is the schema descriptor for error field.
+	scanDescError := scanFields[6].Descriptor()
+	// scan.DefaultError holds the default value on creation for the error field.
+	scan.DefaultError = scanDescError.Default.(string)
+	// scanDescErrorKind is the schema descriptor for error_kind field.
+	scanDescErrorKind := scanFields[7].Descriptor()
+	// scan.DefaultErrorKind holds the default value on creation for the error_kind field.
+	scan.DefaultErrorKind = scanDescErrorKind.Default.(string)
+	// scanDescToolDefinitionHash is the schema descriptor for tool_definition_hash field.
+	scanDescToolDefinitionHash := scanFields[8].Descriptor()
+	// scan.DefaultToolDefinitionHash holds the default value on creation for the tool_definition_hash field.
+	scan.DefaultToolDefinitionHash = scanDescToolDefinitionHash.Default.(string)
+	// scanDescSchemaHash is the schema descriptor for schema_hash field.
+	scanDescSchemaHash := scanFields[9].Descriptor()
+	// scan.DefaultSchemaHash holds the default value on creation for the schema_hash field.
+	scan.DefaultSchemaHash = scanDescSchemaHash.Default.(string)
+	// scanDescInstructionsHash is the schema descriptor for instructions_hash field.
+	scanDescInstructionsHash := scanFields[10].Descriptor()
+	// scan.DefaultInstructionsHash holds the default value on creation for the instructions_hash field.
+	scan.DefaultInstructionsHash = scanDescInstructionsHash.Default.(string)
 	serverFields := schema.Server{}.Fields()
 	_ = serverFields
 	// serverDescName is the schema descriptor for name field.
@@ -322,4 +376,12 @@ func init() {
 	versionDescContractSource := versionFields[12].Descriptor()
 	// version.DefaultContractSource holds the default value on creation for the contract_source field.
 	version.DefaultContractSource = versionDescContractSource.Default.(string)
+	// versionDescQuarantineKind is the schema descriptor for quarantine_kind field.
+	versionDescQuarantineKind := versionFields[14].Descriptor()
+	// version.DefaultQuarantineKind holds the default value on creation for the quarantine_kind field.
+	version.DefaultQuarantineKind = versionDescQuarantineKind.Default.(string)
+	// versionDescLiveSource is the schema descriptor for live_source field.
+	versionDescLiveSource := versionFields[16].Descriptor()
+	// version.DefaultLiveSource holds the default value on creation for the live_source field.
+	version.DefaultLiveSource = versionDescLiveSource.Default.(string)
 }

@@ -18,6 +18,8 @@ type Tx struct {
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
 	AuditHead *AuditHeadClient
+	// DriftEvent is the client for interacting with the DriftEvent builders.
+	DriftEvent *DriftEventClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -28,6 +30,8 @@ type Tx struct {
 	Principal *PrincipalClient
 	// ReviewDecision is the client for interacting with the ReviewDecision builders.
 	ReviewDecision *ReviewDecisionClient
+	// Scan is the client for interacting with the Scan builders.
+	Scan *ScanClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
@@ -173,11 +177,13 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.AuditHead = NewAuditHeadClient(tx.config)
+	tx.DriftEvent = NewDriftEventClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.PinRevision = NewPinRevisionClient(tx.config)
 	tx.Principal = NewPrincipalClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)
+	tx.Scan = NewScanClient(tx.config)
 	tx.Server = NewServerClient(tx.config)
 	tx.ServerPolicy = NewServerPolicyClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)

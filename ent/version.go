@@ -46,6 +46,12 @@ type Version struct {
 	ContractSource string `json:"contract_source,omitempty"`
 	// ContractRaw holds the value of the "contract_raw" field.
 	ContractRaw []byte `json:"contract_raw,omitempty"`
+	// QuarantineKind holds the value of the "quarantine_kind" field.
+	QuarantineKind string `json:"quarantine_kind,omitempty"`
+	// QuarantineDriftID holds the value of the "quarantine_drift_id" field.
+	QuarantineDriftID *int `json:"quarantine_drift_id,omitempty"`
+	// LiveSource holds the value of the "live_source" field.
+	LiveSource string `json:"live_source,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the VersionQuery when eager-loading is set.
 	Edges        VersionEdges `json:"edges"`
@@ -64,9 +70,13 @@ type VersionEdges struct {
 	Decisions []*ReviewDecision `json:"decisions,omitempty"`
 	// Findings holds the value of the findings edge.
 	Findings []*Finding `json:"findings,omitempty"`
+	// Scans holds the value of the scans edge.
+	Scans []*Scan `json:"scans,omitempty"`
+	// DriftEvents holds the value of the drift_events edge.
+	DriftEvents []*DriftEvent `json:"drift_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [5]bool
+	loadedTypes [7]bool
 }
 
 // ServerOrErr returns the Server value or an error if the edge
@@ -116,6 +126,24 @@ func (e VersionEdges) FindingsOrErr() ([]*Finding, error) {
 	return nil, &NotLoadedError{edge: "findings"}
 }
 
+// ScansOrErr returns the Scans value or an error if the edge
+// was not loaded in eager-loading.
+func (e VersionEdges) ScansOrErr() ([]*Scan, error) {
+	if e.loadedTypes[5] {
+		return e.Scans, nil
+	}
+	return nil, &NotLoadedError{edge: "scans"}
+}
+
+// DriftEventsOrErr returns the DriftEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e VersionEdges) DriftEventsOrErr() ([]*DriftEvent, error) {
+	if e.loadedTypes[6] {
+		return e.DriftEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "drift_events"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Version) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -123,9 +151,9 @@ func (*Version) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case version.FieldServerJSON, version.FieldContract, version.FieldContractRaw:
 			values[i] = new([]byte)
-		case version.FieldID, version.FieldServerID, version.FieldPinRevision:
+		case version.FieldID, version.FieldServerID, version.FieldPinRevision, version.FieldQuarantineDriftID:
 			values[i] = new(sql.NullInt64)
-		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash, version.FieldContractSource:
+		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash, version.FieldContractSource, version.FieldQuarantineKind, version.FieldLiveSource:
 			values[i] = new(sql.NullString)
 		case version.FieldSubmittedAt, version.FieldStateChangedAt:
 			values[i] = new(sql.NullTime)
@@ -234,6 +262,25 @@ func (_m *Version) assignValues(columns []string, values []any) error {
 			} else if value != nil {
 				_m.ContractRaw = *value
 			}
+		case version.FieldQuarantineKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field quarantine_kind", values[i])
+			} else if value.Valid {
+				_m.QuarantineKind = value.String
+			}
+		case version.FieldQuarantineDriftID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field quarantine_drift_id", values[i])
+			} else if value.Valid {
+				_m.QuarantineDriftID = new(int)
+				*_m.QuarantineDriftID = int(value.Int64)
+			}
+		case version.FieldLiveSource:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field live_source", values[i])
+			} else if value.Valid {
+				_m.LiveSource = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -270,6 +317,16 @@ func (_m *Version) QueryDecisions() *ReviewDecisionQuery {
 // QueryFindings queries the "findings" edge of the Version entity.
 func (_m *Version) QueryFindings() *FindingQuery {
 	return NewVersionClient(_m.config).QueryFindings(_m)
+}
+
+// QueryScans queries the "scans" edge of the Version entity.
+func (_m *Version) QueryScans() *ScanQuery {
+	return NewVersionClient(_m.config).QueryScans(_m)
+}
+
+// QueryDriftEvents queries the "drift_events" edge of the Version entity.
+func (_m *Version) QueryDriftEvents() *DriftEventQuery {
+	return NewVersionClient(_m.config).QueryDriftEvents(_m)
 }
 
 // Update returns a builder for updating this Version.
@@ -336,6 +393,17 @@ func (_m *Version) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("contract_raw=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ContractRaw))
+	builder.WriteString(", ")
+	builder.WriteString("quarantine_kind=")
+	builder.WriteString(_m.QuarantineKind)
+	builder.WriteString(", ")
+	if v := _m.QuarantineDriftID; v != nil {
+		builder.WriteString("quarantine_drift_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("live_source=")
+	builder.WriteString(_m.LiveSource)
 	builder.WriteByte(')')
 	return builder.String()
 }

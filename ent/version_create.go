@@ -11,9 +11,11 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -175,6 +177,48 @@ func (_c *VersionCreate) SetContractRaw(v []byte) *VersionCreate {
 	return _c
 }
 
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (_c *VersionCreate) SetQuarantineKind(v string) *VersionCreate {
+	_c.mutation.SetQuarantineKind(v)
+	return _c
+}
+
+// SetNillableQuarantineKind sets the "quarantine_kind" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableQuarantineKind(v *string) *VersionCreate {
+	if v != nil {
+		_c.SetQuarantineKind(*v)
+	}
+	return _c
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (_c *VersionCreate) SetQuarantineDriftID(v int) *VersionCreate {
+	_c.mutation.SetQuarantineDriftID(v)
+	return _c
+}
+
+// SetNillableQuarantineDriftID sets the "quarantine_drift_id" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableQuarantineDriftID(v *int) *VersionCreate {
+	if v != nil {
+		_c.SetQuarantineDriftID(*v)
+	}
+	return _c
+}
+
+// SetLiveSource sets the "live_source" field.
+func (_c *VersionCreate) SetLiveSource(v string) *VersionCreate {
+	_c.mutation.SetLiveSource(v)
+	return _c
+}
+
+// SetNillableLiveSource sets the "live_source" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableLiveSource(v *string) *VersionCreate {
+	if v != nil {
+		_c.SetLiveSource(*v)
+	}
+	return _c
+}
+
 // SetServer sets the "server" edge to the Server entity.
 func (_c *VersionCreate) SetServer(v *Server) *VersionCreate {
 	return _c.SetServerID(v.ID)
@@ -238,6 +282,36 @@ func (_c *VersionCreate) AddFindings(v ...*Finding) *VersionCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddFindingIDs(ids...)
+}
+
+// AddScanIDs adds the "scans" edge to the Scan entity by IDs.
+func (_c *VersionCreate) AddScanIDs(ids ...int) *VersionCreate {
+	_c.mutation.AddScanIDs(ids...)
+	return _c
+}
+
+// AddScans adds the "scans" edges to the Scan entity.
+func (_c *VersionCreate) AddScans(v ...*Scan) *VersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddScanIDs(ids...)
+}
+
+// AddDriftEventIDs adds the "drift_events" edge to the DriftEvent entity by IDs.
+func (_c *VersionCreate) AddDriftEventIDs(ids ...int) *VersionCreate {
+	_c.mutation.AddDriftEventIDs(ids...)
+	return _c
+}
+
+// AddDriftEvents adds the "drift_events" edges to the DriftEvent entity.
+func (_c *VersionCreate) AddDriftEvents(v ...*DriftEvent) *VersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDriftEventIDs(ids...)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -307,6 +381,14 @@ func (_c *VersionCreate) defaults() {
 		v := version.DefaultContractSource
 		_c.mutation.SetContractSource(v)
 	}
+	if _, ok := _c.mutation.QuarantineKind(); !ok {
+		v := version.DefaultQuarantineKind
+		_c.mutation.SetQuarantineKind(v)
+	}
+	if _, ok := _c.mutation.LiveSource(); !ok {
+		v := version.DefaultLiveSource
+		_c.mutation.SetLiveSource(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -361,6 +443,12 @@ func (_c *VersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.ContractSource(); !ok {
 		return &ValidationError{Name: "contract_source", err: errors.New(`ent: missing required field "Version.contract_source"`)}
+	}
+	if _, ok := _c.mutation.QuarantineKind(); !ok {
+		return &ValidationError{Name: "quarantine_kind", err: errors.New(`ent: missing required field "Version.quarantine_kind"`)}
+	}
+	if _, ok := _c.mutation.LiveSource(); !ok {
+		return &ValidationError{Name: "live_source", err: errors.New(`ent: missing required field "Version.live_source"`)}
 	}
 	if len(_c.mutation.ServerIDs()) == 0 {
 		return &ValidationError{Name: "server", err: errors.New(`ent: missing required edge "Version.server"`)}
@@ -444,6 +532,18 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 		_spec.SetField(version.FieldContractRaw, field.TypeBytes, value)
 		_node.ContractRaw = value
 	}
+	if value, ok := _c.mutation.QuarantineKind(); ok {
+		_spec.SetField(version.FieldQuarantineKind, field.TypeString, value)
+		_node.QuarantineKind = value
+	}
+	if value, ok := _c.mutation.QuarantineDriftID(); ok {
+		_spec.SetField(version.FieldQuarantineDriftID, field.TypeInt, value)
+		_node.QuarantineDriftID = &value
+	}
+	if value, ok := _c.mutation.LiveSource(); ok {
+		_spec.SetField(version.FieldLiveSource, field.TypeString, value)
+		_node.LiveSource = value
+	}
 	if nodes := _c.mutation.ServerIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -518,6 +618,38 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ScansIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DriftEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -631,6 +763,42 @@ func (u *VersionUpsert) AddPinRevision(v int) *VersionUpsert {
 	return u
 }
 
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (u *VersionUpsert) SetQuarantineKind(v string) *VersionUpsert {
+	u.Set(version.FieldQuarantineKind, v)
+	return u
+}
+
+// UpdateQuarantineKind sets the "quarantine_kind" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateQuarantineKind() *VersionUpsert {
+	u.SetExcluded(version.FieldQuarantineKind)
+	return u
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (u *VersionUpsert) SetQuarantineDriftID(v int) *VersionUpsert {
+	u.Set(version.FieldQuarantineDriftID, v)
+	return u
+}
+
+// UpdateQuarantineDriftID sets the "quarantine_drift_id" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateQuarantineDriftID() *VersionUpsert {
+	u.SetExcluded(version.FieldQuarantineDriftID)
+	return u
+}
+
+// AddQuarantineDriftID adds v to the "quarantine_drift_id" field.
+func (u *VersionUpsert) AddQuarantineDriftID(v int) *VersionUpsert {
+	u.Add(version.FieldQuarantineDriftID, v)
+	return u
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (u *VersionUpsert) ClearQuarantineDriftID() *VersionUpsert {
+	u.SetNull(version.FieldQuarantineDriftID)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -671,6 +839,9 @@ func (u *VersionUpsertOne) UpdateNewValues() *VersionUpsertOne {
 		}
 		if _, exists := u.create.mutation.ContractRaw(); exists {
 			s.SetIgnore(version.FieldContractRaw)
+		}
+		if _, exists := u.create.mutation.LiveSource(); exists {
+			s.SetIgnore(version.FieldLiveSource)
 		}
 	}))
 	return u
@@ -763,6 +934,48 @@ func (u *VersionUpsertOne) AddPinRevision(v int) *VersionUpsertOne {
 func (u *VersionUpsertOne) UpdatePinRevision() *VersionUpsertOne {
 	return u.Update(func(s *VersionUpsert) {
 		s.UpdatePinRevision()
+	})
+}
+
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (u *VersionUpsertOne) SetQuarantineKind(v string) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetQuarantineKind(v)
+	})
+}
+
+// UpdateQuarantineKind sets the "quarantine_kind" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateQuarantineKind() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateQuarantineKind()
+	})
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (u *VersionUpsertOne) SetQuarantineDriftID(v int) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetQuarantineDriftID(v)
+	})
+}
+
+// AddQuarantineDriftID adds v to the "quarantine_drift_id" field.
+func (u *VersionUpsertOne) AddQuarantineDriftID(v int) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.AddQuarantineDriftID(v)
+	})
+}
+
+// UpdateQuarantineDriftID sets the "quarantine_drift_id" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateQuarantineDriftID() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateQuarantineDriftID()
+	})
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (u *VersionUpsertOne) ClearQuarantineDriftID() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearQuarantineDriftID()
 	})
 }
 
@@ -972,6 +1185,9 @@ func (u *VersionUpsertBulk) UpdateNewValues() *VersionUpsertBulk {
 			if _, exists := b.mutation.ContractRaw(); exists {
 				s.SetIgnore(version.FieldContractRaw)
 			}
+			if _, exists := b.mutation.LiveSource(); exists {
+				s.SetIgnore(version.FieldLiveSource)
+			}
 		}
 	}))
 	return u
@@ -1064,6 +1280,48 @@ func (u *VersionUpsertBulk) AddPinRevision(v int) *VersionUpsertBulk {
 func (u *VersionUpsertBulk) UpdatePinRevision() *VersionUpsertBulk {
 	return u.Update(func(s *VersionUpsert) {
 		s.UpdatePinRevision()
+	})
+}
+
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (u *VersionUpsertBulk) SetQuarantineKind(v string) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetQuarantineKind(v)
+	})
+}
+
+// UpdateQuarantineKind sets the "quarantine_kind" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateQuarantineKind() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateQuarantineKind()
+	})
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (u *VersionUpsertBulk) SetQuarantineDriftID(v int) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetQuarantineDriftID(v)
+	})
+}
+
+// AddQuarantineDriftID adds v to the "quarantine_drift_id" field.
+func (u *VersionUpsertBulk) AddQuarantineDriftID(v int) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.AddQuarantineDriftID(v)
+	})
+}
+
+// UpdateQuarantineDriftID sets the "quarantine_drift_id" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateQuarantineDriftID() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateQuarantineDriftID()
+	})
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (u *VersionUpsertBulk) ClearQuarantineDriftID() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearQuarantineDriftID()
 	})
 }
 

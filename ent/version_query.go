@@ -13,10 +13,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -34,6 +36,8 @@ type VersionQuery struct {
 	withPinRevisions *PinRevisionQuery
 	withDecisions    *ReviewDecisionQuery
 	withFindings     *FindingQuery
+	withScans        *ScanQuery
+	withDriftEvents  *DriftEventQuery
 	modifiers        []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -174,6 +178,50 @@ func (_q *VersionQuery) QueryFindings() *FindingQuery {
 			sqlgraph.From(version.Table, version.FieldID, selector),
 			sqlgraph.To(finding.Table, finding.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, version.FindingsTable, version.FindingsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryScans chains the current query on the "scans" edge.
+func (_q *VersionQuery) QueryScans() *ScanQuery {
+	query := (&ScanClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, selector),
+			sqlgraph.To(scan.Table, scan.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.ScansTable, version.ScansColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDriftEvents chains the current query on the "drift_events" edge.
+func (_q *VersionQuery) QueryDriftEvents() *DriftEventQuery {
+	query := (&DriftEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, selector),
+			sqlgraph.To(driftevent.Table, driftevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.DriftEventsTable, version.DriftEventsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -378,6 +426,8 @@ func (_q *VersionQuery) Clone() *VersionQuery {
 		withPinRevisions: _q.withPinRevisions.Clone(),
 		withDecisions:    _q.withDecisions.Clone(),
 		withFindings:     _q.withFindings.Clone(),
+		withScans:        _q.withScans.Clone(),
+		withDriftEvents:  _q.withDriftEvents.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -436,6 +486,28 @@ func (_q *VersionQuery) WithFindings(opts ...func(*FindingQuery)) *VersionQuery 
 		opt(query)
 	}
 	_q.withFindings = query
+	return _q
+}
+
+// WithScans tells the query-builder to eager-load the nodes that are connected to
+// the "scans" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *VersionQuery) WithScans(opts ...func(*ScanQuery)) *VersionQuery {
+	query := (&ScanClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withScans = query
+	return _q
+}
+
+// WithDriftEvents tells the query-builder to eager-load the nodes that are connected to
+// the "drift_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *VersionQuery) WithDriftEvents(opts ...func(*DriftEventQuery)) *VersionQuery {
+	query := (&DriftEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDriftEvents = query
 	return _q
 }
 
@@ -517,12 +589,14 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 	var (
 		nodes       = []*Version{}
 		_spec       = _q.querySpec()
-		loadedTypes = [5]bool{
+		loadedTypes = [7]bool{
 			_q.withServer != nil,
 			_q.withSnapshots != nil,
 			_q.withPinRevisions != nil,
 			_q.withDecisions != nil,
 			_q.withFindings != nil,
+			_q.withScans != nil,
+			_q.withDriftEvents != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -577,6 +651,20 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 		if err := _q.loadFindings(ctx, query, nodes,
 			func(n *Version) { n.Edges.Findings = []*Finding{} },
 			func(n *Version, e *Finding) { n.Edges.Findings = append(n.Edges.Findings, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withScans; query != nil {
+		if err := _q.loadScans(ctx, query, nodes,
+			func(n *Version) { n.Edges.Scans = []*Scan{} },
+			func(n *Version, e *Scan) { n.Edges.Scans = append(n.Edges.Scans, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDriftEvents; query != nil {
+		if err := _q.loadDriftEvents(ctx, query, nodes,
+			func(n *Version) { n.Edges.DriftEvents = []*DriftEvent{} },
+			func(n *Version, e *DriftEvent) { n.Edges.DriftEvents = append(n.Edges.DriftEvents, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -717,6 +805,66 @@ func (_q *VersionQuery) loadFindings(ctx context.Context, query *FindingQuery, n
 	}
 	query.Where(predicate.Finding(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(version.FindingsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *VersionQuery) loadScans(ctx context.Context, query *ScanQuery, nodes []*Version, init func(*Version), assign func(*Version, *Scan)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Version)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(scan.FieldVersionID)
+	}
+	query.Where(predicate.Scan(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(version.ScansColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *VersionQuery) loadDriftEvents(ctx context.Context, query *DriftEventQuery, nodes []*Version, init func(*Version), assign func(*Version, *DriftEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Version)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(driftevent.FieldVersionID)
+	}
+	query.Where(predicate.DriftEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(version.DriftEventsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

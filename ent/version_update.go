@@ -11,10 +11,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
@@ -95,6 +97,47 @@ func (_u *VersionUpdate) AddPinRevision(v int) *VersionUpdate {
 	return _u
 }
 
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (_u *VersionUpdate) SetQuarantineKind(v string) *VersionUpdate {
+	_u.mutation.SetQuarantineKind(v)
+	return _u
+}
+
+// SetNillableQuarantineKind sets the "quarantine_kind" field if the given value is not nil.
+func (_u *VersionUpdate) SetNillableQuarantineKind(v *string) *VersionUpdate {
+	if v != nil {
+		_u.SetQuarantineKind(*v)
+	}
+	return _u
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (_u *VersionUpdate) SetQuarantineDriftID(v int) *VersionUpdate {
+	_u.mutation.ResetQuarantineDriftID()
+	_u.mutation.SetQuarantineDriftID(v)
+	return _u
+}
+
+// SetNillableQuarantineDriftID sets the "quarantine_drift_id" field if the given value is not nil.
+func (_u *VersionUpdate) SetNillableQuarantineDriftID(v *int) *VersionUpdate {
+	if v != nil {
+		_u.SetQuarantineDriftID(*v)
+	}
+	return _u
+}
+
+// AddQuarantineDriftID adds value to the "quarantine_drift_id" field.
+func (_u *VersionUpdate) AddQuarantineDriftID(v int) *VersionUpdate {
+	_u.mutation.AddQuarantineDriftID(v)
+	return _u
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (_u *VersionUpdate) ClearQuarantineDriftID() *VersionUpdate {
+	_u.mutation.ClearQuarantineDriftID()
+	return _u
+}
+
 // AddSnapshotIDs adds the "snapshots" edge to the ToolSnapshot entity by IDs.
 func (_u *VersionUpdate) AddSnapshotIDs(ids ...int) *VersionUpdate {
 	_u.mutation.AddSnapshotIDs(ids...)
@@ -153,6 +196,36 @@ func (_u *VersionUpdate) AddFindings(v ...*Finding) *VersionUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddFindingIDs(ids...)
+}
+
+// AddScanIDs adds the "scans" edge to the Scan entity by IDs.
+func (_u *VersionUpdate) AddScanIDs(ids ...int) *VersionUpdate {
+	_u.mutation.AddScanIDs(ids...)
+	return _u
+}
+
+// AddScans adds the "scans" edges to the Scan entity.
+func (_u *VersionUpdate) AddScans(v ...*Scan) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddScanIDs(ids...)
+}
+
+// AddDriftEventIDs adds the "drift_events" edge to the DriftEvent entity by IDs.
+func (_u *VersionUpdate) AddDriftEventIDs(ids ...int) *VersionUpdate {
+	_u.mutation.AddDriftEventIDs(ids...)
+	return _u
+}
+
+// AddDriftEvents adds the "drift_events" edges to the DriftEvent entity.
+func (_u *VersionUpdate) AddDriftEvents(v ...*DriftEvent) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDriftEventIDs(ids...)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -244,6 +317,48 @@ func (_u *VersionUpdate) RemoveFindings(v ...*Finding) *VersionUpdate {
 	return _u.RemoveFindingIDs(ids...)
 }
 
+// ClearScans clears all "scans" edges to the Scan entity.
+func (_u *VersionUpdate) ClearScans() *VersionUpdate {
+	_u.mutation.ClearScans()
+	return _u
+}
+
+// RemoveScanIDs removes the "scans" edge to Scan entities by IDs.
+func (_u *VersionUpdate) RemoveScanIDs(ids ...int) *VersionUpdate {
+	_u.mutation.RemoveScanIDs(ids...)
+	return _u
+}
+
+// RemoveScans removes "scans" edges to Scan entities.
+func (_u *VersionUpdate) RemoveScans(v ...*Scan) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveScanIDs(ids...)
+}
+
+// ClearDriftEvents clears all "drift_events" edges to the DriftEvent entity.
+func (_u *VersionUpdate) ClearDriftEvents() *VersionUpdate {
+	_u.mutation.ClearDriftEvents()
+	return _u
+}
+
+// RemoveDriftEventIDs removes the "drift_events" edge to DriftEvent entities by IDs.
+func (_u *VersionUpdate) RemoveDriftEventIDs(ids ...int) *VersionUpdate {
+	_u.mutation.RemoveDriftEventIDs(ids...)
+	return _u
+}
+
+// RemoveDriftEvents removes "drift_events" edges to DriftEvent entities.
+func (_u *VersionUpdate) RemoveDriftEvents(v ...*DriftEvent) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDriftEventIDs(ids...)
+}
+
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *VersionUpdate) Save(ctx context.Context) (int, error) {
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
@@ -316,6 +431,18 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.ContractRawCleared() {
 		_spec.ClearField(version.FieldContractRaw, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.QuarantineKind(); ok {
+		_spec.SetField(version.FieldQuarantineKind, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.QuarantineDriftID(); ok {
+		_spec.SetField(version.FieldQuarantineDriftID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedQuarantineDriftID(); ok {
+		_spec.AddField(version.FieldQuarantineDriftID, field.TypeInt, value)
+	}
+	if _u.mutation.QuarantineDriftIDCleared() {
+		_spec.ClearField(version.FieldQuarantineDriftID, field.TypeInt)
 	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -497,6 +624,96 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.ScansCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedScansIDs(); len(nodes) > 0 && !_u.mutation.ScansCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ScansIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DriftEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDriftEventsIDs(); len(nodes) > 0 && !_u.mutation.DriftEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DriftEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{version.Label}
@@ -580,6 +797,47 @@ func (_u *VersionUpdateOne) AddPinRevision(v int) *VersionUpdateOne {
 	return _u
 }
 
+// SetQuarantineKind sets the "quarantine_kind" field.
+func (_u *VersionUpdateOne) SetQuarantineKind(v string) *VersionUpdateOne {
+	_u.mutation.SetQuarantineKind(v)
+	return _u
+}
+
+// SetNillableQuarantineKind sets the "quarantine_kind" field if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableQuarantineKind(v *string) *VersionUpdateOne {
+	if v != nil {
+		_u.SetQuarantineKind(*v)
+	}
+	return _u
+}
+
+// SetQuarantineDriftID sets the "quarantine_drift_id" field.
+func (_u *VersionUpdateOne) SetQuarantineDriftID(v int) *VersionUpdateOne {
+	_u.mutation.ResetQuarantineDriftID()
+	_u.mutation.SetQuarantineDriftID(v)
+	return _u
+}
+
+// SetNillableQuarantineDriftID sets the "quarantine_drift_id" field if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableQuarantineDriftID(v *int) *VersionUpdateOne {
+	if v != nil {
+		_u.SetQuarantineDriftID(*v)
+	}
+	return _u
+}
+
+// AddQuarantineDriftID adds value to the "quarantine_drift_id" field.
+func (_u *VersionUpdateOne) AddQuarantineDriftID(v int) *VersionUpdateOne {
+	_u.mutation.AddQuarantineDriftID(v)
+	return _u
+}
+
+// ClearQuarantineDriftID clears the value of the "quarantine_drift_id" field.
+func (_u *VersionUpdateOne) ClearQuarantineDriftID() *VersionUpdateOne {
+	_u.mutation.ClearQuarantineDriftID()
+	return _u
+}
+
 // AddSnapshotIDs adds the "snapshots" edge to the ToolSnapshot entity by IDs.
 func (_u *VersionUpdateOne) AddSnapshotIDs(ids ...int) *VersionUpdateOne {
 	_u.mutation.AddSnapshotIDs(ids...)
@@ -638,6 +896,36 @@ func (_u *VersionUpdateOne) AddFindings(v ...*Finding) *VersionUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.AddFindingIDs(ids...)
+}
+
+// AddScanIDs adds the "scans" edge to the Scan entity by IDs.
+func (_u *VersionUpdateOne) AddScanIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.AddScanIDs(ids...)
+	return _u
+}
+
+// AddScans adds the "scans" edges to the Scan entity.
+func (_u *VersionUpdateOne) AddScans(v ...*Scan) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddScanIDs(ids...)
+}
+
+// AddDriftEventIDs adds the "drift_events" edge to the DriftEvent entity by IDs.
+func (_u *VersionUpdateOne) AddDriftEventIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.AddDriftEventIDs(ids...)
+	return _u
+}
+
+// AddDriftEvents adds the "drift_events" edges to the DriftEvent entity.
+func (_u *VersionUpdateOne) AddDriftEvents(v ...*DriftEvent) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDriftEventIDs(ids...)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -727,6 +1015,48 @@ func (_u *VersionUpdateOne) RemoveFindings(v ...*Finding) *VersionUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveFindingIDs(ids...)
+}
+
+// ClearScans clears all "scans" edges to the Scan entity.
+func (_u *VersionUpdateOne) ClearScans() *VersionUpdateOne {
+	_u.mutation.ClearScans()
+	return _u
+}
+
+// RemoveScanIDs removes the "scans" edge to Scan entities by IDs.
+func (_u *VersionUpdateOne) RemoveScanIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.RemoveScanIDs(ids...)
+	return _u
+}
+
+// RemoveScans removes "scans" edges to Scan entities.
+func (_u *VersionUpdateOne) RemoveScans(v ...*Scan) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveScanIDs(ids...)
+}
+
+// ClearDriftEvents clears all "drift_events" edges to the DriftEvent entity.
+func (_u *VersionUpdateOne) ClearDriftEvents() *VersionUpdateOne {
+	_u.mutation.ClearDriftEvents()
+	return _u
+}
+
+// RemoveDriftEventIDs removes the "drift_events" edge to DriftEvent entities by IDs.
+func (_u *VersionUpdateOne) RemoveDriftEventIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.RemoveDriftEventIDs(ids...)
+	return _u
+}
+
+// RemoveDriftEvents removes "drift_events" edges to DriftEvent entities.
+func (_u *VersionUpdateOne) RemoveDriftEvents(v ...*DriftEvent) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDriftEventIDs(ids...)
 }
 
 // Where appends a list predicates to the VersionUpdate builder.
@@ -832,6 +1162,18 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 	if _u.mutation.ContractRawCleared() {
 		_spec.ClearField(version.FieldContractRaw, field.TypeBytes)
 	}
+	if value, ok := _u.mutation.QuarantineKind(); ok {
+		_spec.SetField(version.FieldQuarantineKind, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.QuarantineDriftID(); ok {
+		_spec.SetField(version.FieldQuarantineDriftID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedQuarantineDriftID(); ok {
+		_spec.AddField(version.FieldQuarantineDriftID, field.TypeInt, value)
+	}
+	if _u.mutation.QuarantineDriftIDCleared() {
+		_spec.ClearField(version.FieldQuarantineDriftID, field.TypeInt)
+	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -1005,6 +1347,96 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(finding.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ScansCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedScansIDs(); len(nodes) > 0 && !_u.mutation.ScansCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ScansIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.ScansTable,
+			Columns: []string{version.ScansColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scan.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DriftEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDriftEventsIDs(); len(nodes) > 0 && !_u.mutation.DriftEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DriftEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.DriftEventsTable,
+			Columns: []string{version.DriftEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -23,12 +23,15 @@ type Limits struct {
 	// ContractMaxTokenTTL is the longest token lifetime a contract may
 	// declare without a finding.
 	ContractMaxTokenTTL time.Duration
+	// ScanCooldown merges on-demand scan requests: a version scanned this
+	// recently answers with that scan instead of reading the server again.
+	ScanCooldown time.Duration
 }
 
 // DefaultLimits are the limits used when none are configured.
 func DefaultLimits() Limits {
 	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
-		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL}
+		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second}
 }
 
 // Service implements the registry use-cases over a store.
@@ -37,6 +40,9 @@ type Service struct {
 	log    *slog.Logger
 	limits Limits
 	now    func() time.Time
+	// scanning is nil when live reads are off.
+	scanning *Scanning
+	scans    scanGate
 }
 
 // Option configures a Service.

@@ -29,6 +29,8 @@ type Submission struct {
 	// one in server.json _meta, else the default contract.
 	Contract       []byte
 	IdempotencyKey string
+	// Live asks the registry to read the tools from the server itself.
+	Live bool
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -50,10 +52,17 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 	if len(sub.IdempotencyKey) > maxIdempotencyKey {
 		return nil, invalidf("idempotency key longer than %d characters", maxIdempotencyKey)
 	}
+	reqHash := requestHash(sub)
+	if sub.Live {
+		if err := s.readLive(ctx, &sub); err != nil {
+			return nil, err
+		}
+	}
 	p, err := s.parseSubmission(sub)
 	if err != nil {
 		return nil, err
 	}
+	p.reqHash = reqHash
 	if !c.OwnsNamespace(p.doc.Namespace) {
 		return nil, deniedf("%s may not submit in namespace %q", c.Principal, p.doc.Namespace)
 	}
@@ -147,6 +156,7 @@ func pinError(field string, err error) error {
 // requestHash identifies a submission's content for idempotent retries.
 func requestHash(sub Submission) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "live=%t;", sub.Live)
 	for _, part := range [][]byte{sub.ServerJSON, sub.Tools, sub.InitializeResult, sub.Contract} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
@@ -295,4 +305,26 @@ func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, server
 		return err
 	}
 	return saveFindings(ctx, tx, versionID, append(fs, wideningRecords(ws, against)...))
+}
+
+// readLive fills a live submission's tools and initialize result from the
+// server named by its server.json.
+func (s *Service) readLive(ctx context.Context, sub *Submission) error {
+	if len(sub.Tools) > 0 || len(sub.InitializeResult) > 0 {
+		return invalidf("a live submission reads tools and initializeResult from the server: leave them empty")
+	}
+	doc, err := serverjson.Parse(sub.ServerJSON)
+	if err != nil {
+		return fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
+	}
+	target, _, err := s.liveTarget(doc)
+	if err != nil {
+		return err
+	}
+	snap, err := s.scanning.Reader.Read(ctx, target)
+	if err != nil {
+		return fmt.Errorf("%w: reading %s live: %w", ErrFailedPrecondition, doc.Server.Name, err)
+	}
+	sub.Tools, sub.InitializeResult = snap.ToolsFile, snap.InitializeResult
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/version"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -61,6 +62,11 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 		}
 		id = v.ID
 		details := ""
+		if a == ActionRelease {
+			if err := s.checkRelease(ctx, tx, v, subjectOf(name, ver)); err != nil {
+				return err
+			}
+		}
 		if a == ActionApprove {
 			acked, err := checkAcknowledged(ctx, tx, v, subjectOf(name, ver), acks)
 			if err != nil {
@@ -126,7 +132,13 @@ func checkTransition(c *Caller, a Action, rule transitionRule, v *ent.Version, s
 
 func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason, details string) error {
 	now := s.now()
-	err := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now).Exec(ctx)
+	upd := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now)
+	if a == ActionQuarantine {
+		upd = upd.SetQuarantineKind("manual")
+	} else {
+		upd = upd.SetQuarantineKind("").ClearQuarantineDriftID()
+	}
+	err := upd.Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("update state: %w", err)
 	}
@@ -139,4 +151,22 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version." + string(a), Subject: subject,
 		Before: string(v.State), After: string(rule.to), Reason: reason, RequestID: c.RequestID, Details: details})
 	return err
+}
+
+// checkRelease: a version quarantined for drift is released only after a
+// scan newer than the quarantine matched the approved pins; a manual
+// quarantine needs the reviewer's decision alone.
+func (s *Service) checkRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
+	if v.QuarantineKind != "drift" {
+		return nil
+	}
+	n, err := tx.Scan.Query().Where(scan.VersionID(v.ID), scan.Outcome("match"), scan.StartedAtGT(v.StateChangedAt)).Count(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s was quarantined for drift: releasing it needs a fresh scan whose pins match the approved ones (mcpreg scan %s), or accept the drift",
+			ErrFailedPrecondition, subject, strings.Replace(subject, "@", " ", 1))
+	}
+	return nil
 }

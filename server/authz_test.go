@@ -69,6 +69,21 @@ func rpcCases() []rpcCase {
 		{"VerifyAuditChain", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.VerifyAuditChain(ctx, &mcpregv1.VerifyAuditChainRequest{}))
 		}},
+		{"ScanVersion", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ScanVersion(ctx, &mcpregv1.ScanVersionRequest{Name: "io.github.acme/weather", Version: "9.9.9"}))
+		}},
+		{"ListScans", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListScans(ctx, &mcpregv1.ListScansRequest{Name: "io.github.acme/weather", Version: "9.9.9"}))
+		}},
+		{"ListDriftEvents", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListDriftEvents(ctx, &mcpregv1.ListDriftEventsRequest{}))
+		}},
+		{"AcceptDrift", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.AcceptDrift(ctx, &mcpregv1.DriftDecisionRequest{Id: 999, Reason: "matrix"}))
+		}},
+		{"DeclineDrift", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.DeclineDrift(ctx, &mcpregv1.DriftDecisionRequest{Id: 999, Reason: "matrix"}))
+		}},
 		{"GetServerPolicy", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.GetServerPolicy(ctx, &mcpregv1.GetServerPolicyRequest{Name: "io.github.acme/weather"}))
 		}},

@@ -21,6 +21,17 @@ type Config struct {
 	LogLevel        string
 	LogFormat       string
 	ScanAllowHosts  []string
+	// ScanLaunchTemplates are admin-approved "TYPE=COMMAND ARGS" lines.
+	ScanLaunchTemplates []string
+	// ScanUser runs stdio servers as this user when mcpregd runs as root.
+	ScanUser string
+	// ScanInterval re-scans approved versions; 0 turns the schedule off.
+	ScanInterval    time.Duration
+	ScanConcurrency int
+	ScanDeadline    time.Duration
+	// ScanCooldown answers on-demand scans of a version scanned this
+	// recently with that scan.
+	ScanCooldown time.Duration
 	// ContractMaxTokenTTL is the longest token lifetime a capability
 	// contract may declare without a finding.
 	ContractMaxTokenTTL time.Duration
@@ -39,6 +50,10 @@ func DefaultConfig() Config {
 		LogFormat:       "json",
 
 		ContractMaxTokenTTL: 24 * time.Hour,
+		ScanInterval:        time.Hour,
+		ScanConcurrency:     4,
+		ScanDeadline:        60 * time.Second,
+		ScanCooldown:        10 * time.Second,
 	}
 }
 

@@ -32,7 +32,7 @@ func (s *registryServer) SubmitVersion(ctx context.Context, r *mcpregv1.SubmitVe
 	}
 	v, err := s.svc.Submit(ctx, s.caller(ctx), registry.Submission{ServerJSON: []byte(r.GetServerJson()),
 		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult()), Contract: []byte(r.GetContract()),
-		IdempotencyKey: key})
+		IdempotencyKey: key, Live: r.GetLive()})
 	return v, toStatus(ctx, s.log, err)
 }
 

@@ -26,8 +26,12 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			limits := registry.DefaultLimits()
-			limits.ContractMaxTokenTTL = cfg.ContractMaxTokenTTL
-			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits))
+			limits.ContractMaxTokenTTL, limits.ScanCooldown = cfg.ContractMaxTokenTTL, cfg.ScanCooldown
+			scanning, err := server.ScanningFrom(cfg)
+			if err != nil {
+				return err
+			}
+			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits), registry.WithScanning(scanning))
 			if err != nil {
 				return err
 			}
@@ -48,6 +52,12 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body accepted (env MCPREG_MAX_BODY_BYTES)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "graceful stop deadline (env MCPREG_SHUTDOWN_TIMEOUT)")
 	f.DurationVar(&cfg.ContractMaxTokenTTL, "contract-max-token-ttl", cfg.ContractMaxTokenTTL, "longest token TTL a capability contract may declare without a finding (env MCPREG_CONTRACT_MAX_TOKEN_TTL)")
+	f.StringArrayVar(&cfg.ScanLaunchTemplates, "scan-launch-template", nil, "admin-approved launch template TYPE=COMMAND ARGS with {identifier} and {version}, e.g. 'npm=npx -y {identifier}@{version}' (repeatable; env MCPREG_SCAN_LAUNCH_TEMPLATE)")
+	f.StringVar(&cfg.ScanUser, "scan-user", "", "unprivileged user stdio servers run as when mcpregd runs as root (default nobody; env MCPREG_SCAN_USER)")
+	f.DurationVar(&cfg.ScanInterval, "scan-interval", cfg.ScanInterval, "re-scan approved and quarantined versions this often, plus jitter; 0 turns it off (env MCPREG_SCAN_INTERVAL)")
+	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
+	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
+	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
 	return cmd
 }

@@ -33,6 +33,18 @@ func (f AuditHeadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AuditHeadMutation", m)
 }
 
+// The DriftEventFunc type is an adapter to allow the use of ordinary
+// function as DriftEvent mutator.
+type DriftEventFunc func(context.Context, *ent.DriftEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DriftEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DriftEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DriftEventMutation", m)
+}
+
 // The FindingFunc type is an adapter to allow the use of ordinary
 // function as Finding mutator.
 type FindingFunc func(context.Context, *ent.FindingMutation) (ent.Value, error)
@@ -91,6 +103,18 @@ func (f ReviewDecisionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReviewDecisionMutation", m)
+}
+
+// The ScanFunc type is an adapter to allow the use of ordinary
+// function as Scan mutator.
+type ScanFunc func(context.Context, *ent.ScanMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ScanFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ScanMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ScanMutation", m)
 }
 
 // The ServerFunc type is an adapter to allow the use of ordinary

@@ -59,6 +59,41 @@ var (
 		Columns:    AuditHeadsColumns,
 		PrimaryKey: []*schema.Column{AuditHeadsColumns[0]},
 	}
+	// DriftEventsColumns holds the columns for the "drift_events" table.
+	DriftEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "scan_id", Type: field.TypeInt},
+		{Name: "pin_revision", Type: field.TypeInt},
+		{Name: "action", Type: field.TypeString},
+		{Name: "changes", Type: field.TypeJSON},
+		{Name: "status", Type: field.TypeString, Default: "open"},
+		{Name: "resolved_by", Type: field.TypeString, Default: ""},
+		{Name: "resolution_reason", Type: field.TypeString, Default: ""},
+		{Name: "resolved_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// DriftEventsTable holds the schema information for the "drift_events" table.
+	DriftEventsTable = &schema.Table{
+		Name:       "drift_events",
+		Columns:    DriftEventsColumns,
+		PrimaryKey: []*schema.Column{DriftEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "drift_events_versions_drift_events",
+				Columns:    []*schema.Column{DriftEventsColumns[10]},
+				RefColumns: []*schema.Column{VersionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "driftevent_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{DriftEventsColumns[10]},
+			},
+		},
+	}
 	// FindingsColumns holds the columns for the "findings" table.
 	FindingsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -198,6 +233,45 @@ var (
 				Name:    "reviewdecision_version_id",
 				Unique:  false,
 				Columns: []*schema.Column{ReviewDecisionsColumns[8]},
+			},
+		},
+	}
+	// ScansColumns holds the columns for the "scans" table.
+	ScansColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "trigger", Type: field.TypeString},
+		{Name: "requested_by", Type: field.TypeString, Default: ""},
+		{Name: "started_at", Type: field.TypeTime},
+		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "outcome", Type: field.TypeString, Default: "running"},
+		{Name: "error", Type: field.TypeString, Default: ""},
+		{Name: "error_kind", Type: field.TypeString, Default: ""},
+		{Name: "tool_definition_hash", Type: field.TypeString, Default: ""},
+		{Name: "schema_hash", Type: field.TypeString, Default: ""},
+		{Name: "instructions_hash", Type: field.TypeString, Default: ""},
+		{Name: "tools_file", Type: field.TypeBytes, Nullable: true},
+		{Name: "initialize_result", Type: field.TypeBytes, Nullable: true},
+		{Name: "drift_event_id", Type: field.TypeInt, Nullable: true},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// ScansTable holds the schema information for the "scans" table.
+	ScansTable = &schema.Table{
+		Name:       "scans",
+		Columns:    ScansColumns,
+		PrimaryKey: []*schema.Column{ScansColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "scans_versions_scans",
+				Columns:    []*schema.Column{ScansColumns[14]},
+				RefColumns: []*schema.Column{VersionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "scan_version_id_started_at",
+				Unique:  false,
+				Columns: []*schema.Column{ScansColumns[14], ScansColumns[3]},
 			},
 		},
 	}
@@ -363,6 +437,9 @@ var (
 		{Name: "contract", Type: field.TypeBytes, Nullable: true},
 		{Name: "contract_source", Type: field.TypeString, Default: "default"},
 		{Name: "contract_raw", Type: field.TypeBytes, Nullable: true},
+		{Name: "quarantine_kind", Type: field.TypeString, Default: ""},
+		{Name: "quarantine_drift_id", Type: field.TypeInt, Nullable: true},
+		{Name: "live_source", Type: field.TypeString, Default: ""},
 		{Name: "server_id", Type: field.TypeInt},
 	}
 	// VersionsTable holds the schema information for the "versions" table.
@@ -373,7 +450,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "versions_servers_versions",
-				Columns:    []*schema.Column{VersionsColumns[14]},
+				Columns:    []*schema.Column{VersionsColumns[17]},
 				RefColumns: []*schema.Column{ServersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -382,7 +459,7 @@ var (
 			{
 				Name:    "version_server_id_version",
 				Unique:  true,
-				Columns: []*schema.Column{VersionsColumns[14], VersionsColumns[1]},
+				Columns: []*schema.Column{VersionsColumns[17], VersionsColumns[1]},
 			},
 			{
 				Name:    "version_state",
@@ -395,11 +472,13 @@ var (
 	Tables = []*schema.Table{
 		AuditEventsTable,
 		AuditHeadsTable,
+		DriftEventsTable,
 		FindingsTable,
 		IdempotencyKeysTable,
 		PinRevisionsTable,
 		PrincipalsTable,
 		ReviewDecisionsTable,
+		ScansTable,
 		ServersTable,
 		ServerPoliciesTable,
 		TokensTable,
@@ -410,9 +489,11 @@ var (
 )
 
 func init() {
+	DriftEventsTable.ForeignKeys[0].RefTable = VersionsTable
 	FindingsTable.ForeignKeys[0].RefTable = VersionsTable
 	PinRevisionsTable.ForeignKeys[0].RefTable = VersionsTable
 	ReviewDecisionsTable.ForeignKeys[0].RefTable = VersionsTable
+	ScansTable.ForeignKeys[0].RefTable = VersionsTable
 	ServerPoliciesTable.ForeignKeys[0].RefTable = ServersTable
 	TokensTable.ForeignKeys[0].RefTable = PrincipalsTable
 	ToolsTable.ForeignKeys[0].RefTable = ToolSnapshotsTable

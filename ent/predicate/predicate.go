@@ -12,6 +12,9 @@ type AuditEvent func(*sql.Selector)
 // AuditHead is the predicate function for audithead builders.
 type AuditHead func(*sql.Selector)
 
+// DriftEvent is the predicate function for driftevent builders.
+type DriftEvent func(*sql.Selector)
+
 // Finding is the predicate function for finding builders.
 type Finding func(*sql.Selector)
 
@@ -26,6 +29,9 @@ type Principal func(*sql.Selector)
 
 // ReviewDecision is the predicate function for reviewdecision builders.
 type ReviewDecision func(*sql.Selector)
+
+// Scan is the predicate function for scan builders.
+type Scan func(*sql.Selector)
 
 // Server is the predicate function for server builders.
 type Server func(*sql.Selector)

@@ -32,6 +32,14 @@ func (Version) Fields() []ent.Field {
 		field.String("contract_source").Default("default").Immutable(),
 		// contract_raw is the contract document exactly as submitted.
 		field.Bytes("contract_raw").Optional().Immutable(),
+		// quarantine_kind says why a quarantined version is quarantined:
+		// manual or drift; it decides what release needs.
+		field.String("quarantine_kind").Default(""),
+		// quarantine_drift_id names the drift event behind a drift
+		// quarantine.
+		field.Int("quarantine_drift_id").Optional().Nillable(),
+		// live_source says where a live snapshot is read: remote or package.
+		field.String("live_source").Default("").Immutable(),
 	}
 }
 
@@ -43,6 +51,8 @@ func (Version) Edges() []ent.Edge {
 		edge.To("pin_revisions", PinRevision.Type),
 		edge.To("decisions", ReviewDecision.Type),
 		edge.To("findings", Finding.Type),
+		edge.To("scans", Scan.Type),
+		edge.To("drift_events", DriftEvent.Type),
 	}
 }
 

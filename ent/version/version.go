@@ -43,6 +43,12 @@ const (
 	FieldContractSource = "contract_source"
 	// FieldContractRaw holds the string denoting the contract_raw field in the database.
 	FieldContractRaw = "contract_raw"
+	// FieldQuarantineKind holds the string denoting the quarantine_kind field in the database.
+	FieldQuarantineKind = "quarantine_kind"
+	// FieldQuarantineDriftID holds the string denoting the quarantine_drift_id field in the database.
+	FieldQuarantineDriftID = "quarantine_drift_id"
+	// FieldLiveSource holds the string denoting the live_source field in the database.
+	FieldLiveSource = "live_source"
 	// EdgeServer holds the string denoting the server edge name in mutations.
 	EdgeServer = "server"
 	// EdgeSnapshots holds the string denoting the snapshots edge name in mutations.
@@ -53,6 +59,10 @@ const (
 	EdgeDecisions = "decisions"
 	// EdgeFindings holds the string denoting the findings edge name in mutations.
 	EdgeFindings = "findings"
+	// EdgeScans holds the string denoting the scans edge name in mutations.
+	EdgeScans = "scans"
+	// EdgeDriftEvents holds the string denoting the drift_events edge name in mutations.
+	EdgeDriftEvents = "drift_events"
 	// Table holds the table name of the version in the database.
 	Table = "versions"
 	// ServerTable is the table that holds the server relation/edge.
@@ -90,6 +100,20 @@ const (
 	FindingsInverseTable = "findings"
 	// FindingsColumn is the table column denoting the findings relation/edge.
 	FindingsColumn = "version_id"
+	// ScansTable is the table that holds the scans relation/edge.
+	ScansTable = "scans"
+	// ScansInverseTable is the table name for the Scan entity.
+	// It exists in this package in order to avoid circular dependency with the "scan" package.
+	ScansInverseTable = "scans"
+	// ScansColumn is the table column denoting the scans relation/edge.
+	ScansColumn = "version_id"
+	// DriftEventsTable is the table that holds the drift_events relation/edge.
+	DriftEventsTable = "drift_events"
+	// DriftEventsInverseTable is the table name for the DriftEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "driftevent" package.
+	DriftEventsInverseTable = "drift_events"
+	// DriftEventsColumn is the table column denoting the drift_events relation/edge.
+	DriftEventsColumn = "version_id"
 )
 
 // Columns holds all SQL columns for version fields.
@@ -109,6 +133,9 @@ var Columns = []string{
 	FieldContract,
 	FieldContractSource,
 	FieldContractRaw,
+	FieldQuarantineKind,
+	FieldQuarantineDriftID,
+	FieldLiveSource,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -140,6 +167,10 @@ var (
 	DefaultRequestHash string
 	// DefaultContractSource holds the default value on creation for the "contract_source" field.
 	DefaultContractSource string
+	// DefaultQuarantineKind holds the default value on creation for the "quarantine_kind" field.
+	DefaultQuarantineKind string
+	// DefaultLiveSource holds the default value on creation for the "live_source" field.
+	DefaultLiveSource string
 )
 
 // State defines the type for the "state" enum field.
@@ -234,6 +265,21 @@ func ByContractSource(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldContractSource, opts...).ToFunc()
 }
 
+// ByQuarantineKind orders the results by the quarantine_kind field.
+func ByQuarantineKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQuarantineKind, opts...).ToFunc()
+}
+
+// ByQuarantineDriftID orders the results by the quarantine_drift_id field.
+func ByQuarantineDriftID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQuarantineDriftID, opts...).ToFunc()
+}
+
+// ByLiveSource orders the results by the live_source field.
+func ByLiveSource(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLiveSource, opts...).ToFunc()
+}
+
 // ByServerField orders the results by server field.
 func ByServerField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -296,6 +342,34 @@ func ByFindings(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newFindingsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByScansCount orders the results by scans count.
+func ByScansCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newScansStep(), opts...)
+	}
+}
+
+// ByScans orders the results by scans terms.
+func ByScans(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newScansStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByDriftEventsCount orders the results by drift_events count.
+func ByDriftEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDriftEventsStep(), opts...)
+	}
+}
+
+// ByDriftEvents orders the results by drift_events terms.
+func ByDriftEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDriftEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newServerStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -329,5 +403,19 @@ func newFindingsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FindingsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, FindingsTable, FindingsColumn),
+	)
+}
+func newScansStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ScansInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ScansTable, ScansColumn),
+	)
+}
+func newDriftEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DriftEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DriftEventsTable, DriftEventsColumn),
 	)
 }

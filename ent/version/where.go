@@ -120,6 +120,21 @@ func ContractRaw(v []byte) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldContractRaw, v))
 }
 
+// QuarantineKind applies equality check predicate on the "quarantine_kind" field. It's identical to QuarantineKindEQ.
+func QuarantineKind(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldQuarantineKind, v))
+}
+
+// QuarantineDriftID applies equality check predicate on the "quarantine_drift_id" field. It's identical to QuarantineDriftIDEQ.
+func QuarantineDriftID(v int) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldQuarantineDriftID, v))
+}
+
+// LiveSource applies equality check predicate on the "live_source" field. It's identical to LiveSourceEQ.
+func LiveSource(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldLiveSource, v))
+}
+
 // ServerIDEQ applies the EQ predicate on the "server_id" field.
 func ServerIDEQ(v int) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldServerID, v))
@@ -810,6 +825,186 @@ func ContractRawNotNil() predicate.Version {
 	return predicate.Version(sql.FieldNotNull(FieldContractRaw))
 }
 
+// QuarantineKindEQ applies the EQ predicate on the "quarantine_kind" field.
+func QuarantineKindEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldQuarantineKind, v))
+}
+
+// QuarantineKindNEQ applies the NEQ predicate on the "quarantine_kind" field.
+func QuarantineKindNEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldQuarantineKind, v))
+}
+
+// QuarantineKindIn applies the In predicate on the "quarantine_kind" field.
+func QuarantineKindIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldQuarantineKind, vs...))
+}
+
+// QuarantineKindNotIn applies the NotIn predicate on the "quarantine_kind" field.
+func QuarantineKindNotIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldQuarantineKind, vs...))
+}
+
+// QuarantineKindGT applies the GT predicate on the "quarantine_kind" field.
+func QuarantineKindGT(v string) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldQuarantineKind, v))
+}
+
+// QuarantineKindGTE applies the GTE predicate on the "quarantine_kind" field.
+func QuarantineKindGTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldQuarantineKind, v))
+}
+
+// QuarantineKindLT applies the LT predicate on the "quarantine_kind" field.
+func QuarantineKindLT(v string) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldQuarantineKind, v))
+}
+
+// QuarantineKindLTE applies the LTE predicate on the "quarantine_kind" field.
+func QuarantineKindLTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldQuarantineKind, v))
+}
+
+// QuarantineKindContains applies the Contains predicate on the "quarantine_kind" field.
+func QuarantineKindContains(v string) predicate.Version {
+	return predicate.Version(sql.FieldContains(FieldQuarantineKind, v))
+}
+
+// QuarantineKindHasPrefix applies the HasPrefix predicate on the "quarantine_kind" field.
+func QuarantineKindHasPrefix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasPrefix(FieldQuarantineKind, v))
+}
+
+// QuarantineKindHasSuffix applies the HasSuffix predicate on the "quarantine_kind" field.
+func QuarantineKindHasSuffix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasSuffix(FieldQuarantineKind, v))
+}
+
+// QuarantineKindEqualFold applies the EqualFold predicate on the "quarantine_kind" field.
+func QuarantineKindEqualFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldEqualFold(FieldQuarantineKind, v))
+}
+
+// QuarantineKindContainsFold applies the ContainsFold predicate on the "quarantine_kind" field.
+func QuarantineKindContainsFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldContainsFold(FieldQuarantineKind, v))
+}
+
+// QuarantineDriftIDEQ applies the EQ predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDEQ(v int) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDNEQ applies the NEQ predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDNEQ(v int) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDIn applies the In predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDIn(vs ...int) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldQuarantineDriftID, vs...))
+}
+
+// QuarantineDriftIDNotIn applies the NotIn predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDNotIn(vs ...int) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldQuarantineDriftID, vs...))
+}
+
+// QuarantineDriftIDGT applies the GT predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDGT(v int) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDGTE applies the GTE predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDGTE(v int) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDLT applies the LT predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDLT(v int) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDLTE applies the LTE predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDLTE(v int) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldQuarantineDriftID, v))
+}
+
+// QuarantineDriftIDIsNil applies the IsNil predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDIsNil() predicate.Version {
+	return predicate.Version(sql.FieldIsNull(FieldQuarantineDriftID))
+}
+
+// QuarantineDriftIDNotNil applies the NotNil predicate on the "quarantine_drift_id" field.
+func QuarantineDriftIDNotNil() predicate.Version {
+	return predicate.Version(sql.FieldNotNull(FieldQuarantineDriftID))
+}
+
+// LiveSourceEQ applies the EQ predicate on the "live_source" field.
+func LiveSourceEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldLiveSource, v))
+}
+
+// LiveSourceNEQ applies the NEQ predicate on the "live_source" field.
+func LiveSourceNEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldLiveSource, v))
+}
+
+// LiveSourceIn applies the In predicate on the "live_source" field.
+func LiveSourceIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldLiveSource, vs...))
+}
+
+// LiveSourceNotIn applies the NotIn predicate on the "live_source" field.
+func LiveSourceNotIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldLiveSource, vs...))
+}
+
+// LiveSourceGT applies the GT predicate on the "live_source" field.
+func LiveSourceGT(v string) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldLiveSource, v))
+}
+
+// LiveSourceGTE applies the GTE predicate on the "live_source" field.
+func LiveSourceGTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldLiveSource, v))
+}
+
+// LiveSourceLT applies the LT predicate on the "live_source" field.
+func LiveSourceLT(v string) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldLiveSource, v))
+}
+
+// LiveSourceLTE applies the LTE predicate on the "live_source" field.
+func LiveSourceLTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldLiveSource, v))
+}
+
+// LiveSourceContains applies the Contains predicate on the "live_source" field.
+func LiveSourceContains(v string) predicate.Version {
+	return predicate.Version(sql.FieldContains(FieldLiveSource, v))
+}
+
+// LiveSourceHasPrefix applies the HasPrefix predicate on the "live_source" field.
+func LiveSourceHasPrefix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasPrefix(FieldLiveSource, v))
+}
+
+// LiveSourceHasSuffix applies the HasSuffix predicate on the "live_source" field.
+func LiveSourceHasSuffix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasSuffix(FieldLiveSource, v))
+}
+
+// LiveSourceEqualFold applies the EqualFold predicate on the "live_source" field.
+func LiveSourceEqualFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldEqualFold(FieldLiveSource, v))
+}
+
+// LiveSourceContainsFold applies the ContainsFold predicate on the "live_source" field.
+func LiveSourceContainsFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldContainsFold(FieldLiveSource, v))
+}
+
 // HasServer applies the HasEdge predicate on the "server" edge.
 func HasServer() predicate.Version {
 	return predicate.Version(func(s *sql.Selector) {
@@ -917,6 +1112,52 @@ func HasFindings() predicate.Version {
 func HasFindingsWith(preds ...predicate.Finding) predicate.Version {
 	return predicate.Version(func(s *sql.Selector) {
 		step := newFindingsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasScans applies the HasEdge predicate on the "scans" edge.
+func HasScans() predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ScansTable, ScansColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasScansWith applies the HasEdge predicate on the "scans" edge with a given conditions (other predicates).
+func HasScansWith(preds ...predicate.Scan) predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := newScansStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasDriftEvents applies the HasEdge predicate on the "drift_events" edge.
+func HasDriftEvents() predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, DriftEventsTable, DriftEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasDriftEventsWith applies the HasEdge predicate on the "drift_events" edge with a given conditions (other predicates).
+func HasDriftEventsWith(preds ...predicate.DriftEvent) predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := newDriftEventsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

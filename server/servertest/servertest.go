@@ -63,15 +63,25 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := registry.New(ctx, st, registry.WithLogger(log))
-	if err != nil {
-		t.Fatalf("registry: %v", err)
-	}
 	cfg := server.DefaultConfig()
 	cfg.HTTPAddr, cfg.GRPCAddr, cfg.MetricsAddr = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	cfg.ShutdownTimeout = 5 * time.Second
+	cfg.ScanInterval = 0 // tests scan on demand
+	cfg.ScanAllowHosts = []string{"127.0.0.1/32"}
+	cfg.ScanDeadline = 20 * time.Second
+	cfg.ScanCooldown = 0
 	for _, m := range mutate {
 		m(&cfg)
+	}
+	scanning, err := server.ScanningFrom(cfg)
+	if err != nil {
+		t.Fatalf("scanning: %v", err)
+	}
+	limits := registry.DefaultLimits()
+	limits.ScanCooldown = cfg.ScanCooldown
+	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits))
+	if err != nil {
+		t.Fatalf("registry: %v", err)
 	}
 	l, err := server.Listen(cfg)
 	if err != nil {

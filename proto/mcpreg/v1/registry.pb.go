@@ -40,6 +40,10 @@ type SubmitVersionRequest struct {
 	// first result; the same key with another body is a conflict. The HTTP
 	// header Idempotency-Key is an alternative.
 	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// live asks the registry to read the tool snapshot from the server itself
+	// (server.json's streamable-http remote, else its package through an
+	// admin-approved launch template) instead of the tools field.
+	Live bool `protobuf:"varint,6,opt,name=live,proto3" json:"live,omitempty"`
 	// contract is the capability contract, YAML or JSON text. Without it, a
 	// contract in server.json _meta "io.mcpreg/contract" is used, else the
 	// default contract.
@@ -104,6 +108,13 @@ func (x *SubmitVersionRequest) GetIdempotencyKey() string {
 		return x.IdempotencyKey
 	}
 	return ""
+}
+
+func (x *SubmitVersionRequest) GetLive() bool {
+	if x != nil {
+		return x.Live
+	}
+	return false
 }
 
 func (x *SubmitVersionRequest) GetContract() string {
@@ -2422,17 +2433,978 @@ func (x *Token) GetLastUsedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// ScanVersionRequest names a version to scan.
+type ScanVersionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanVersionRequest) Reset() {
+	*x = ScanVersionRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanVersionRequest) ProtoMessage() {}
+
+func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
+func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ScanVersionRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ScanVersionRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+// ScanResult is a scan, and the drift event it raised, if any.
+type ScanResult struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Scan       *Scan                  `protobuf:"bytes,1,opt,name=scan,proto3" json:"scan,omitempty"`
+	DriftEvent *DriftEvent            `protobuf:"bytes,2,opt,name=drift_event,json=driftEvent,proto3" json:"drift_event,omitempty"`
+	// state is the version's state after the scan.
+	State         string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanResult) Reset() {
+	*x = ScanResult{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanResult) ProtoMessage() {}
+
+func (x *ScanResult) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
+func (*ScanResult) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ScanResult) GetScan() *Scan {
+	if x != nil {
+		return x.Scan
+	}
+	return nil
+}
+
+func (x *ScanResult) GetDriftEvent() *DriftEvent {
+	if x != nil {
+		return x.DriftEvent
+	}
+	return nil
+}
+
+func (x *ScanResult) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+// Scan is one live reading of a version's server.
+type Scan struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name    string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// trigger is submission, manual or schedule.
+	Trigger     string                 `protobuf:"bytes,4,opt,name=trigger,proto3" json:"trigger,omitempty"`
+	RequestedBy string                 `protobuf:"bytes,5,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	StartedAt   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	FinishedAt  *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// outcome is running, match, drift or error.
+	Outcome            string `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Error              string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorKind          string `protobuf:"bytes,10,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
+	ToolDefinitionHash string `protobuf:"bytes,11,opt,name=tool_definition_hash,json=toolDefinitionHash,proto3" json:"tool_definition_hash,omitempty"`
+	SchemaHash         string `protobuf:"bytes,12,opt,name=schema_hash,json=schemaHash,proto3" json:"schema_hash,omitempty"`
+	InstructionsHash   string `protobuf:"bytes,13,opt,name=instructions_hash,json=instructionsHash,proto3" json:"instructions_hash,omitempty"`
+	DriftEventId       int64  `protobuf:"varint,14,opt,name=drift_event_id,json=driftEventId,proto3" json:"drift_event_id,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *Scan) Reset() {
+	*x = Scan{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Scan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Scan) ProtoMessage() {}
+
+func (x *Scan) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Scan.ProtoReflect.Descriptor instead.
+func (*Scan) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *Scan) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Scan) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Scan) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *Scan) GetTrigger() string {
+	if x != nil {
+		return x.Trigger
+	}
+	return ""
+}
+
+func (x *Scan) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *Scan) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Scan) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *Scan) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *Scan) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *Scan) GetErrorKind() string {
+	if x != nil {
+		return x.ErrorKind
+	}
+	return ""
+}
+
+func (x *Scan) GetToolDefinitionHash() string {
+	if x != nil {
+		return x.ToolDefinitionHash
+	}
+	return ""
+}
+
+func (x *Scan) GetSchemaHash() string {
+	if x != nil {
+		return x.SchemaHash
+	}
+	return ""
+}
+
+func (x *Scan) GetInstructionsHash() string {
+	if x != nil {
+		return x.InstructionsHash
+	}
+	return ""
+}
+
+func (x *Scan) GetDriftEventId() int64 {
+	if x != nil {
+		return x.DriftEventId
+	}
+	return 0
+}
+
+// ListScansRequest names a version.
+type ListScansRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	PageSize      int32                  `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string                 `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListScansRequest) Reset() {
+	*x = ListScansRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListScansRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListScansRequest) ProtoMessage() {}
+
+func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
+func (*ListScansRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ListScansRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ListScansRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ListScansRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListScansRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListScansResponse is one page of scans.
+type ListScansResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Scans         []*Scan                `protobuf:"bytes,1,rep,name=scans,proto3" json:"scans,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListScansResponse) Reset() {
+	*x = ListScansResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListScansResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListScansResponse) ProtoMessage() {}
+
+func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
+func (*ListScansResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ListScansResponse) GetScans() []*Scan {
+	if x != nil {
+		return x.Scans
+	}
+	return nil
+}
+
+func (x *ListScansResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// DriftEvent is a scan that differs from the approved pins.
+type DriftEvent struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name    string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	ScanId  int64                  `protobuf:"varint,4,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	// pin_revision is the revision the scan was compared with.
+	PinRevision int32 `protobuf:"varint,5,opt,name=pin_revision,json=pinRevision,proto3" json:"pin_revision,omitempty"`
+	// action is quarantine or warn.
+	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
+	// status is open, accepted, declined or warned.
+	Status           string                 `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"`
+	Changes          []*DriftChange         `protobuf:"bytes,8,rep,name=changes,proto3" json:"changes,omitempty"`
+	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	ResolvedBy       string                 `protobuf:"bytes,10,opt,name=resolved_by,json=resolvedBy,proto3" json:"resolved_by,omitempty"`
+	ResolvedAt       *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	ResolutionReason string                 `protobuf:"bytes,12,opt,name=resolution_reason,json=resolutionReason,proto3" json:"resolution_reason,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *DriftEvent) Reset() {
+	*x = DriftEvent{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DriftEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DriftEvent) ProtoMessage() {}
+
+func (x *DriftEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
+func (*DriftEvent) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *DriftEvent) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *DriftEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DriftEvent) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *DriftEvent) GetScanId() int64 {
+	if x != nil {
+		return x.ScanId
+	}
+	return 0
+}
+
+func (x *DriftEvent) GetPinRevision() int32 {
+	if x != nil {
+		return x.PinRevision
+	}
+	return 0
+}
+
+func (x *DriftEvent) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *DriftEvent) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *DriftEvent) GetChanges() []*DriftChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *DriftEvent) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *DriftEvent) GetResolvedBy() string {
+	if x != nil {
+		return x.ResolvedBy
+	}
+	return ""
+}
+
+func (x *DriftEvent) GetResolvedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResolvedAt
+	}
+	return nil
+}
+
+func (x *DriftEvent) GetResolutionReason() string {
+	if x != nil {
+		return x.ResolutionReason
+	}
+	return ""
+}
+
+// DriftChange is one classified difference.
+type DriftChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// class is description_changed, schema_changed, annotations_changed,
+	// title_changed, tool_added, tool_removed, instructions_changed or
+	// server_info_changed.
+	Class         string         `protobuf:"bytes,1,opt,name=class,proto3" json:"class,omitempty"`
+	Severity      string         `protobuf:"bytes,2,opt,name=severity,proto3" json:"severity,omitempty"`
+	Action        string         `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	Tool          string         `protobuf:"bytes,4,opt,name=tool,proto3" json:"tool,omitempty"`
+	Pointer       string         `protobuf:"bytes,5,opt,name=pointer,proto3" json:"pointer,omitempty"`
+	Before        string         `protobuf:"bytes,6,opt,name=before,proto3" json:"before,omitempty"`
+	After         string         `protobuf:"bytes,7,opt,name=after,proto3" json:"after,omitempty"`
+	Message       string         `protobuf:"bytes,8,opt,name=message,proto3" json:"message,omitempty"`
+	Words         []*DiffSegment `protobuf:"bytes,9,rep,name=words,proto3" json:"words,omitempty"`
+	Schema        []*JsonChange  `protobuf:"bytes,10,rep,name=schema,proto3" json:"schema,omitempty"`
+	Annotations   []*JsonChange  `protobuf:"bytes,11,rep,name=annotations,proto3" json:"annotations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DriftChange) Reset() {
+	*x = DriftChange{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DriftChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DriftChange) ProtoMessage() {}
+
+func (x *DriftChange) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
+func (*DriftChange) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *DriftChange) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *DriftChange) GetSeverity() string {
+	if x != nil {
+		return x.Severity
+	}
+	return ""
+}
+
+func (x *DriftChange) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *DriftChange) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *DriftChange) GetPointer() string {
+	if x != nil {
+		return x.Pointer
+	}
+	return ""
+}
+
+func (x *DriftChange) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *DriftChange) GetAfter() string {
+	if x != nil {
+		return x.After
+	}
+	return ""
+}
+
+func (x *DriftChange) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *DriftChange) GetWords() []*DiffSegment {
+	if x != nil {
+		return x.Words
+	}
+	return nil
+}
+
+func (x *DriftChange) GetSchema() []*JsonChange {
+	if x != nil {
+		return x.Schema
+	}
+	return nil
+}
+
+func (x *DriftChange) GetAnnotations() []*JsonChange {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// DiffSegment is one piece of a word-level diff.
+type DiffSegment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// op is equal, insert or delete.
+	Op            string `protobuf:"bytes,1,opt,name=op,proto3" json:"op,omitempty"`
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffSegment) Reset() {
+	*x = DiffSegment{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffSegment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffSegment) ProtoMessage() {}
+
+func (x *DiffSegment) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
+func (*DiffSegment) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *DiffSegment) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *DiffSegment) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// JsonChange is one structural change at a JSON pointer (or annotation).
+type JsonChange struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Pointer string                 `protobuf:"bytes,1,opt,name=pointer,proto3" json:"pointer,omitempty"`
+	// op is added, removed or changed.
+	Op            string `protobuf:"bytes,2,opt,name=op,proto3" json:"op,omitempty"`
+	Before        string `protobuf:"bytes,3,opt,name=before,proto3" json:"before,omitempty"`
+	After         string `protobuf:"bytes,4,opt,name=after,proto3" json:"after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonChange) Reset() {
+	*x = JsonChange{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonChange) ProtoMessage() {}
+
+func (x *JsonChange) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
+func (*JsonChange) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *JsonChange) GetPointer() string {
+	if x != nil {
+		return x.Pointer
+	}
+	return ""
+}
+
+func (x *JsonChange) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *JsonChange) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
+func (x *JsonChange) GetAfter() string {
+	if x != nil {
+		return x.After
+	}
+	return ""
+}
+
+// ListDriftEventsRequest filters drift events.
+type ListDriftEventsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	Status        string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	PageSize      int32                  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string                 `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDriftEventsRequest) Reset() {
+	*x = ListDriftEventsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDriftEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDriftEventsRequest) ProtoMessage() {}
+
+func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
+func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListDriftEventsRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ListDriftEventsRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ListDriftEventsRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListDriftEventsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListDriftEventsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListDriftEventsResponse is one page of drift events.
+type ListDriftEventsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Events        []*DriftEvent          `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDriftEventsResponse) Reset() {
+	*x = ListDriftEventsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDriftEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDriftEventsResponse) ProtoMessage() {}
+
+func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
+func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *ListDriftEventsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// DriftDecisionRequest accepts or declines a drift event.
+type DriftDecisionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// reason is required and recorded in the audit log.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DriftDecisionRequest) Reset() {
+	*x = DriftDecisionRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DriftDecisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DriftDecisionRequest) ProtoMessage() {}
+
+func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
+func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *DriftDecisionRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *DriftDecisionRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 var File_mcpreg_v1_registry_proto protoreflect.FileDescriptor
 
 const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
-	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
+	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd3\x01\n" +
 	"\x14SubmitVersionRequest\x12\x1f\n" +
 	"\vserver_json\x18\x01 \x01(\tR\n" +
 	"serverJson\x12\x14\n" +
 	"\x05tools\x18\x02 \x01(\tR\x05tools\x12+\n" +
 	"\x11initialize_result\x18\x03 \x01(\tR\x10initializeResult\x12'\n" +
-	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x12\x1a\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
+	"\x04live\x18\x06 \x01(\bR\x04live\x12\x1a\n" +
 	"\bcontract\x18\x05 \x01(\tR\bcontract\"\xb0\x01\n" +
 	"\x12ListServersRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -2642,7 +3614,98 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
 	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUsedAt2\xeb\r\n" +
+	"lastUsedAt\"B\n" +
+	"\x12ScanVersionRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"\x7f\n" +
+	"\n" +
+	"ScanResult\x12#\n" +
+	"\x04scan\x18\x01 \x01(\v2\x0f.mcpreg.v1.ScanR\x04scan\x126\n" +
+	"\vdrift_event\x18\x02 \x01(\v2\x15.mcpreg.v1.DriftEventR\n" +
+	"driftEvent\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\"\xee\x03\n" +
+	"\x04Scan\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x18\n" +
+	"\atrigger\x18\x04 \x01(\tR\atrigger\x12!\n" +
+	"\frequested_by\x18\x05 \x01(\tR\vrequestedBy\x129\n" +
+	"\n" +
+	"started_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12\x18\n" +
+	"\aoutcome\x18\b \x01(\tR\aoutcome\x12\x14\n" +
+	"\x05error\x18\t \x01(\tR\x05error\x12\x1d\n" +
+	"\n" +
+	"error_kind\x18\n" +
+	" \x01(\tR\terrorKind\x120\n" +
+	"\x14tool_definition_hash\x18\v \x01(\tR\x12toolDefinitionHash\x12\x1f\n" +
+	"\vschema_hash\x18\f \x01(\tR\n" +
+	"schemaHash\x12+\n" +
+	"\x11instructions_hash\x18\r \x01(\tR\x10instructionsHash\x12$\n" +
+	"\x0edrift_event_id\x18\x0e \x01(\x03R\fdriftEventId\"|\n" +
+	"\x10ListScansRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"b\n" +
+	"\x11ListScansResponse\x12%\n" +
+	"\x05scans\x18\x01 \x03(\v2\x0f.mcpreg.v1.ScanR\x05scans\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xae\x03\n" +
+	"\n" +
+	"DriftEvent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x17\n" +
+	"\ascan_id\x18\x04 \x01(\x03R\x06scanId\x12!\n" +
+	"\fpin_revision\x18\x05 \x01(\x05R\vpinRevision\x12\x16\n" +
+	"\x06action\x18\x06 \x01(\tR\x06action\x12\x16\n" +
+	"\x06status\x18\a \x01(\tR\x06status\x120\n" +
+	"\achanges\x18\b \x03(\v2\x16.mcpreg.v1.DriftChangeR\achanges\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1f\n" +
+	"\vresolved_by\x18\n" +
+	" \x01(\tR\n" +
+	"resolvedBy\x12;\n" +
+	"\vresolved_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"resolvedAt\x12+\n" +
+	"\x11resolution_reason\x18\f \x01(\tR\x10resolutionReason\"\xe3\x02\n" +
+	"\vDriftChange\x12\x14\n" +
+	"\x05class\x18\x01 \x01(\tR\x05class\x12\x1a\n" +
+	"\bseverity\x18\x02 \x01(\tR\bseverity\x12\x16\n" +
+	"\x06action\x18\x03 \x01(\tR\x06action\x12\x12\n" +
+	"\x04tool\x18\x04 \x01(\tR\x04tool\x12\x18\n" +
+	"\apointer\x18\x05 \x01(\tR\apointer\x12\x16\n" +
+	"\x06before\x18\x06 \x01(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\a \x01(\tR\x05after\x12\x18\n" +
+	"\amessage\x18\b \x01(\tR\amessage\x12,\n" +
+	"\x05words\x18\t \x03(\v2\x16.mcpreg.v1.DiffSegmentR\x05words\x12-\n" +
+	"\x06schema\x18\n" +
+	" \x03(\v2\x15.mcpreg.v1.JsonChangeR\x06schema\x127\n" +
+	"\vannotations\x18\v \x03(\v2\x15.mcpreg.v1.JsonChangeR\vannotations\"1\n" +
+	"\vDiffSegment\x12\x0e\n" +
+	"\x02op\x18\x01 \x01(\tR\x02op\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"d\n" +
+	"\n" +
+	"JsonChange\x12\x18\n" +
+	"\apointer\x18\x01 \x01(\tR\apointer\x12\x0e\n" +
+	"\x02op\x18\x02 \x01(\tR\x02op\x12\x16\n" +
+	"\x06before\x18\x03 \x01(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\x04 \x01(\tR\x05after\"\x9a\x01\n" +
+	"\x16ListDriftEventsRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"p\n" +
+	"\x17ListDriftEventsResponse\x12-\n" +
+	"\x06events\x18\x01 \x03(\v2\x15.mcpreg.v1.DriftEventR\x06events\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\">\n" +
+	"\x14DriftDecisionRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason2\xbc\x12\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -2654,7 +3717,12 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\rRejectVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/reject\x12\x86\x01\n" +
 	"\x11QuarantineVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"?\x82\xd3\xe4\x93\x029:\x01*\"4/v1/servers/{name=*/*}/versions/{version}/quarantine\x12\x80\x01\n" +
 	"\x0eReleaseVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"<\x82\xd3\xe4\x93\x026:\x01*\"1/v1/servers/{name=*/*}/versions/{version}/release\x12~\n" +
-	"\rRevokeVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/revoke\x12r\n" +
+	"\rRevokeVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/revoke\x12~\n" +
+	"\vScanVersion\x12\x1d.mcpreg.v1.ScanVersionRequest\x1a\x15.mcpreg.v1.ScanResult\"9\x82\xd3\xe4\x93\x023:\x01*\"./v1/servers/{name=*/*}/versions/{version}/scan\x12\x7f\n" +
+	"\tListScans\x12\x1b.mcpreg.v1.ListScansRequest\x1a\x1c.mcpreg.v1.ListScansResponse\"7\x82\xd3\xe4\x93\x021\x12//v1/servers/{name=*/*}/versions/{version}/scans\x12r\n" +
+	"\x0fListDriftEvents\x12!.mcpreg.v1.ListDriftEventsRequest\x1a\".mcpreg.v1.ListDriftEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/drift-events\x12k\n" +
+	"\vAcceptDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/drift-events/{id}/accept\x12m\n" +
+	"\fDeclineDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/drift-events/{id}/decline\x12r\n" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
 	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
@@ -2681,7 +3749,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),      // 0: mcpreg.v1.SubmitVersionRequest
 	(*ListServersRequest)(nil),        // 1: mcpreg.v1.ListServersRequest
@@ -2715,76 +3783,110 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*ListTokensResponse)(nil),        // 29: mcpreg.v1.ListTokensResponse
 	(*RevokeTokenRequest)(nil),        // 30: mcpreg.v1.RevokeTokenRequest
 	(*Token)(nil),                     // 31: mcpreg.v1.Token
-	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
+	(*ScanVersionRequest)(nil),        // 32: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                // 33: mcpreg.v1.ScanResult
+	(*Scan)(nil),                      // 34: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),          // 35: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),         // 36: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                // 37: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),               // 38: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),               // 39: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                // 40: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),    // 41: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),   // 42: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),      // 43: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	4,  // 0: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	32, // 1: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	32, // 2: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 1: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	44, // 2: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	9,  // 3: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	32, // 4: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	32, // 5: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	44, // 4: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	44, // 5: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
 	14, // 6: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
 	16, // 7: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
 	18, // 8: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	10, // 9: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	13, // 10: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	32, // 11: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 11: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
 	15, // 12: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	32, // 13: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	44, // 13: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
 	17, // 14: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	32, // 15: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	32, // 16: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	44, // 15: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	44, // 16: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
 	21, // 17: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	32, // 18: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	32, // 19: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	44, // 18: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	44, // 19: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
 	31, // 20: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
 	31, // 21: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	32, // 22: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	32, // 23: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	32, // 24: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	32, // 25: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	0,  // 26: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	1,  // 27: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	3,  // 28: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	5,  // 29: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	7,  // 30: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	8,  // 31: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 32: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 33: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 34: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 35: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	19, // 36: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	22, // 37: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	11, // 38: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	12, // 39: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	24, // 40: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	26, // 41: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	28, // 42: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	30, // 43: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	9,  // 44: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	2,  // 45: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	4,  // 46: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	6,  // 47: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	9,  // 48: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	9,  // 49: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	9,  // 50: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	9,  // 51: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	9,  // 52: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	9,  // 53: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	20, // 54: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	23, // 55: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	13, // 56: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	13, // 57: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	25, // 58: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	27, // 59: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	29, // 60: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	31, // 61: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	44, // [44:62] is the sub-list for method output_type
-	26, // [26:44] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	44, // 22: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	44, // 23: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	44, // 24: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	44, // 25: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	34, // 26: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	37, // 27: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	44, // 28: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	44, // 29: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	34, // 30: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	38, // 31: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	44, // 32: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	44, // 33: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	39, // 34: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	40, // 35: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	40, // 36: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	37, // 37: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 38: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	1,  // 39: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	3,  // 40: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	5,  // 41: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	7,  // 42: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	8,  // 43: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 44: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 45: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 46: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	8,  // 47: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	32, // 48: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	35, // 49: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	41, // 50: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	43, // 51: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	43, // 52: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	19, // 53: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	22, // 54: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	11, // 55: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	12, // 56: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	24, // 57: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	26, // 58: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	28, // 59: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	30, // 60: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	9,  // 61: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	2,  // 62: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	4,  // 63: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	6,  // 64: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	9,  // 65: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	9,  // 66: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	9,  // 67: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	9,  // 68: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	9,  // 69: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	9,  // 70: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	33, // 71: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	36, // 72: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	42, // 73: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	9,  // 74: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	9,  // 75: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	20, // 76: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	23, // 77: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	13, // 78: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	13, // 79: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	25, // 80: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	27, // 81: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	29, // 82: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	31, // 83: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	61, // [61:84] is the sub-list for method output_type
+	38, // [38:61] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -2799,7 +3901,7 @@ func file_mcpreg_v1_registry_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -29,6 +29,11 @@ const (
 	RegistryService_QuarantineVersion_FullMethodName  = "/mcpreg.v1.RegistryService/QuarantineVersion"
 	RegistryService_ReleaseVersion_FullMethodName     = "/mcpreg.v1.RegistryService/ReleaseVersion"
 	RegistryService_RevokeVersion_FullMethodName      = "/mcpreg.v1.RegistryService/RevokeVersion"
+	RegistryService_ScanVersion_FullMethodName        = "/mcpreg.v1.RegistryService/ScanVersion"
+	RegistryService_ListScans_FullMethodName          = "/mcpreg.v1.RegistryService/ListScans"
+	RegistryService_ListDriftEvents_FullMethodName    = "/mcpreg.v1.RegistryService/ListDriftEvents"
+	RegistryService_AcceptDrift_FullMethodName        = "/mcpreg.v1.RegistryService/AcceptDrift"
+	RegistryService_DeclineDrift_FullMethodName       = "/mcpreg.v1.RegistryService/DeclineDrift"
 	RegistryService_ListAuditEvents_FullMethodName    = "/mcpreg.v1.RegistryService/ListAuditEvents"
 	RegistryService_VerifyAuditChain_FullMethodName   = "/mcpreg.v1.RegistryService/VerifyAuditChain"
 	RegistryService_GetServerPolicy_FullMethodName    = "/mcpreg.v1.RegistryService/GetServerPolicy"
@@ -67,6 +72,19 @@ type RegistryServiceClient interface {
 	ReleaseVersion(ctx context.Context, in *TransitionRequest, opts ...grpc.CallOption) (*Version, error)
 	// RevokeVersion moves approved or quarantined to revoked, for good.
 	RevokeVersion(ctx context.Context, in *TransitionRequest, opts ...grpc.CallOption) (*Version, error)
+	// ScanVersion reads the version's server live now (merged with a scan
+	// already running or just finished) and compares it with the pins.
+	ScanVersion(ctx context.Context, in *ScanVersionRequest, opts ...grpc.CallOption) (*ScanResult, error)
+	// ListScans lists a version's scans, newest first.
+	ListScans(ctx context.Context, in *ListScansRequest, opts ...grpc.CallOption) (*ListScansResponse, error)
+	// ListDriftEvents lists drift events, newest first.
+	ListDriftEvents(ctx context.Context, in *ListDriftEventsRequest, opts ...grpc.CallOption) (*ListDriftEventsResponse, error)
+	// AcceptDrift re-pins the version to the drifted snapshot (a new pin
+	// revision; four-eyes against the submitter) and approves it.
+	AcceptDrift(ctx context.Context, in *DriftDecisionRequest, opts ...grpc.CallOption) (*Version, error)
+	// DeclineDrift closes a drift event without re-pinning; the version
+	// stays quarantined (revoke it to retire it).
+	DeclineDrift(ctx context.Context, in *DriftDecisionRequest, opts ...grpc.CallOption) (*Version, error)
 	// ListAuditEvents lists the audit log, oldest first.
 	ListAuditEvents(ctx context.Context, in *ListAuditEventsRequest, opts ...grpc.CallOption) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
@@ -188,6 +206,56 @@ func (c *registryServiceClient) RevokeVersion(ctx context.Context, in *Transitio
 	return out, nil
 }
 
+func (c *registryServiceClient) ScanVersion(ctx context.Context, in *ScanVersionRequest, opts ...grpc.CallOption) (*ScanResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScanResult)
+	err := c.cc.Invoke(ctx, RegistryService_ScanVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) ListScans(ctx context.Context, in *ListScansRequest, opts ...grpc.CallOption) (*ListScansResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListScansResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ListScans_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) ListDriftEvents(ctx context.Context, in *ListDriftEventsRequest, opts ...grpc.CallOption) (*ListDriftEventsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDriftEventsResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ListDriftEvents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) AcceptDrift(ctx context.Context, in *DriftDecisionRequest, opts ...grpc.CallOption) (*Version, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Version)
+	err := c.cc.Invoke(ctx, RegistryService_AcceptDrift_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) DeclineDrift(ctx context.Context, in *DriftDecisionRequest, opts ...grpc.CallOption) (*Version, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Version)
+	err := c.cc.Invoke(ctx, RegistryService_DeclineDrift_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) ListAuditEvents(ctx context.Context, in *ListAuditEventsRequest, opts ...grpc.CallOption) (*ListAuditEventsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAuditEventsResponse)
@@ -269,6 +337,19 @@ type RegistryServiceServer interface {
 	ReleaseVersion(context.Context, *TransitionRequest) (*Version, error)
 	// RevokeVersion moves approved or quarantined to revoked, for good.
 	RevokeVersion(context.Context, *TransitionRequest) (*Version, error)
+	// ScanVersion reads the version's server live now (merged with a scan
+	// already running or just finished) and compares it with the pins.
+	ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error)
+	// ListScans lists a version's scans, newest first.
+	ListScans(context.Context, *ListScansRequest) (*ListScansResponse, error)
+	// ListDriftEvents lists drift events, newest first.
+	ListDriftEvents(context.Context, *ListDriftEventsRequest) (*ListDriftEventsResponse, error)
+	// AcceptDrift re-pins the version to the drifted snapshot (a new pin
+	// revision; four-eyes against the submitter) and approves it.
+	AcceptDrift(context.Context, *DriftDecisionRequest) (*Version, error)
+	// DeclineDrift closes a drift event without re-pinning; the version
+	// stays quarantined (revoke it to retire it).
+	DeclineDrift(context.Context, *DriftDecisionRequest) (*Version, error)
 	// ListAuditEvents lists the audit log, oldest first.
 	ListAuditEvents(context.Context, *ListAuditEventsRequest) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
@@ -319,6 +400,21 @@ func (UnimplementedRegistryServiceServer) ReleaseVersion(context.Context, *Trans
 }
 func (UnimplementedRegistryServiceServer) RevokeVersion(context.Context, *TransitionRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeVersion not implemented")
+}
+func (UnimplementedRegistryServiceServer) ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method ScanVersion not implemented")
+}
+func (UnimplementedRegistryServiceServer) ListScans(context.Context, *ListScansRequest) (*ListScansResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListScans not implemented")
+}
+func (UnimplementedRegistryServiceServer) ListDriftEvents(context.Context, *ListDriftEventsRequest) (*ListDriftEventsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDriftEvents not implemented")
+}
+func (UnimplementedRegistryServiceServer) AcceptDrift(context.Context, *DriftDecisionRequest) (*Version, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptDrift not implemented")
+}
+func (UnimplementedRegistryServiceServer) DeclineDrift(context.Context, *DriftDecisionRequest) (*Version, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineDrift not implemented")
 }
 func (UnimplementedRegistryServiceServer) ListAuditEvents(context.Context, *ListAuditEventsRequest) (*ListAuditEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditEvents not implemented")
@@ -536,6 +632,96 @@ func _RegistryService_RevokeVersion_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_ScanVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScanVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ScanVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ScanVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ScanVersion(ctx, req.(*ScanVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_ListScans_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListScansRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ListScans(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ListScans_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ListScans(ctx, req.(*ListScansRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_ListDriftEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDriftEventsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ListDriftEvents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ListDriftEvents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ListDriftEvents(ctx, req.(*ListDriftEventsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_AcceptDrift_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DriftDecisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).AcceptDrift(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_AcceptDrift_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).AcceptDrift(ctx, req.(*DriftDecisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_DeclineDrift_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DriftDecisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).DeclineDrift(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_DeclineDrift_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).DeclineDrift(ctx, req.(*DriftDecisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_ListAuditEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAuditEventsRequest)
 	if err := dec(in); err != nil {
@@ -672,6 +858,26 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeVersion",
 			Handler:    _RegistryService_RevokeVersion_Handler,
+		},
+		{
+			MethodName: "ScanVersion",
+			Handler:    _RegistryService_ScanVersion_Handler,
+		},
+		{
+			MethodName: "ListScans",
+			Handler:    _RegistryService_ListScans_Handler,
+		},
+		{
+			MethodName: "ListDriftEvents",
+			Handler:    _RegistryService_ListDriftEvents_Handler,
+		},
+		{
+			MethodName: "AcceptDrift",
+			Handler:    _RegistryService_AcceptDrift_Handler,
+		},
+		{
+			MethodName: "DeclineDrift",
+			Handler:    _RegistryService_DeclineDrift_Handler,
 		},
 		{
 			MethodName: "ListAuditEvents",

@@ -11,6 +11,10 @@ CREATE INDEX `auditevent_actor` ON `audit_events` (`actor`);
 CREATE INDEX `auditevent_action` ON `audit_events` (`action`);
 -- create "audit_heads" table
 CREATE TABLE `audit_heads` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `seq` integer NOT NULL DEFAULT (0), `hash` text NOT NULL DEFAULT (''));
+-- create "drift_events" table
+CREATE TABLE `drift_events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `scan_id` integer NOT NULL, `pin_revision` integer NOT NULL, `action` text NOT NULL, `changes` json NOT NULL, `status` text NOT NULL DEFAULT ('open'), `resolved_by` text NOT NULL DEFAULT (''), `resolution_reason` text NOT NULL DEFAULT (''), `resolved_at` datetime NULL, `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `drift_events_versions_drift_events` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "driftevent_version_id" to table: "drift_events"
+CREATE INDEX `driftevent_version_id` ON `drift_events` (`version_id`);
 -- create "findings" table
 CREATE TABLE `findings` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `source` text NOT NULL, `kind` text NOT NULL, `severity` text NOT NULL, `tool` text NOT NULL DEFAULT (''), `pointer` text NOT NULL DEFAULT (''), `message` text NOT NULL, `evidence` text NOT NULL DEFAULT (''), `widening_id` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `findings_versions_findings` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
 -- create index "finding_version_id" to table: "findings"
@@ -31,6 +35,10 @@ CREATE UNIQUE INDEX `principals_name_key` ON `principals` (`name`);
 CREATE TABLE `review_decisions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `action` text NOT NULL, `from_state` text NOT NULL, `to_state` text NOT NULL, `actor` text NOT NULL, `reason` text NOT NULL, `request_id` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `review_decisions_versions_decisions` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
 -- create index "reviewdecision_version_id" to table: "review_decisions"
 CREATE INDEX `reviewdecision_version_id` ON `review_decisions` (`version_id`);
+-- create "scans" table
+CREATE TABLE `scans` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `trigger` text NOT NULL, `requested_by` text NOT NULL DEFAULT (''), `started_at` datetime NOT NULL, `finished_at` datetime NULL, `outcome` text NOT NULL DEFAULT ('running'), `error` text NOT NULL DEFAULT (''), `error_kind` text NOT NULL DEFAULT (''), `tool_definition_hash` text NOT NULL DEFAULT (''), `schema_hash` text NOT NULL DEFAULT (''), `instructions_hash` text NOT NULL DEFAULT (''), `tools_file` blob NULL, `initialize_result` blob NULL, `drift_event_id` integer NULL, `version_id` integer NOT NULL, CONSTRAINT `scans_versions_scans` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "scan_version_id_started_at" to table: "scans"
+CREATE INDEX `scan_version_id_started_at` ON `scans` (`version_id`, `started_at`);
 -- create "servers" table
 CREATE TABLE `servers` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `name` text NOT NULL, `namespace` text NOT NULL, `owner` text NOT NULL, `description` text NOT NULL DEFAULT (''), `title` text NOT NULL DEFAULT (''), `latest_version` text NOT NULL DEFAULT (''), `created_at` datetime NOT NULL, `updated_at` datetime NOT NULL);
 -- create index "servers_name_key" to table: "servers"
@@ -60,7 +68,7 @@ CREATE TABLE `tool_snapshots` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, 
 -- create index "toolsnapshot_version_id" to table: "tool_snapshots"
 CREATE INDEX `toolsnapshot_version_id` ON `tool_snapshots` (`version_id`);
 -- create "versions" table
-CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `contract` blob NULL, `contract_source` text NOT NULL DEFAULT ('default'), `contract_raw` blob NULL, `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
+CREATE TABLE `versions` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `version` text NOT NULL, `state` text NOT NULL DEFAULT ('pending_review'), `state_reason` text NOT NULL DEFAULT (''), `server_json` blob NOT NULL, `description` text NOT NULL DEFAULT (''), `submitted_by` text NOT NULL, `submitted_at` datetime NOT NULL, `state_changed_at` datetime NOT NULL, `pin_revision` integer NOT NULL DEFAULT (1), `request_hash` text NOT NULL DEFAULT (''), `contract` blob NULL, `contract_source` text NOT NULL DEFAULT ('default'), `contract_raw` blob NULL, `quarantine_kind` text NOT NULL DEFAULT (''), `quarantine_drift_id` integer NULL, `live_source` text NOT NULL DEFAULT (''), `server_id` integer NOT NULL, CONSTRAINT `versions_servers_versions` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
 -- create index "version_server_id_version" to table: "versions"
 CREATE UNIQUE INDEX `version_server_id_version` ON `versions` (`server_id`, `version`);
 -- create index "version_state" to table: "versions"
@@ -101,6 +109,10 @@ DROP INDEX `server_namespace`;
 DROP INDEX `servers_name_key`;
 -- reverse: create "servers" table
 DROP TABLE `servers`;
+-- reverse: create index "scan_version_id_started_at" to table: "scans"
+DROP INDEX `scan_version_id_started_at`;
+-- reverse: create "scans" table
+DROP TABLE `scans`;
 -- reverse: create index "reviewdecision_version_id" to table: "review_decisions"
 DROP INDEX `reviewdecision_version_id`;
 -- reverse: create "review_decisions" table
@@ -121,6 +133,10 @@ DROP TABLE `idempotency_keys`;
 DROP INDEX `finding_version_id`;
 -- reverse: create "findings" table
 DROP TABLE `findings`;
+-- reverse: create index "driftevent_version_id" to table: "drift_events"
+DROP INDEX `driftevent_version_id`;
+-- reverse: create "drift_events" table
+DROP TABLE `drift_events`;
 -- reverse: create "audit_heads" table
 DROP TABLE `audit_heads`;
 -- reverse: create index "auditevent_action" to table: "audit_events"

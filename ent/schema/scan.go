@@ -1,0 +1,93 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Scan is one live reading of a version's server: when, why, what it saw
+// (the raw tools file and the pins), or why it failed.
+type Scan struct{ ent.Schema }
+
+// Fields of Scan.
+func (Scan) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("version_id").Immutable(),
+		field.String("trigger"),
+		field.String("requested_by").Default(""),
+		field.Time("started_at").Default(now),
+		field.Time("finished_at").Optional().Nillable(),
+		// outcome: running, match, drift, error.
+		field.String("outcome").Default("running"),
+		field.String("error").Default(""),
+		field.String("error_kind").Default(""),
+		field.String("tool_definition_hash").Default(""),
+		field.String("schema_hash").Default(""),
+		field.String("instructions_hash").Default(""),
+		field.Bytes("tools_file").Optional(),
+		field.Bytes("initialize_result").Optional(),
+		field.Int("drift_event_id").Optional().Nillable(),
+	}
+}
+
+// Edges of Scan.
+func (Scan) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", Version.Type).Ref("scans").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of Scan.
+func (Scan) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id", "started_at")}
+}
+
+// DriftEvent is a scan whose snapshot differs from the approved pins, with
+// the classified changes and what became of it.
+type DriftEvent struct{ ent.Schema }
+
+// DriftChange is one classified difference, as stored.
+type DriftChange struct {
+	Class    string `json:"class"`
+	Severity string `json:"severity"`
+	Action   string `json:"action"`
+	Tool     string `json:"tool,omitempty"`
+	Pointer  string `json:"pointer,omitempty"`
+	Before   string `json:"before,omitempty"`
+	After    string `json:"after,omitempty"`
+	Message  string `json:"message"`
+	// Detail is the reviewer's diff (words, schema, annotations) as JSON.
+	Detail []byte `json:"detail,omitempty"`
+}
+
+// Fields of DriftEvent.
+func (DriftEvent) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("version_id").Immutable(),
+		field.Int("scan_id").Immutable(),
+		field.Int("pin_revision").Immutable(),
+		// action: quarantine or warn (the strictest of the changes).
+		field.String("action").Immutable(),
+		field.JSON("changes", []DriftChange{}).Immutable(),
+		// status: open, accepted, declined, warned.
+		field.String("status").Default("open"),
+		field.String("resolved_by").Default(""),
+		field.String("resolution_reason").Default(""),
+		field.Time("resolved_at").Optional().Nillable(),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of DriftEvent.
+func (DriftEvent) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", Version.Type).Ref("drift_events").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of DriftEvent.
+func (DriftEvent) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id")}
+}

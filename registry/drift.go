@@ -1,0 +1,146 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/diffreview"
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/pinrevision"
+	"github.com/mcpreg/mcpreg/ent/predicate"
+	"github.com/mcpreg/mcpreg/ent/schema"
+	"github.com/mcpreg/mcpreg/ent/tool"
+	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/pin"
+	livescan "github.com/mcpreg/mcpreg/scan"
+)
+
+// approvedSnapshot rebuilds the tools list and serverInfo a version's
+// current pins were computed from.
+func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Tx, v *ent.Version) (*pin.ToolsList, []byte, error) {
+	pr, err := tx.PinRevision.Query().Where(pinrevision.VersionID(v.ID), pinrevision.Revision(v.PinRevision)).Only(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
+	}
+	snap, err := tx.ToolSnapshot.Get(ctx, pr.SnapshotID)
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, err := tx.Tool.Query().Where(tool.SnapshotID(snap.ID)).Order(ent.Asc(tool.FieldPosition)).All(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl := &pin.ToolsList{Instructions: snap.Instructions, Tools: make([]pin.Tool, len(tools))}
+	for i, t := range tools {
+		tl.Tools[i] = pin.Tool{Name: t.Name, Raw: t.Raw}
+	}
+	return tl, snap.ServerInfo, nil
+}
+
+// settleScan compares a successful scan with the approved pins, records
+// the drift event if any, and quarantines at once when the drift policy
+// says so. All of it commits in one transaction with its audit event.
+func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, snap *livescan.Snapshot) error {
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		cur, err := s.lockVersionByID(ctx, tx, v.ID)
+		if err != nil {
+			return err
+		}
+		approved, info, err := s.approvedSnapshot(ctx, tx, cur)
+		if err != nil {
+			return err
+		}
+		changes := diffreview.Drift(approved, snap.Tools, info, snap.ServerInfo)
+		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(snap.ToolsFile).
+			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
+			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash)
+		if len(changes) == 0 {
+			return upd.SetOutcome("match").Exec(ctx)
+		}
+		ev, err := s.recordDrift(ctx, tx, cur, scanID, changes)
+		if err != nil {
+			return err
+		}
+		if err := upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx); err != nil {
+			return err
+		}
+		return s.quarantineForDrift(ctx, tx, cur, ev)
+	})
+}
+
+func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent.Version, error) {
+	q := tx.Version.Query().Where(version.ID(id)).WithServer()
+	if s.lockRows() {
+		q = q.ForUpdate()
+	}
+	return q.Only(ctx)
+}
+
+func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, scanID int, changes []diffreview.Change) (*ent.DriftEvent, error) {
+	action := diffreview.Verdict(changes)
+	status := "open"
+	if action != diffreview.ActionQuarantine {
+		status = "warned"
+	}
+	stored := make([]schema.DriftChange, len(changes))
+	for i, c := range changes {
+		detail, _ := json.Marshal(struct {
+			Words       []diffreview.Segment          `json:"words,omitempty"`
+			Schema      []diffreview.SchemaChange     `json:"schema,omitempty"`
+			Annotations []diffreview.AnnotationChange `json:"annotations,omitempty"`
+		}{c.Words, c.Schema, c.Annotations})
+		stored[i] = schema.DriftChange{Class: c.Class, Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
+			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
+	}
+	return tx.DriftEvent.Create().SetVersionID(v.ID).SetScanID(scanID).SetPinRevision(v.PinRevision).
+		SetAction(string(action)).SetChanges(stored).SetStatus(status).SetCreatedAt(s.now()).Save(ctx)
+}
+
+// quarantineForDrift takes an approved version out of discovery at once
+// when its drift calls for it. Warn-only drift never changes state.
+func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+	if ev.Action != string(diffreview.ActionQuarantine) || v.State != version.StateApproved {
+		return nil
+	}
+	subject := subjectOf(v.Edges.Server.Name, v.Version)
+	reason := fmt.Sprintf("drift event %d: %s", ev.ID, driftSummary(ev.Changes))
+	err := tx.Version.UpdateOneID(v.ID).SetState(version.StateQuarantined).SetStateReason(reason).
+		SetStateChangedAt(s.now()).SetQuarantineKind("drift").SetQuarantineDriftID(ev.ID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	err = tx.ReviewDecision.Create().SetVersionID(v.ID).SetAction("quarantine").SetFromState(string(v.State)).
+		SetToState(string(version.StateQuarantined)).SetActor("mcpreg-scanner").SetReason(reason).SetCreatedAt(s.now()).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: "mcpreg-scanner", Action: "version.quarantine", Subject: subject,
+		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
+		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
+	return err
+}
+
+// driftSummary names the classes of a drift event, e.g.
+// "description_changed (get_forecast)".
+func driftSummary(cs []schema.DriftChange) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		p := c.Class
+		if c.Tool != "" {
+			p += " (" + c.Tool + ")"
+		}
+		if !strings.Contains(strings.Join(parts, ","), p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pinRevisionIs(versionID, rev int) []predicate.PinRevision {
+	return []predicate.PinRevision{pinrevision.VersionID(versionID), pinrevision.Revision(rev)}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

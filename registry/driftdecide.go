@@ -1,0 +1,140 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/driftevent"
+	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/pin"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// AcceptDrift re-pins a version to the snapshot of a quarantining drift
+// event: a new pin revision (the old ones stay as history), the event
+// accepted, the version approved again. Four-eyes: not by the principal
+// that submitted the version.
+func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
+	var id int
+	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+		if v.SubmittedBy == c.Principal {
+			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subjectOf(v.Edges.Server.Name, v.Version))
+		}
+		id = v.ID
+		return s.repin(ctx, tx, c, v, ev, strings.TrimSpace(reason))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.versionByID(ctx, id, true)
+}
+
+// DeclineDrift closes a drift event without re-pinning; a version
+// quarantined for it stays quarantined.
+func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
+	var id int
+	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+		id = v.ID
+		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.versionByID(ctx, id, true)
+}
+
+func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
+	if !c.MayDecide() {
+		return deniedf("role %s may not decide drift", c.Role)
+	}
+	if strings.TrimSpace(reason) == "" {
+		return invalidf("reason is required")
+	}
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		ev, err := tx.DriftEvent.Query().Where(driftevent.ID(eventID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return notFoundf("drift event %d", eventID)
+		} else if err != nil {
+			return err
+		}
+		v, err := s.lockVersionByID(ctx, tx, ev.VersionID)
+		if err != nil {
+			return err
+		}
+		if ev.Status != "open" {
+			return fmt.Errorf("%w: drift event %d is %s, not open (warn-only drift never re-pins)", ErrFailedPrecondition, ev.ID, ev.Status)
+		}
+		if ev.PinRevision != v.PinRevision {
+			return fmt.Errorf("%w: drift event %d compared pin revision %d, the version is now at %d", ErrFailedPrecondition, ev.ID, ev.PinRevision, v.PinRevision)
+		}
+		return fn(tx, v, ev)
+	})
+}
+
+// repin stores the drifted snapshot as the version's new pins.
+func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason string) error {
+	sc, err := tx.Scan.Get(ctx, ev.ScanID)
+	if err != nil {
+		return err
+	}
+	tl, err := pin.ParseToolsList(sc.ToolsFile, s.limits.Pin)
+	if err != nil {
+		return fmt.Errorf("stored scan %d: %w", sc.ID, err)
+	}
+	init, err := ParseInitializeResult(sc.InitializeResult, s.limits.Pin)
+	if err != nil {
+		return err
+	}
+	pins, err := pin.Compute(tl)
+	if err != nil {
+		return err
+	}
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins)
+	if err != nil {
+		return err
+	}
+	cur, err := s.currentContractHash(ctx, tx, v)
+	if err != nil {
+		return err
+	}
+	rev := v.PinRevision + 1
+	if err := s.createPinRevision(ctx, tx, v.ID, rev, snap.ID, pins, cur, c.Principal, "accepted drift event "+itoa(ev.ID)+": "+reason); err != nil {
+		return err
+	}
+	upd := tx.Version.UpdateOneID(v.ID).SetPinRevision(rev)
+	if v.State == version.StateQuarantined && v.QuarantineKind == "drift" {
+		upd = upd.SetState(version.StateApproved).SetStateReason(reason).SetStateChangedAt(s.now()).
+			SetQuarantineKind("").ClearQuarantineDriftID()
+	}
+	if err := upd.Exec(ctx); err != nil {
+		return err
+	}
+	return s.closeDrift(ctx, tx, c, v, ev, "accepted", reason)
+}
+
+func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
+	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
+	if err != nil {
+		return "", err
+	}
+	return pr.ContractHash, nil
+}
+
+func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status, reason string) error {
+	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(status).SetResolvedBy(c.Principal).
+		SetResolutionReason(reason).SetResolvedAt(s.now()).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	after, err := tx.Version.Get(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
+		Subject: subjectOf(v.Edges.Server.Name, v.Version), Before: string(v.State), After: string(after.State),
+		Reason: reason, RequestID: c.RequestID,
+		Details: fmt.Sprintf("drift_event=%d pin_revision=%d->%d", ev.ID, v.PinRevision, after.PinRevision)})
+	return err
+}

@@ -1,0 +1,157 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/version"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	livescan "github.com/mcpreg/mcpreg/scan"
+	"github.com/mcpreg/mcpreg/serverjson"
+)
+
+// Scan triggers.
+const (
+	TriggerManual   = "manual"
+	TriggerSchedule = "schedule"
+)
+
+// scanGate merges concurrent scan requests for one version.
+type scanGate struct {
+	once  sync.Once
+	group *singleflight.Group
+}
+
+func (g *scanGate) flight() *singleflight.Group {
+	g.once.Do(func() { g.group = &singleflight.Group{} })
+	return g.group
+}
+
+// ScanVersion reads a version's server now and compares it with its pins.
+// Requests for one version are merged; a scan finished moments ago is
+// returned as is, so callers cannot cause a storm.
+func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger string) (*mcpregv1.ScanResult, error) {
+	if c.Role == RoleOwner {
+		if err := checkReadName(c, name); err != nil {
+			return nil, err
+		}
+	}
+	v, err := s.findVersion(ctx, name, ver)
+	if err != nil {
+		return nil, err
+	}
+	if trigger != TriggerSchedule && s.limits.ScanCooldown > 0 {
+		if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
+			return recent, err
+		}
+	}
+	res, err, _ := s.scans.flight().Do(strconv.Itoa(v.ID), func() (any, error) {
+		return s.runScan(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcpregv1.ScanResult), nil
+}
+
+func (s *Service) findVersion(ctx context.Context, name, ver string) (*ent.Version, error) {
+	if !serverNameRE.MatchString(name) {
+		return nil, invalidf("server name %q does not match ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", name)
+	}
+	v, err := s.store.Client.Version.Query().Where(serverIn(server.Name(name)), version.Version(ver)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFoundf("version %s", subjectOf(name, ver))
+	}
+	return v, err
+}
+
+func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.ScanResult, error) {
+	sc, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.FinishedAtGT(s.now().Add(-s.limits.ScanCooldown))).
+		Order(ent.Desc(scan.FieldID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return s.scanResult(ctx, sc.ID)
+}
+
+// runScan records a scan, reads the server, and settles the outcome.
+func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string) (*mcpregv1.ScanResult, error) {
+	v, err := s.store.Client.Version.Query().Where(version.ID(versionID)).WithServer().Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := serverjson.Parse(v.ServerJSON)
+	if err != nil {
+		return nil, fmt.Errorf("stored server.json of %s: %w", subjectOf(v.Edges.Server.Name, v.Version), err)
+	}
+	target, _, err := s.liveTarget(doc)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.store.Client.Scan.Create().SetVersionID(v.ID).SetTrigger(trigger).SetRequestedBy(by).
+		SetStartedAt(s.now()).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, readErr := s.scanning.Reader.Read(ctx, target)
+	if readErr != nil {
+		return s.scanFailed(ctx, sc.ID, readErr)
+	}
+	if err := s.settleScan(ctx, v, sc.ID, snap); err != nil {
+		return nil, err
+	}
+	return s.scanResult(ctx, sc.ID)
+}
+
+// scanFailed records a scan that could not read its server. It never
+// changes the version's state.
+func (s *Service) scanFailed(ctx context.Context, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
+	err := s.store.Client.Scan.UpdateOneID(scanID).SetOutcome("error").SetError(readErr.Error()).
+		SetErrorKind(scanErrorKind(readErr)).SetFinishedAt(s.now()).Exec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.scanResult(ctx, scanID)
+}
+
+func scanErrorKind(err error) string {
+	for _, k := range []struct {
+		err  error
+		kind string
+	}{{livescan.ErrTimeout, "timeout"}, {livescan.ErrLimit, "limit"}, {livescan.ErrDenied, "denied"},
+		{livescan.ErrInvalid, "invalid"}, {livescan.ErrProtocol, "protocol"}} {
+		if errors.Is(err, k.err) {
+			return k.kind
+		}
+	}
+	return "unreachable"
+}
+
+// scanResult loads a scan with its drift event and the version's state.
+func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanResult, error) {
+	sc, err := s.store.Client.Scan.Query().Where(scan.ID(scanID)).
+		WithVersion(func(q *ent.VersionQuery) { q.WithServer() }).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := sc.Edges.Version
+	out := &mcpregv1.ScanResult{Scan: scanProto(sc, v.Edges.Server.Name, v.Version), State: string(v.State)}
+	if sc.DriftEventID != nil {
+		ev, err := s.store.Client.DriftEvent.Get(ctx, *sc.DriftEventID)
+		if err != nil {
+			return nil, err
+		}
+		out.DriftEvent = driftProto(ev, v.Edges.Server.Name, v.Version)
+	}
+	return out, nil
+}
