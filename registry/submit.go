@@ -304,7 +304,12 @@ func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, server
 	if err != nil {
 		return err
 	}
-	return saveFindings(ctx, tx, versionID, append(fs, wideningRecords(ws, against)...))
+	text, err := s.textFindings(ctx, tx, serverID, p.doc.Server.Name, p.tools)
+	if err != nil {
+		return err
+	}
+	fs = append(append(fs, wideningRecords(ws, against)...), text...)
+	return saveFindings(ctx, tx, versionID, fs)
 }
 
 // readLive fills a live submission's tools and initialize result from the
