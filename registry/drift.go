@@ -120,6 +120,9 @@ func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Ver
 	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: "mcpreg-scanner", Action: "version.quarantine", Subject: subject,
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
 		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
+	if err == nil {
+		s.metrics.quarantines.WithLabelValues("drift").Inc()
+	}
 	return err
 }
 

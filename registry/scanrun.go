@@ -104,13 +104,17 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 		return nil, err
 	}
 	snap, readErr := s.scanning.Reader.Read(ctx, target)
+	var res *mcpregv1.ScanResult
 	if readErr != nil {
-		return s.scanFailed(ctx, sc.ID, readErr)
+		res, err = s.scanFailed(ctx, sc.ID, readErr)
+	} else if err = s.settleScan(ctx, v, sc.ID, snap); err == nil {
+		res, err = s.scanResult(ctx, sc.ID)
 	}
-	if err := s.settleScan(ctx, v, sc.ID, snap); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return s.scanResult(ctx, sc.ID)
+	s.observeScan(trigger, res)
+	return res, nil
 }
 
 // scanFailed records a scan that could not read its server. It never
@@ -154,4 +158,12 @@ func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanRes
 		out.DriftEvent = driftProto(ev, v.Edges.Server.Name, v.Version)
 	}
 	return out, nil
+}
+
+func (s *Service) observeScan(trigger string, res *mcpregv1.ScanResult) {
+	sc := res.GetScan()
+	s.metrics.scanned(trigger, sc.GetOutcome(), sc.GetErrorKind(), sc.GetFinishedAt().AsTime().Sub(sc.GetStartedAt().AsTime()))
+	for _, c := range res.GetDriftEvent().GetChanges() {
+		s.metrics.drift.WithLabelValues(c.GetClass()).Inc()
+	}
 }

@@ -43,6 +43,7 @@ type Service struct {
 	// scanning is nil when live reads are off.
 	scanning *Scanning
 	scans    scanGate
+	metrics  *scanMetrics
 }
 
 // Option configures a Service.
@@ -59,7 +60,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
-	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow}
+	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -81,6 +81,9 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 	if err != nil {
 		return nil, err
 	}
+	if a == ActionQuarantine {
+		s.metrics.quarantines.WithLabelValues("manual").Inc()
+	}
 	return s.versionByID(ctx, id, true)
 }
 

@@ -55,6 +55,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return err
 	}
 	m := newMetrics()
+	m.reg.MustRegister(svc.Collectors()...)
 	var creds credentials.TransportCredentials
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)

@@ -1,0 +1,46 @@
+package registry
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// scanMetrics count what the scanner does. The transport registers them
+// with its Prometheus registry (Service.Collectors).
+type scanMetrics struct {
+	scans       *prometheus.CounterVec
+	errors      *prometheus.CounterVec
+	duration    prometheus.Histogram
+	drift       *prometheus.CounterVec
+	quarantines *prometheus.CounterVec
+}
+
+func newScanMetrics() *scanMetrics {
+	return &scanMetrics{
+		scans: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_scans_total",
+			Help: "Scans by trigger and outcome (match, drift, error)."}, []string{"trigger", "outcome"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_scan_errors_total",
+			Help: "Failed scans by kind (timeout, limit, denied, invalid, protocol, unreachable)."}, []string{"kind"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mcpreg_scan_duration_seconds",
+			Help: "Duration of scans.", Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}),
+		drift: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_drift_changes_total",
+			Help: "Drift changes recorded, by class."}, []string{"class"}),
+		quarantines: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_quarantines_total",
+			Help: "Versions quarantined, by kind (manual, drift)."}, []string{"kind"}),
+	}
+}
+
+// Collectors are the service's Prometheus metrics.
+func (s *Service) Collectors() []prometheus.Collector {
+	m := s.metrics
+	return []prometheus.Collector{m.scans, m.errors, m.duration, m.drift, m.quarantines}
+}
+
+func (m *scanMetrics) scanned(trigger, outcome, errKind string, d time.Duration) {
+	m.scans.WithLabelValues(trigger, outcome).Inc()
+	if errKind != "" {
+		m.errors.WithLabelValues(errKind).Inc()
+	}
+	m.duration.Observe(d.Seconds())
+}
