@@ -25,7 +25,9 @@ func fleet(b *testing.B, n int) string {
 		for j := range 5 {
 			s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%d", j), Description: fmt.Sprintf("Tool %d of server %d.", j, i),
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
 		}
 		mux.Handle(fmt.Sprintf("/s/%d", i), mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	}
