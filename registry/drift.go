@@ -67,6 +67,9 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 		if err := upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx); err != nil {
 			return err
 		}
+		if err := s.scanFindings(ctx, tx, cur.ID, snap); err != nil {
+			return err
+		}
 		return s.quarantineForDrift(ctx, tx, cur, ev)
 	})
 }

@@ -106,7 +106,7 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 	snap, readErr := s.scanning.Reader.Read(ctx, target)
 	var res *mcpregv1.ScanResult
 	if readErr != nil {
-		res, err = s.scanFailed(ctx, sc.ID, readErr)
+		res, err = s.scanFailed(ctx, v.ID, sc.ID, readErr)
 	} else if err = s.settleScan(ctx, v, sc.ID, snap); err == nil {
 		res, err = s.scanResult(ctx, sc.ID)
 	}
@@ -119,10 +119,13 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 
 // scanFailed records a scan that could not read its server. It never
 // changes the version's state.
-func (s *Service) scanFailed(ctx context.Context, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
+func (s *Service) scanFailed(ctx context.Context, versionID, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
 	err := s.store.Client.Scan.UpdateOneID(scanID).SetOutcome("error").SetError(readErr.Error()).
 		SetErrorKind(scanErrorKind(readErr)).SetFinishedAt(s.now()).Exec(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.noteRepeatedFailures(ctx, versionID, readErr.Error()); err != nil {
 		return nil, err
 	}
 	return s.scanResult(ctx, scanID)
