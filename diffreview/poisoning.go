@@ -117,7 +117,7 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			continue // exfilParams reports requests in parameter descriptions
 		}
 		if loc := r.re.FindStringIndex(p.clean); loc != nil {
-			consider(phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]})
+			consider(quotedDowngrade(p.clean, phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]}))
 		}
 	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
@@ -200,4 +200,31 @@ func truncate(s string, n int) string {
 		return Visible(s)
 	}
 	return Visible(s[:runeStart(s, n)]) + "…"
+}
+
+// quotedDowngrade lowers an override or secrecy phrase that stands in
+// quotes, as text that explains prompt injection quotes its examples
+// ("attackers hide text like 'ignore previous instructions'"). It stays a
+// low finding: the evidence is still shown.
+func quotedDowngrade(text string, h phraseHit) phraseHit {
+	if h.kind != KindInstructionOverride && h.kind != KindSecrecy || !quoted(text, h.start, h.end) {
+		return h
+	}
+	h.severity = finding.Low
+	h.message = "quotes a phrase used in prompt injection (" + h.message + ")"
+	return h
+}
+
+// quoted reports whether text[start:end] is enclosed in matching quotes
+// (allowing a few characters of slack on each side).
+func quoted(text string, start, end int) bool {
+	const slack = 3
+	before := text[max(0, start-slack):start]
+	after := text[end:min(len(text), end+slack)]
+	for _, q := range [][2]string{{"'", "'"}, {"\"", "\""}, {"“", "”"}, {"‘", "’"}, {"`", "`"}} {
+		if strings.Contains(before, q[0]) && strings.Contains(after, q[1]) {
+			return true
+		}
+	}
+	return false
 }
