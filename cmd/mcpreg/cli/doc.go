@@ -14,6 +14,9 @@
 //
 // Commands never exit the process: every failure is returned as an error
 // (the service's message and request id included), and the mcpreg binary
-// prints it and exits 1. Results go to Out, as tables or, with --output json,
+// prints it and exits 1. A few commands print their result and then return
+// an error that makes the exit status meaningful: scan when the scan itself
+// failed (drift is a result, not a failure), lint when a finding reaches
+// --fail-on. Results go to Out, as tables or, with --output json,
 // as the API's own JSON (protojson) so scripts can parse them.
 package cli

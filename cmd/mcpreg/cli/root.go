@@ -90,6 +90,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 		root.AddCommand(newTransitionCmd(g, a))
 	}
 	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), newAttestCmd(g))
+	root.AddCommand(newScanCmd(g), newScansCmd(g), newDriftCmd(g), newLintCmd(g))
 	return root, g
 }
 

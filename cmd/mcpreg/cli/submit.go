@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -12,16 +13,36 @@ import (
 // submitFiles are the submit command's inputs.
 type submitFiles struct {
 	serverJSON, tools, initialize, contract, idempotencyKey string
+	live                                                    bool
+}
+
+var (
+	errToolsMissing = errors.New(`required flag(s) "tools" not set: pass --tools FILE, or --live to have the registry read the tools from the server`)
+	errLiveWithFile = errors.New("--live reads the tools and the initialize result from the server: do not pass --tools or --initialize with it")
+)
+
+// check covers the flag rules cobra cannot express.
+func (in submitFiles) check() error {
+	switch {
+	case in.live && (in.tools != "" || in.initialize != ""):
+		return errLiveWithFile
+	case !in.live && in.tools == "":
+		return errToolsMissing
+	}
+	return checkStdin(in.serverJSON, in.tools, in.initialize, in.contract)
 }
 
 func newSubmitCmd(g *globals) *cobra.Command {
 	var in submitFiles
 	cmd := &cobra.Command{
-		Use:   "submit --server-json FILE --tools FILE [--initialize FILE] [--contract FILE] [--idempotency-key KEY]",
+		Use:   "submit --server-json FILE (--tools FILE [--initialize FILE] | --live) [--contract FILE] [--idempotency-key KEY]",
 		Short: "Submit a server version for review; prints the version with its pins",
 		Long: "Submit a server version for review. FILE may be - for standard input (for one of them).\n" +
 			"The tools file is a tools/list result ({\"tools\":[...]}) or a bare array of tools,\n" +
-			"optionally with a top-level \"instructions\" member. The service reads every document strictly.",
+			"optionally with a top-level \"instructions\" member. The service reads every document strictly.\n\n" +
+			"With --live the registry reads the tools and the initialize result from the server that\n" +
+			"server.json names (its streamable-http remote, else its package through an admin-approved\n" +
+			"launch template); --tools and --initialize must then be left out.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := g.submitRequest(in)
@@ -39,27 +60,29 @@ func newSubmitCmd(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&in.serverJSON, "server-json", "", "server.json file (schema 2025-12-11)")
-	f.StringVar(&in.tools, "tools", "", "tools file: a tools/list result or an array of tools")
+	f.StringVar(&in.tools, "tools", "", "tools file: a tools/list result or an array of tools (required without --live)")
+	f.BoolVar(&in.live, "live", false, "have the registry read the tools from the server named by server.json")
 	f.StringVar(&in.initialize, "initialize", "", "optional initialize result (protocolVersion, serverInfo, instructions)")
 	f.StringVar(&in.contract, "contract", "", "capability contract, YAML or JSON (default: server.json _meta io.mcpreg/contract, else the default contract)")
 	f.StringVar(&in.idempotencyKey, "idempotency-key", "", "makes retries safe: the same key and body return the first result")
 	_ = cmd.MarkFlagRequired("server-json")
-	_ = cmd.MarkFlagRequired("tools")
 	return cmd
 }
 
 // submitRequest reads the files; it fails before any network call.
 func (g *globals) submitRequest(in submitFiles) (*mcpregv1.SubmitVersionRequest, error) {
-	if err := checkStdin(in.serverJSON, in.tools, in.initialize, in.contract); err != nil {
+	if err := in.check(); err != nil {
 		return nil, err
 	}
-	req := &mcpregv1.SubmitVersionRequest{IdempotencyKey: in.idempotencyKey}
+	req := &mcpregv1.SubmitVersionRequest{IdempotencyKey: in.idempotencyKey, Live: in.live}
 	var err error
 	if req.ServerJson, err = g.readText("--server-json", in.serverJSON); err != nil {
 		return nil, err
 	}
-	if req.Tools, err = g.readText("--tools", in.tools); err != nil {
-		return nil, err
+	if in.tools != "" {
+		if req.Tools, err = g.readText("--tools", in.tools); err != nil {
+			return nil, err
+		}
 	}
 	if in.initialize != "" {
 		if req.InitializeResult, err = g.readText("--initialize", in.initialize); err != nil {
