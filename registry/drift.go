@@ -60,8 +60,14 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 		if len(changes) == 0 {
 			return upd.SetOutcome("match").Exec(ctx)
 		}
-		ev, err := s.recordDrift(ctx, tx, cur, scanID, changes)
+		ev, err := s.sameOpenDrift(ctx, tx, cur, snap)
 		if err != nil {
+			return err
+		}
+		if ev != nil { // the server still serves what the open event recorded
+			return upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx)
+		}
+		if ev, err = s.recordDrift(ctx, tx, cur, scanID, changes); err != nil {
 			return err
 		}
 		if err := upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx); err != nil {
@@ -150,3 +156,25 @@ func pinRevisionIs(versionID, rev int) []predicate.PinRevision {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// sameOpenDrift returns the open drift event behind a drift quarantine when
+// the new scan saw exactly what that event's scan saw, so repeated scans of
+// a quarantined server do not pile up identical events.
+func (s *Service) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, snap *livescan.Snapshot) (*ent.DriftEvent, error) {
+	if v.QuarantineDriftID == nil {
+		return nil, nil
+	}
+	ev, err := tx.DriftEvent.Get(ctx, *v.QuarantineDriftID)
+	if err != nil || ev.Status != "open" {
+		return nil, err
+	}
+	prev, err := tx.Scan.Get(ctx, ev.ScanID)
+	if err != nil {
+		return nil, err
+	}
+	p := snap.Pins
+	if prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash {
+		return ev, nil
+	}
+	return nil, nil
+}

@@ -166,7 +166,9 @@ func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanRes
 func (s *Service) observeScan(trigger string, res *mcpregv1.ScanResult) {
 	sc := res.GetScan()
 	s.metrics.scanned(trigger, sc.GetOutcome(), sc.GetErrorKind(), sc.GetFinishedAt().AsTime().Sub(sc.GetStartedAt().AsTime()))
-	for _, c := range res.GetDriftEvent().GetChanges() {
-		s.metrics.drift.WithLabelValues(c.GetClass()).Inc()
+	if ev := res.GetDriftEvent(); ev.GetScanId() == sc.GetId() { // new, not a repeat of an open event
+		for _, c := range ev.GetChanges() {
+			s.metrics.drift.WithLabelValues(c.GetClass()).Inc()
+		}
 	}
 }

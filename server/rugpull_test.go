@@ -100,6 +100,10 @@ func TestRugPullQuarantineAndAcceptDrift(t *testing.T) {
 			if len(audit) != 1 || !strings.Contains(audit[0].(map[string]any)["reason"].(string), "drift event") {
 				t.Fatalf("quarantine not audited with its drift event: %v", audit)
 			}
+			again := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
+			if again["driftEvent"].(map[string]any)["id"] != ev["id"] {
+				t.Fatalf("a repeated scan of the same drift made a new event: %v", again["driftEvent"])
+			}
 			if r := call(t, "POST", base+"/release", alice, map[string]any{"reason": "looks fine"}); r.Status != http.StatusConflict {
 				t.Fatalf("release without a matching scan: %d %s", r.Status, r.Body)
 			}
@@ -117,7 +121,7 @@ func TestRugPullQuarantineAndAcceptDrift(t *testing.T) {
 				t.Fatalf("after accepting drift: state %v pins %v", after["state"], pins)
 			}
 			m := string(call(t, "GET", in.Metrics+"/metrics", "", nil).Body)
-			for _, want := range []string{`mcpreg_scans_total{outcome="match",trigger="manual"} 1`, `mcpreg_scans_total{outcome="drift",trigger="manual"} 1`,
+			for _, want := range []string{`mcpreg_scans_total{outcome="match",trigger="manual"} 1`, `mcpreg_scans_total{outcome="drift",trigger="manual"} 2`,
 				`mcpreg_drift_changes_total{class="description_changed"} 1`, `mcpreg_quarantines_total{kind="drift"} 1`} {
 				if !strings.Contains(m, want) {
 					t.Errorf("metrics lack %s", want)
