@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -39,6 +40,8 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// Attestation is the client for interacting with the Attestation builders.
+	Attestation *AttestationClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
@@ -80,6 +83,7 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.Attestation = NewAttestationClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.AuditHead = NewAuditHeadClient(c.config)
 	c.DriftEvent = NewDriftEventClient(c.config)
@@ -187,6 +191,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	return &Tx{
 		ctx:            ctx,
 		config:         cfg,
+		Attestation:    NewAttestationClient(cfg),
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
 		DriftEvent:     NewDriftEventClient(cfg),
@@ -221,6 +226,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	return &Tx{
 		ctx:            ctx,
 		config:         cfg,
+		Attestation:    NewAttestationClient(cfg),
 		AuditEvent:     NewAuditEventClient(cfg),
 		AuditHead:      NewAuditHeadClient(cfg),
 		DriftEvent:     NewDriftEventClient(cfg),
@@ -242,7 +248,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		AuditEvent.
+//		Attestation.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -265,9 +271,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.IdempotencyKey,
-		c.PinRevision, c.Principal, c.ReviewDecision, c.Scan, c.Server, c.ServerPolicy,
-		c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding,
+		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
+		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
 		n.Use(hooks...)
 	}
@@ -277,9 +283,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.IdempotencyKey,
-		c.PinRevision, c.Principal, c.ReviewDecision, c.Scan, c.Server, c.ServerPolicy,
-		c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding,
+		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
+		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -288,6 +294,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *AttestationMutation:
+		return c.Attestation.mutate(ctx, m)
 	case *AuditEventMutation:
 		return c.AuditEvent.mutate(ctx, m)
 	case *AuditHeadMutation:
@@ -320,6 +328,155 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Version.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// AttestationClient is a client for the Attestation schema.
+type AttestationClient struct {
+	config
+}
+
+// NewAttestationClient returns a client for the Attestation from the given config.
+func NewAttestationClient(c config) *AttestationClient {
+	return &AttestationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `attestation.Hooks(f(g(h())))`.
+func (c *AttestationClient) Use(hooks ...Hook) {
+	c.hooks.Attestation = append(c.hooks.Attestation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `attestation.Intercept(f(g(h())))`.
+func (c *AttestationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Attestation = append(c.inters.Attestation, interceptors...)
+}
+
+// Create returns a builder for creating a Attestation entity.
+func (c *AttestationClient) Create() *AttestationCreate {
+	mutation := newAttestationMutation(c.config, OpCreate)
+	return &AttestationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Attestation entities.
+func (c *AttestationClient) CreateBulk(builders ...*AttestationCreate) *AttestationCreateBulk {
+	return &AttestationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AttestationClient) MapCreateBulk(slice any, setFunc func(*AttestationCreate, int)) *AttestationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AttestationCreateBulk{err: fmt.Errorf("calling to AttestationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AttestationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AttestationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Attestation.
+func (c *AttestationClient) Update() *AttestationUpdate {
+	mutation := newAttestationMutation(c.config, OpUpdate)
+	return &AttestationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AttestationClient) UpdateOne(_m *Attestation) *AttestationUpdateOne {
+	mutation := newAttestationMutation(c.config, OpUpdateOne, withAttestation(_m))
+	return &AttestationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AttestationClient) UpdateOneID(id int) *AttestationUpdateOne {
+	mutation := newAttestationMutation(c.config, OpUpdateOne, withAttestationID(id))
+	return &AttestationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Attestation.
+func (c *AttestationClient) Delete() *AttestationDelete {
+	mutation := newAttestationMutation(c.config, OpDelete)
+	return &AttestationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AttestationClient) DeleteOne(_m *Attestation) *AttestationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AttestationClient) DeleteOneID(id int) *AttestationDeleteOne {
+	builder := c.Delete().Where(attestation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AttestationDeleteOne{builder}
+}
+
+// Query returns a query builder for Attestation.
+func (c *AttestationClient) Query() *AttestationQuery {
+	return &AttestationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAttestation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Attestation entity by its id.
+func (c *AttestationClient) Get(ctx context.Context, id int) (*Attestation, error) {
+	return c.Query().Where(attestation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AttestationClient) GetX(ctx context.Context, id int) *Attestation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a Attestation.
+func (c *AttestationClient) QueryVersion(_m *Attestation) *VersionQuery {
+	query := (&VersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(attestation.Table, attestation.FieldID, id),
+			sqlgraph.To(version.Table, version.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, attestation.VersionTable, attestation.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AttestationClient) Hooks() []Hook {
+	return c.hooks.Attestation
+}
+
+// Interceptors returns the client interceptors.
+func (c *AttestationClient) Interceptors() []Interceptor {
+	return c.inters.Attestation
+}
+
+func (c *AttestationClient) mutate(ctx context.Context, m *AttestationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AttestationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AttestationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AttestationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AttestationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Attestation mutation op: %q", m.Op())
 	}
 }
 
@@ -2613,6 +2770,22 @@ func (c *VersionClient) QueryDriftEvents(_m *Version) *DriftEventQuery {
 	return query
 }
 
+// QueryAttestations queries the attestations edge of a Version.
+func (c *VersionClient) QueryAttestations(_m *Version) *AttestationQuery {
+	query := (&AttestationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, id),
+			sqlgraph.To(attestation.Table, attestation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.AttestationsTable, version.AttestationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *VersionClient) Hooks() []Hook {
 	return c.hooks.Version
@@ -2641,14 +2814,14 @@ func (c *VersionClient) mutate(ctx context.Context, m *VersionMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey, PinRevision,
-		Principal, ReviewDecision, Scan, Server, ServerPolicy, Token, Tool,
-		ToolSnapshot, Version []ent.Hook
+		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey,
+		PinRevision, Principal, ReviewDecision, Scan, Server, ServerPolicy, Token,
+		Tool, ToolSnapshot, Version []ent.Hook
 	}
 	inters struct {
-		AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey, PinRevision,
-		Principal, ReviewDecision, Scan, Server, ServerPolicy, Token, Tool,
-		ToolSnapshot, Version []ent.Interceptor
+		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey,
+		PinRevision, Principal, ReviewDecision, Scan, Server, ServerPolicy, Token,
+		Tool, ToolSnapshot, Version []ent.Interceptor
 	}
 )
 

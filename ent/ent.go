@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -87,6 +88,7 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
+			attestation.Table:    attestation.ValidColumn,
 			auditevent.Table:     auditevent.ValidColumn,
 			audithead.Table:      audithead.ValidColumn,
 			driftevent.Table:     driftevent.ValidColumn,

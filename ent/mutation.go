@@ -11,6 +11,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -39,6 +40,7 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
+	TypeAttestation    = "Attestation"
 	TypeAuditEvent     = "AuditEvent"
 	TypeAuditHead      = "AuditHead"
 	TypeDriftEvent     = "DriftEvent"
@@ -55,6 +57,1146 @@ const (
 	TypeToolSnapshot   = "ToolSnapshot"
 	TypeVersion        = "Version"
 )
+
+// AttestationMutation represents an operation that mutates the Attestation nodes in the graph.
+type AttestationMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	package_index    *int
+	addpackage_index *int
+	package_ref      *string
+	artifact_digest  *string
+	digest_source    *string
+	bundle           *[]byte
+	bundle_digest    *string
+	verified         *bool
+	receipt          *[]byte
+	error            *string
+	policy_digest    *string
+	checked_at       *time.Time
+	added_by         *string
+	created_at       *time.Time
+	clearedFields    map[string]struct{}
+	version          *int
+	clearedversion   bool
+	done             bool
+	oldValue         func(context.Context) (*Attestation, error)
+	predicates       []predicate.Attestation
+}
+
+var _ ent.Mutation = (*AttestationMutation)(nil)
+
+// attestationOption allows management of the mutation configuration using functional options.
+type attestationOption func(*AttestationMutation)
+
+// newAttestationMutation creates new mutation for the Attestation entity.
+func newAttestationMutation(c config, op Op, opts ...attestationOption) *AttestationMutation {
+	m := &AttestationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAttestation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAttestationID sets the ID field of the mutation.
+func withAttestationID(id int) attestationOption {
+	return func(m *AttestationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Attestation
+		)
+		m.oldValue = func(ctx context.Context) (*Attestation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Attestation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAttestation sets the old Attestation of the mutation.
+func withAttestation(node *Attestation) attestationOption {
+	return func(m *AttestationMutation) {
+		m.oldValue = func(context.Context) (*Attestation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AttestationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AttestationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AttestationMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AttestationMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Attestation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *AttestationMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *AttestationMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *AttestationMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetPackageIndex sets the "package_index" field.
+func (m *AttestationMutation) SetPackageIndex(i int) {
+	m.package_index = &i
+	m.addpackage_index = nil
+}
+
+// PackageIndex returns the value of the "package_index" field in the mutation.
+func (m *AttestationMutation) PackageIndex() (r int, exists bool) {
+	v := m.package_index
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPackageIndex returns the old "package_index" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldPackageIndex(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPackageIndex is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPackageIndex requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPackageIndex: %w", err)
+	}
+	return oldValue.PackageIndex, nil
+}
+
+// AddPackageIndex adds i to the "package_index" field.
+func (m *AttestationMutation) AddPackageIndex(i int) {
+	if m.addpackage_index != nil {
+		*m.addpackage_index += i
+	} else {
+		m.addpackage_index = &i
+	}
+}
+
+// AddedPackageIndex returns the value that was added to the "package_index" field in this mutation.
+func (m *AttestationMutation) AddedPackageIndex() (r int, exists bool) {
+	v := m.addpackage_index
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPackageIndex resets all changes to the "package_index" field.
+func (m *AttestationMutation) ResetPackageIndex() {
+	m.package_index = nil
+	m.addpackage_index = nil
+}
+
+// SetPackageRef sets the "package_ref" field.
+func (m *AttestationMutation) SetPackageRef(s string) {
+	m.package_ref = &s
+}
+
+// PackageRef returns the value of the "package_ref" field in the mutation.
+func (m *AttestationMutation) PackageRef() (r string, exists bool) {
+	v := m.package_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPackageRef returns the old "package_ref" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldPackageRef(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPackageRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPackageRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPackageRef: %w", err)
+	}
+	return oldValue.PackageRef, nil
+}
+
+// ResetPackageRef resets all changes to the "package_ref" field.
+func (m *AttestationMutation) ResetPackageRef() {
+	m.package_ref = nil
+}
+
+// SetArtifactDigest sets the "artifact_digest" field.
+func (m *AttestationMutation) SetArtifactDigest(s string) {
+	m.artifact_digest = &s
+}
+
+// ArtifactDigest returns the value of the "artifact_digest" field in the mutation.
+func (m *AttestationMutation) ArtifactDigest() (r string, exists bool) {
+	v := m.artifact_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArtifactDigest returns the old "artifact_digest" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldArtifactDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArtifactDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArtifactDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArtifactDigest: %w", err)
+	}
+	return oldValue.ArtifactDigest, nil
+}
+
+// ResetArtifactDigest resets all changes to the "artifact_digest" field.
+func (m *AttestationMutation) ResetArtifactDigest() {
+	m.artifact_digest = nil
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (m *AttestationMutation) SetDigestSource(s string) {
+	m.digest_source = &s
+}
+
+// DigestSource returns the value of the "digest_source" field in the mutation.
+func (m *AttestationMutation) DigestSource() (r string, exists bool) {
+	v := m.digest_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDigestSource returns the old "digest_source" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldDigestSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDigestSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDigestSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDigestSource: %w", err)
+	}
+	return oldValue.DigestSource, nil
+}
+
+// ResetDigestSource resets all changes to the "digest_source" field.
+func (m *AttestationMutation) ResetDigestSource() {
+	m.digest_source = nil
+}
+
+// SetBundle sets the "bundle" field.
+func (m *AttestationMutation) SetBundle(b []byte) {
+	m.bundle = &b
+}
+
+// Bundle returns the value of the "bundle" field in the mutation.
+func (m *AttestationMutation) Bundle() (r []byte, exists bool) {
+	v := m.bundle
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBundle returns the old "bundle" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldBundle(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBundle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBundle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBundle: %w", err)
+	}
+	return oldValue.Bundle, nil
+}
+
+// ResetBundle resets all changes to the "bundle" field.
+func (m *AttestationMutation) ResetBundle() {
+	m.bundle = nil
+}
+
+// SetBundleDigest sets the "bundle_digest" field.
+func (m *AttestationMutation) SetBundleDigest(s string) {
+	m.bundle_digest = &s
+}
+
+// BundleDigest returns the value of the "bundle_digest" field in the mutation.
+func (m *AttestationMutation) BundleDigest() (r string, exists bool) {
+	v := m.bundle_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBundleDigest returns the old "bundle_digest" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldBundleDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBundleDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBundleDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBundleDigest: %w", err)
+	}
+	return oldValue.BundleDigest, nil
+}
+
+// ResetBundleDigest resets all changes to the "bundle_digest" field.
+func (m *AttestationMutation) ResetBundleDigest() {
+	m.bundle_digest = nil
+}
+
+// SetVerified sets the "verified" field.
+func (m *AttestationMutation) SetVerified(b bool) {
+	m.verified = &b
+}
+
+// Verified returns the value of the "verified" field in the mutation.
+func (m *AttestationMutation) Verified() (r bool, exists bool) {
+	v := m.verified
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerified returns the old "verified" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldVerified(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerified is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerified requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerified: %w", err)
+	}
+	return oldValue.Verified, nil
+}
+
+// ResetVerified resets all changes to the "verified" field.
+func (m *AttestationMutation) ResetVerified() {
+	m.verified = nil
+}
+
+// SetReceipt sets the "receipt" field.
+func (m *AttestationMutation) SetReceipt(b []byte) {
+	m.receipt = &b
+}
+
+// Receipt returns the value of the "receipt" field in the mutation.
+func (m *AttestationMutation) Receipt() (r []byte, exists bool) {
+	v := m.receipt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceipt returns the old "receipt" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldReceipt(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceipt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceipt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceipt: %w", err)
+	}
+	return oldValue.Receipt, nil
+}
+
+// ClearReceipt clears the value of the "receipt" field.
+func (m *AttestationMutation) ClearReceipt() {
+	m.receipt = nil
+	m.clearedFields[attestation.FieldReceipt] = struct{}{}
+}
+
+// ReceiptCleared returns if the "receipt" field was cleared in this mutation.
+func (m *AttestationMutation) ReceiptCleared() bool {
+	_, ok := m.clearedFields[attestation.FieldReceipt]
+	return ok
+}
+
+// ResetReceipt resets all changes to the "receipt" field.
+func (m *AttestationMutation) ResetReceipt() {
+	m.receipt = nil
+	delete(m.clearedFields, attestation.FieldReceipt)
+}
+
+// SetError sets the "error" field.
+func (m *AttestationMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *AttestationMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *AttestationMutation) ResetError() {
+	m.error = nil
+}
+
+// SetPolicyDigest sets the "policy_digest" field.
+func (m *AttestationMutation) SetPolicyDigest(s string) {
+	m.policy_digest = &s
+}
+
+// PolicyDigest returns the value of the "policy_digest" field in the mutation.
+func (m *AttestationMutation) PolicyDigest() (r string, exists bool) {
+	v := m.policy_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPolicyDigest returns the old "policy_digest" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldPolicyDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPolicyDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPolicyDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPolicyDigest: %w", err)
+	}
+	return oldValue.PolicyDigest, nil
+}
+
+// ResetPolicyDigest resets all changes to the "policy_digest" field.
+func (m *AttestationMutation) ResetPolicyDigest() {
+	m.policy_digest = nil
+}
+
+// SetCheckedAt sets the "checked_at" field.
+func (m *AttestationMutation) SetCheckedAt(t time.Time) {
+	m.checked_at = &t
+}
+
+// CheckedAt returns the value of the "checked_at" field in the mutation.
+func (m *AttestationMutation) CheckedAt() (r time.Time, exists bool) {
+	v := m.checked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckedAt returns the old "checked_at" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldCheckedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckedAt: %w", err)
+	}
+	return oldValue.CheckedAt, nil
+}
+
+// ResetCheckedAt resets all changes to the "checked_at" field.
+func (m *AttestationMutation) ResetCheckedAt() {
+	m.checked_at = nil
+}
+
+// SetAddedBy sets the "added_by" field.
+func (m *AttestationMutation) SetAddedBy(s string) {
+	m.added_by = &s
+}
+
+// AddedBy returns the value of the "added_by" field in the mutation.
+func (m *AttestationMutation) AddedBy() (r string, exists bool) {
+	v := m.added_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddedBy returns the old "added_by" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldAddedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddedBy: %w", err)
+	}
+	return oldValue.AddedBy, nil
+}
+
+// ResetAddedBy resets all changes to the "added_by" field.
+func (m *AttestationMutation) ResetAddedBy() {
+	m.added_by = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AttestationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AttestationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AttestationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearVersion clears the "version" edge to the Version entity.
+func (m *AttestationMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[attestation.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the Version entity was cleared.
+func (m *AttestationMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *AttestationMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *AttestationMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the AttestationMutation builder.
+func (m *AttestationMutation) Where(ps ...predicate.Attestation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AttestationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AttestationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Attestation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AttestationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AttestationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Attestation).
+func (m *AttestationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AttestationMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.version != nil {
+		fields = append(fields, attestation.FieldVersionID)
+	}
+	if m.package_index != nil {
+		fields = append(fields, attestation.FieldPackageIndex)
+	}
+	if m.package_ref != nil {
+		fields = append(fields, attestation.FieldPackageRef)
+	}
+	if m.artifact_digest != nil {
+		fields = append(fields, attestation.FieldArtifactDigest)
+	}
+	if m.digest_source != nil {
+		fields = append(fields, attestation.FieldDigestSource)
+	}
+	if m.bundle != nil {
+		fields = append(fields, attestation.FieldBundle)
+	}
+	if m.bundle_digest != nil {
+		fields = append(fields, attestation.FieldBundleDigest)
+	}
+	if m.verified != nil {
+		fields = append(fields, attestation.FieldVerified)
+	}
+	if m.receipt != nil {
+		fields = append(fields, attestation.FieldReceipt)
+	}
+	if m.error != nil {
+		fields = append(fields, attestation.FieldError)
+	}
+	if m.policy_digest != nil {
+		fields = append(fields, attestation.FieldPolicyDigest)
+	}
+	if m.checked_at != nil {
+		fields = append(fields, attestation.FieldCheckedAt)
+	}
+	if m.added_by != nil {
+		fields = append(fields, attestation.FieldAddedBy)
+	}
+	if m.created_at != nil {
+		fields = append(fields, attestation.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AttestationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case attestation.FieldVersionID:
+		return m.VersionID()
+	case attestation.FieldPackageIndex:
+		return m.PackageIndex()
+	case attestation.FieldPackageRef:
+		return m.PackageRef()
+	case attestation.FieldArtifactDigest:
+		return m.ArtifactDigest()
+	case attestation.FieldDigestSource:
+		return m.DigestSource()
+	case attestation.FieldBundle:
+		return m.Bundle()
+	case attestation.FieldBundleDigest:
+		return m.BundleDigest()
+	case attestation.FieldVerified:
+		return m.Verified()
+	case attestation.FieldReceipt:
+		return m.Receipt()
+	case attestation.FieldError:
+		return m.Error()
+	case attestation.FieldPolicyDigest:
+		return m.PolicyDigest()
+	case attestation.FieldCheckedAt:
+		return m.CheckedAt()
+	case attestation.FieldAddedBy:
+		return m.AddedBy()
+	case attestation.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AttestationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case attestation.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case attestation.FieldPackageIndex:
+		return m.OldPackageIndex(ctx)
+	case attestation.FieldPackageRef:
+		return m.OldPackageRef(ctx)
+	case attestation.FieldArtifactDigest:
+		return m.OldArtifactDigest(ctx)
+	case attestation.FieldDigestSource:
+		return m.OldDigestSource(ctx)
+	case attestation.FieldBundle:
+		return m.OldBundle(ctx)
+	case attestation.FieldBundleDigest:
+		return m.OldBundleDigest(ctx)
+	case attestation.FieldVerified:
+		return m.OldVerified(ctx)
+	case attestation.FieldReceipt:
+		return m.OldReceipt(ctx)
+	case attestation.FieldError:
+		return m.OldError(ctx)
+	case attestation.FieldPolicyDigest:
+		return m.OldPolicyDigest(ctx)
+	case attestation.FieldCheckedAt:
+		return m.OldCheckedAt(ctx)
+	case attestation.FieldAddedBy:
+		return m.OldAddedBy(ctx)
+	case attestation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Attestation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AttestationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case attestation.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case attestation.FieldPackageIndex:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPackageIndex(v)
+		return nil
+	case attestation.FieldPackageRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPackageRef(v)
+		return nil
+	case attestation.FieldArtifactDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArtifactDigest(v)
+		return nil
+	case attestation.FieldDigestSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDigestSource(v)
+		return nil
+	case attestation.FieldBundle:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBundle(v)
+		return nil
+	case attestation.FieldBundleDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBundleDigest(v)
+		return nil
+	case attestation.FieldVerified:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerified(v)
+		return nil
+	case attestation.FieldReceipt:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceipt(v)
+		return nil
+	case attestation.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case attestation.FieldPolicyDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPolicyDigest(v)
+		return nil
+	case attestation.FieldCheckedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckedAt(v)
+		return nil
+	case attestation.FieldAddedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddedBy(v)
+		return nil
+	case attestation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AttestationMutation) AddedFields() []string {
+	var fields []string
+	if m.addpackage_index != nil {
+		fields = append(fields, attestation.FieldPackageIndex)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AttestationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case attestation.FieldPackageIndex:
+		return m.AddedPackageIndex()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AttestationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case attestation.FieldPackageIndex:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPackageIndex(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AttestationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(attestation.FieldReceipt) {
+		fields = append(fields, attestation.FieldReceipt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AttestationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AttestationMutation) ClearField(name string) error {
+	switch name {
+	case attestation.FieldReceipt:
+		m.ClearReceipt()
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AttestationMutation) ResetField(name string) error {
+	switch name {
+	case attestation.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case attestation.FieldPackageIndex:
+		m.ResetPackageIndex()
+		return nil
+	case attestation.FieldPackageRef:
+		m.ResetPackageRef()
+		return nil
+	case attestation.FieldArtifactDigest:
+		m.ResetArtifactDigest()
+		return nil
+	case attestation.FieldDigestSource:
+		m.ResetDigestSource()
+		return nil
+	case attestation.FieldBundle:
+		m.ResetBundle()
+		return nil
+	case attestation.FieldBundleDigest:
+		m.ResetBundleDigest()
+		return nil
+	case attestation.FieldVerified:
+		m.ResetVerified()
+		return nil
+	case attestation.FieldReceipt:
+		m.ResetReceipt()
+		return nil
+	case attestation.FieldError:
+		m.ResetError()
+		return nil
+	case attestation.FieldPolicyDigest:
+		m.ResetPolicyDigest()
+		return nil
+	case attestation.FieldCheckedAt:
+		m.ResetCheckedAt()
+		return nil
+	case attestation.FieldAddedBy:
+		m.ResetAddedBy()
+		return nil
+	case attestation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AttestationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, attestation.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AttestationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case attestation.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AttestationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AttestationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AttestationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, attestation.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AttestationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case attestation.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AttestationMutation) ClearEdge(name string) error {
+	switch name {
+	case attestation.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AttestationMutation) ResetEdge(name string) error {
+	switch name {
+	case attestation.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown Attestation edge %s", name)
+}
 
 // AuditEventMutation represents an operation that mutates the AuditEvent nodes in the graph.
 type AuditEventMutation struct {
@@ -8439,6 +9581,7 @@ type ServerPolicyMutation struct {
 	typ              string
 	id               *int
 	require_contract *bool
+	attestation      *[]byte
 	updated_at       *time.Time
 	updated_by       *string
 	clearedFields    map[string]struct{}
@@ -8619,6 +9762,55 @@ func (m *ServerPolicyMutation) ResetRequireContract() {
 	m.require_contract = nil
 }
 
+// SetAttestation sets the "attestation" field.
+func (m *ServerPolicyMutation) SetAttestation(b []byte) {
+	m.attestation = &b
+}
+
+// Attestation returns the value of the "attestation" field in the mutation.
+func (m *ServerPolicyMutation) Attestation() (r []byte, exists bool) {
+	v := m.attestation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttestation returns the old "attestation" field's value of the ServerPolicy entity.
+// If the ServerPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerPolicyMutation) OldAttestation(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttestation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttestation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttestation: %w", err)
+	}
+	return oldValue.Attestation, nil
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (m *ServerPolicyMutation) ClearAttestation() {
+	m.attestation = nil
+	m.clearedFields[serverpolicy.FieldAttestation] = struct{}{}
+}
+
+// AttestationCleared returns if the "attestation" field was cleared in this mutation.
+func (m *ServerPolicyMutation) AttestationCleared() bool {
+	_, ok := m.clearedFields[serverpolicy.FieldAttestation]
+	return ok
+}
+
+// ResetAttestation resets all changes to the "attestation" field.
+func (m *ServerPolicyMutation) ResetAttestation() {
+	m.attestation = nil
+	delete(m.clearedFields, serverpolicy.FieldAttestation)
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (m *ServerPolicyMutation) SetUpdatedAt(t time.Time) {
 	m.updated_at = &t
@@ -8752,12 +9944,15 @@ func (m *ServerPolicyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ServerPolicyMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.server != nil {
 		fields = append(fields, serverpolicy.FieldServerID)
 	}
 	if m.require_contract != nil {
 		fields = append(fields, serverpolicy.FieldRequireContract)
+	}
+	if m.attestation != nil {
+		fields = append(fields, serverpolicy.FieldAttestation)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, serverpolicy.FieldUpdatedAt)
@@ -8777,6 +9972,8 @@ func (m *ServerPolicyMutation) Field(name string) (ent.Value, bool) {
 		return m.ServerID()
 	case serverpolicy.FieldRequireContract:
 		return m.RequireContract()
+	case serverpolicy.FieldAttestation:
+		return m.Attestation()
 	case serverpolicy.FieldUpdatedAt:
 		return m.UpdatedAt()
 	case serverpolicy.FieldUpdatedBy:
@@ -8794,6 +9991,8 @@ func (m *ServerPolicyMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldServerID(ctx)
 	case serverpolicy.FieldRequireContract:
 		return m.OldRequireContract(ctx)
+	case serverpolicy.FieldAttestation:
+		return m.OldAttestation(ctx)
 	case serverpolicy.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
 	case serverpolicy.FieldUpdatedBy:
@@ -8820,6 +10019,13 @@ func (m *ServerPolicyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRequireContract(v)
+		return nil
+	case serverpolicy.FieldAttestation:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttestation(v)
 		return nil
 	case serverpolicy.FieldUpdatedAt:
 		v, ok := value.(time.Time)
@@ -8867,7 +10073,11 @@ func (m *ServerPolicyMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *ServerPolicyMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(serverpolicy.FieldAttestation) {
+		fields = append(fields, serverpolicy.FieldAttestation)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -8880,6 +10090,11 @@ func (m *ServerPolicyMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *ServerPolicyMutation) ClearField(name string) error {
+	switch name {
+	case serverpolicy.FieldAttestation:
+		m.ClearAttestation()
+		return nil
+	}
 	return fmt.Errorf("unknown ServerPolicy nullable field %s", name)
 }
 
@@ -8892,6 +10107,9 @@ func (m *ServerPolicyMutation) ResetField(name string) error {
 		return nil
 	case serverpolicy.FieldRequireContract:
 		m.ResetRequireContract()
+		return nil
+	case serverpolicy.FieldAttestation:
+		m.ResetAttestation()
 		return nil
 	case serverpolicy.FieldUpdatedAt:
 		m.ResetUpdatedAt()
@@ -11254,6 +12472,9 @@ type VersionMutation struct {
 	drift_events           map[int]struct{}
 	removeddrift_events    map[int]struct{}
 	cleareddrift_events    bool
+	attestations           map[int]struct{}
+	removedattestations    map[int]struct{}
+	clearedattestations    bool
 	done                   bool
 	oldValue               func(context.Context) (*Version, error)
 	predicates             []predicate.Version
@@ -12400,6 +13621,60 @@ func (m *VersionMutation) ResetDriftEvents() {
 	m.removeddrift_events = nil
 }
 
+// AddAttestationIDs adds the "attestations" edge to the Attestation entity by ids.
+func (m *VersionMutation) AddAttestationIDs(ids ...int) {
+	if m.attestations == nil {
+		m.attestations = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.attestations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAttestations clears the "attestations" edge to the Attestation entity.
+func (m *VersionMutation) ClearAttestations() {
+	m.clearedattestations = true
+}
+
+// AttestationsCleared reports if the "attestations" edge to the Attestation entity was cleared.
+func (m *VersionMutation) AttestationsCleared() bool {
+	return m.clearedattestations
+}
+
+// RemoveAttestationIDs removes the "attestations" edge to the Attestation entity by IDs.
+func (m *VersionMutation) RemoveAttestationIDs(ids ...int) {
+	if m.removedattestations == nil {
+		m.removedattestations = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.attestations, ids[i])
+		m.removedattestations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAttestations returns the removed IDs of the "attestations" edge to the Attestation entity.
+func (m *VersionMutation) RemovedAttestationsIDs() (ids []int) {
+	for id := range m.removedattestations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AttestationsIDs returns the "attestations" edge IDs in the mutation.
+func (m *VersionMutation) AttestationsIDs() (ids []int) {
+	for id := range m.attestations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAttestations resets all changes to the "attestations" edge.
+func (m *VersionMutation) ResetAttestations() {
+	m.attestations = nil
+	m.clearedattestations = false
+	m.removedattestations = nil
+}
+
 // Where appends a list predicates to the VersionMutation builder.
 func (m *VersionMutation) Where(ps ...predicate.Version) {
 	m.predicates = append(m.predicates, ps...)
@@ -12853,7 +14128,7 @@ func (m *VersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *VersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.server != nil {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -12874,6 +14149,9 @@ func (m *VersionMutation) AddedEdges() []string {
 	}
 	if m.drift_events != nil {
 		edges = append(edges, version.EdgeDriftEvents)
+	}
+	if m.attestations != nil {
+		edges = append(edges, version.EdgeAttestations)
 	}
 	return edges
 }
@@ -12922,13 +14200,19 @@ func (m *VersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeAttestations:
+		ids := make([]ent.Value, 0, len(m.attestations))
+		for id := range m.attestations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *VersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.removedsnapshots != nil {
 		edges = append(edges, version.EdgeSnapshots)
 	}
@@ -12946,6 +14230,9 @@ func (m *VersionMutation) RemovedEdges() []string {
 	}
 	if m.removeddrift_events != nil {
 		edges = append(edges, version.EdgeDriftEvents)
+	}
+	if m.removedattestations != nil {
+		edges = append(edges, version.EdgeAttestations)
 	}
 	return edges
 }
@@ -12990,13 +14277,19 @@ func (m *VersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeAttestations:
+		ids := make([]ent.Value, 0, len(m.removedattestations))
+		for id := range m.removedattestations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *VersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.clearedserver {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -13017,6 +14310,9 @@ func (m *VersionMutation) ClearedEdges() []string {
 	}
 	if m.cleareddrift_events {
 		edges = append(edges, version.EdgeDriftEvents)
+	}
+	if m.clearedattestations {
+		edges = append(edges, version.EdgeAttestations)
 	}
 	return edges
 }
@@ -13039,6 +14335,8 @@ func (m *VersionMutation) EdgeCleared(name string) bool {
 		return m.clearedscans
 	case version.EdgeDriftEvents:
 		return m.cleareddrift_events
+	case version.EdgeAttestations:
+		return m.clearedattestations
 	}
 	return false
 }
@@ -13078,6 +14376,9 @@ func (m *VersionMutation) ResetEdge(name string) error {
 		return nil
 	case version.EdgeDriftEvents:
 		m.ResetDriftEvents()
+		return nil
+	case version.EdgeAttestations:
+		m.ResetAttestations()
 		return nil
 	}
 	return fmt.Errorf("unknown Version edge %s", name)

@@ -5,6 +5,7 @@ package ent
 import (
 	"time"
 
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -26,6 +27,28 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	attestationFields := schema.Attestation{}.Fields()
+	_ = attestationFields
+	// attestationDescVerified is the schema descriptor for verified field.
+	attestationDescVerified := attestationFields[7].Descriptor()
+	// attestation.DefaultVerified holds the default value on creation for the verified field.
+	attestation.DefaultVerified = attestationDescVerified.Default.(bool)
+	// attestationDescError is the schema descriptor for error field.
+	attestationDescError := attestationFields[9].Descriptor()
+	// attestation.DefaultError holds the default value on creation for the error field.
+	attestation.DefaultError = attestationDescError.Default.(string)
+	// attestationDescPolicyDigest is the schema descriptor for policy_digest field.
+	attestationDescPolicyDigest := attestationFields[10].Descriptor()
+	// attestation.DefaultPolicyDigest holds the default value on creation for the policy_digest field.
+	attestation.DefaultPolicyDigest = attestationDescPolicyDigest.Default.(string)
+	// attestationDescCheckedAt is the schema descriptor for checked_at field.
+	attestationDescCheckedAt := attestationFields[11].Descriptor()
+	// attestation.DefaultCheckedAt holds the default value on creation for the checked_at field.
+	attestation.DefaultCheckedAt = attestationDescCheckedAt.Default.(func() time.Time)
+	// attestationDescCreatedAt is the schema descriptor for created_at field.
+	attestationDescCreatedAt := attestationFields[13].Descriptor()
+	// attestation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	attestation.DefaultCreatedAt = attestationDescCreatedAt.Default.(func() time.Time)
 	auditeventFields := schema.AuditEvent{}.Fields()
 	_ = auditeventFields
 	// auditeventDescSeq is the schema descriptor for seq field.
@@ -287,7 +310,7 @@ func init() {
 	// serverpolicy.DefaultRequireContract holds the default value on creation for the require_contract field.
 	serverpolicy.DefaultRequireContract = serverpolicyDescRequireContract.Default.(bool)
 	// serverpolicyDescUpdatedAt is the schema descriptor for updated_at field.
-	serverpolicyDescUpdatedAt := serverpolicyFields[2].Descriptor()
+	serverpolicyDescUpdatedAt := serverpolicyFields[3].Descriptor()
 	// serverpolicy.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	serverpolicy.DefaultUpdatedAt = serverpolicyDescUpdatedAt.Default.(func() time.Time)
 	tokenFields := schema.Token{}.Fields()

@@ -22,6 +22,8 @@ type ServerPolicy struct {
 	ServerID int `json:"server_id,omitempty"`
 	// RequireContract holds the value of the "require_contract" field.
 	RequireContract bool `json:"require_contract,omitempty"`
+	// Attestation holds the value of the "attestation" field.
+	Attestation []byte `json:"attestation,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// UpdatedBy holds the value of the "updated_by" field.
@@ -57,6 +59,8 @@ func (*ServerPolicy) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case serverpolicy.FieldAttestation:
+			values[i] = new([]byte)
 		case serverpolicy.FieldRequireContract:
 			values[i] = new(sql.NullBool)
 		case serverpolicy.FieldID, serverpolicy.FieldServerID:
@@ -97,6 +101,12 @@ func (_m *ServerPolicy) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field require_contract", values[i])
 			} else if value.Valid {
 				_m.RequireContract = value.Bool
+			}
+		case serverpolicy.FieldAttestation:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field attestation", values[i])
+			} else if value != nil {
+				_m.Attestation = *value
 			}
 		case serverpolicy.FieldUpdatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -156,6 +166,9 @@ func (_m *ServerPolicy) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("require_contract=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RequireContract))
+	builder.WriteString(", ")
+	builder.WriteString("attestation=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attestation))
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))

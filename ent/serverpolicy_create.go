@@ -43,6 +43,12 @@ func (_c *ServerPolicyCreate) SetNillableRequireContract(v *bool) *ServerPolicyC
 	return _c
 }
 
+// SetAttestation sets the "attestation" field.
+func (_c *ServerPolicyCreate) SetAttestation(v []byte) *ServerPolicyCreate {
+	_c.mutation.SetAttestation(v)
+	return _c
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *ServerPolicyCreate) SetUpdatedAt(v time.Time) *ServerPolicyCreate {
 	_c.mutation.SetUpdatedAt(v)
@@ -161,6 +167,10 @@ func (_c *ServerPolicyCreate) createSpec() (*ServerPolicy, *sqlgraph.CreateSpec)
 		_spec.SetField(serverpolicy.FieldRequireContract, field.TypeBool, value)
 		_node.RequireContract = value
 	}
+	if value, ok := _c.mutation.Attestation(); ok {
+		_spec.SetField(serverpolicy.FieldAttestation, field.TypeBytes, value)
+		_node.Attestation = value
+	}
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(serverpolicy.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
@@ -250,6 +260,24 @@ func (u *ServerPolicyUpsert) UpdateRequireContract() *ServerPolicyUpsert {
 	return u
 }
 
+// SetAttestation sets the "attestation" field.
+func (u *ServerPolicyUpsert) SetAttestation(v []byte) *ServerPolicyUpsert {
+	u.Set(serverpolicy.FieldAttestation, v)
+	return u
+}
+
+// UpdateAttestation sets the "attestation" field to the value that was provided on create.
+func (u *ServerPolicyUpsert) UpdateAttestation() *ServerPolicyUpsert {
+	u.SetExcluded(serverpolicy.FieldAttestation)
+	return u
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (u *ServerPolicyUpsert) ClearAttestation() *ServerPolicyUpsert {
+	u.SetNull(serverpolicy.FieldAttestation)
+	return u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (u *ServerPolicyUpsert) SetUpdatedAt(v time.Time) *ServerPolicyUpsert {
 	u.Set(serverpolicy.FieldUpdatedAt, v)
@@ -330,6 +358,27 @@ func (u *ServerPolicyUpsertOne) SetRequireContract(v bool) *ServerPolicyUpsertOn
 func (u *ServerPolicyUpsertOne) UpdateRequireContract() *ServerPolicyUpsertOne {
 	return u.Update(func(s *ServerPolicyUpsert) {
 		s.UpdateRequireContract()
+	})
+}
+
+// SetAttestation sets the "attestation" field.
+func (u *ServerPolicyUpsertOne) SetAttestation(v []byte) *ServerPolicyUpsertOne {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.SetAttestation(v)
+	})
+}
+
+// UpdateAttestation sets the "attestation" field to the value that was provided on create.
+func (u *ServerPolicyUpsertOne) UpdateAttestation() *ServerPolicyUpsertOne {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.UpdateAttestation()
+	})
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (u *ServerPolicyUpsertOne) ClearAttestation() *ServerPolicyUpsertOne {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.ClearAttestation()
 	})
 }
 
@@ -583,6 +632,27 @@ func (u *ServerPolicyUpsertBulk) SetRequireContract(v bool) *ServerPolicyUpsertB
 func (u *ServerPolicyUpsertBulk) UpdateRequireContract() *ServerPolicyUpsertBulk {
 	return u.Update(func(s *ServerPolicyUpsert) {
 		s.UpdateRequireContract()
+	})
+}
+
+// SetAttestation sets the "attestation" field.
+func (u *ServerPolicyUpsertBulk) SetAttestation(v []byte) *ServerPolicyUpsertBulk {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.SetAttestation(v)
+	})
+}
+
+// UpdateAttestation sets the "attestation" field to the value that was provided on create.
+func (u *ServerPolicyUpsertBulk) UpdateAttestation() *ServerPolicyUpsertBulk {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.UpdateAttestation()
+	})
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (u *ServerPolicyUpsertBulk) ClearAttestation() *ServerPolicyUpsertBulk {
+	return u.Update(func(s *ServerPolicyUpsert) {
+		s.ClearAttestation()
 	})
 }
 

@@ -42,6 +42,18 @@ func (_u *ServerPolicyUpdate) SetNillableRequireContract(v *bool) *ServerPolicyU
 	return _u
 }
 
+// SetAttestation sets the "attestation" field.
+func (_u *ServerPolicyUpdate) SetAttestation(v []byte) *ServerPolicyUpdate {
+	_u.mutation.SetAttestation(v)
+	return _u
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (_u *ServerPolicyUpdate) ClearAttestation() *ServerPolicyUpdate {
+	_u.mutation.ClearAttestation()
+	return _u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *ServerPolicyUpdate) SetUpdatedAt(v time.Time) *ServerPolicyUpdate {
 	_u.mutation.SetUpdatedAt(v)
@@ -125,6 +137,12 @@ func (_u *ServerPolicyUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.RequireContract(); ok {
 		_spec.SetField(serverpolicy.FieldRequireContract, field.TypeBool, value)
 	}
+	if value, ok := _u.mutation.Attestation(); ok {
+		_spec.SetField(serverpolicy.FieldAttestation, field.TypeBytes, value)
+	}
+	if _u.mutation.AttestationCleared() {
+		_spec.ClearField(serverpolicy.FieldAttestation, field.TypeBytes)
+	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(serverpolicy.FieldUpdatedAt, field.TypeTime, value)
 	}
@@ -162,6 +180,18 @@ func (_u *ServerPolicyUpdateOne) SetNillableRequireContract(v *bool) *ServerPoli
 	if v != nil {
 		_u.SetRequireContract(*v)
 	}
+	return _u
+}
+
+// SetAttestation sets the "attestation" field.
+func (_u *ServerPolicyUpdateOne) SetAttestation(v []byte) *ServerPolicyUpdateOne {
+	_u.mutation.SetAttestation(v)
+	return _u
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (_u *ServerPolicyUpdateOne) ClearAttestation() *ServerPolicyUpdateOne {
+	_u.mutation.ClearAttestation()
 	return _u
 }
 
@@ -277,6 +307,12 @@ func (_u *ServerPolicyUpdateOne) sqlSave(ctx context.Context) (_node *ServerPoli
 	}
 	if value, ok := _u.mutation.RequireContract(); ok {
 		_spec.SetField(serverpolicy.FieldRequireContract, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Attestation(); ok {
+		_spec.SetField(serverpolicy.FieldAttestation, field.TypeBytes, value)
+	}
+	if _u.mutation.AttestationCleared() {
+		_spec.ClearField(serverpolicy.FieldAttestation, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(serverpolicy.FieldUpdatedAt, field.TypeTime, value)

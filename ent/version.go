@@ -74,9 +74,11 @@ type VersionEdges struct {
 	Scans []*Scan `json:"scans,omitempty"`
 	// DriftEvents holds the value of the drift_events edge.
 	DriftEvents []*DriftEvent `json:"drift_events,omitempty"`
+	// Attestations holds the value of the attestations edge.
+	Attestations []*Attestation `json:"attestations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [7]bool
+	loadedTypes [8]bool
 }
 
 // ServerOrErr returns the Server value or an error if the edge
@@ -142,6 +144,15 @@ func (e VersionEdges) DriftEventsOrErr() ([]*DriftEvent, error) {
 		return e.DriftEvents, nil
 	}
 	return nil, &NotLoadedError{edge: "drift_events"}
+}
+
+// AttestationsOrErr returns the Attestations value or an error if the edge
+// was not loaded in eager-loading.
+func (e VersionEdges) AttestationsOrErr() ([]*Attestation, error) {
+	if e.loadedTypes[7] {
+		return e.Attestations, nil
+	}
+	return nil, &NotLoadedError{edge: "attestations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -327,6 +338,11 @@ func (_m *Version) QueryScans() *ScanQuery {
 // QueryDriftEvents queries the "drift_events" edge of the Version entity.
 func (_m *Version) QueryDriftEvents() *DriftEventQuery {
 	return NewVersionClient(_m.config).QueryDriftEvents(_m)
+}
+
+// QueryAttestations queries the "attestations" edge of the Version entity.
+func (_m *Version) QueryAttestations() *AttestationQuery {
+	return NewVersionClient(_m.config).QueryAttestations(_m)
 }
 
 // Update returns a builder for updating this Version.

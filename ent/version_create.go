@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
@@ -312,6 +313,21 @@ func (_c *VersionCreate) AddDriftEvents(v ...*DriftEvent) *VersionCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddDriftEventIDs(ids...)
+}
+
+// AddAttestationIDs adds the "attestations" edge to the Attestation entity by IDs.
+func (_c *VersionCreate) AddAttestationIDs(ids ...int) *VersionCreate {
+	_c.mutation.AddAttestationIDs(ids...)
+	return _c
+}
+
+// AddAttestations adds the "attestations" edges to the Attestation entity.
+func (_c *VersionCreate) AddAttestations(v ...*Attestation) *VersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAttestationIDs(ids...)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -650,6 +666,22 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AttestationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

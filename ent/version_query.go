@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
@@ -38,6 +39,7 @@ type VersionQuery struct {
 	withFindings     *FindingQuery
 	withScans        *ScanQuery
 	withDriftEvents  *DriftEventQuery
+	withAttestations *AttestationQuery
 	modifiers        []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -222,6 +224,28 @@ func (_q *VersionQuery) QueryDriftEvents() *DriftEventQuery {
 			sqlgraph.From(version.Table, version.FieldID, selector),
 			sqlgraph.To(driftevent.Table, driftevent.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, version.DriftEventsTable, version.DriftEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAttestations chains the current query on the "attestations" edge.
+func (_q *VersionQuery) QueryAttestations() *AttestationQuery {
+	query := (&AttestationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, selector),
+			sqlgraph.To(attestation.Table, attestation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, version.AttestationsTable, version.AttestationsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -428,6 +452,7 @@ func (_q *VersionQuery) Clone() *VersionQuery {
 		withFindings:     _q.withFindings.Clone(),
 		withScans:        _q.withScans.Clone(),
 		withDriftEvents:  _q.withDriftEvents.Clone(),
+		withAttestations: _q.withAttestations.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -511,6 +536,17 @@ func (_q *VersionQuery) WithDriftEvents(opts ...func(*DriftEventQuery)) *Version
 	return _q
 }
 
+// WithAttestations tells the query-builder to eager-load the nodes that are connected to
+// the "attestations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *VersionQuery) WithAttestations(opts ...func(*AttestationQuery)) *VersionQuery {
+	query := (&AttestationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAttestations = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -589,7 +625,7 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 	var (
 		nodes       = []*Version{}
 		_spec       = _q.querySpec()
-		loadedTypes = [7]bool{
+		loadedTypes = [8]bool{
 			_q.withServer != nil,
 			_q.withSnapshots != nil,
 			_q.withPinRevisions != nil,
@@ -597,6 +633,7 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 			_q.withFindings != nil,
 			_q.withScans != nil,
 			_q.withDriftEvents != nil,
+			_q.withAttestations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -665,6 +702,13 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 		if err := _q.loadDriftEvents(ctx, query, nodes,
 			func(n *Version) { n.Edges.DriftEvents = []*DriftEvent{} },
 			func(n *Version, e *DriftEvent) { n.Edges.DriftEvents = append(n.Edges.DriftEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withAttestations; query != nil {
+		if err := _q.loadAttestations(ctx, query, nodes,
+			func(n *Version) { n.Edges.Attestations = []*Attestation{} },
+			func(n *Version, e *Attestation) { n.Edges.Attestations = append(n.Edges.Attestations, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -865,6 +909,36 @@ func (_q *VersionQuery) loadDriftEvents(ctx context.Context, query *DriftEventQu
 	}
 	query.Where(predicate.DriftEvent(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(version.DriftEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *VersionQuery) loadAttestations(ctx context.Context, query *AttestationQuery, nodes []*Version, init func(*Version), assign func(*Version, *Attestation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Version)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(attestation.FieldVersionID)
+	}
+	query.Where(predicate.Attestation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(version.AttestationsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
@@ -228,6 +229,21 @@ func (_u *VersionUpdate) AddDriftEvents(v ...*DriftEvent) *VersionUpdate {
 	return _u.AddDriftEventIDs(ids...)
 }
 
+// AddAttestationIDs adds the "attestations" edge to the Attestation entity by IDs.
+func (_u *VersionUpdate) AddAttestationIDs(ids ...int) *VersionUpdate {
+	_u.mutation.AddAttestationIDs(ids...)
+	return _u
+}
+
+// AddAttestations adds the "attestations" edges to the Attestation entity.
+func (_u *VersionUpdate) AddAttestations(v ...*Attestation) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAttestationIDs(ids...)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdate) Mutation() *VersionMutation {
 	return _u.mutation
@@ -357,6 +373,27 @@ func (_u *VersionUpdate) RemoveDriftEvents(v ...*DriftEvent) *VersionUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDriftEventIDs(ids...)
+}
+
+// ClearAttestations clears all "attestations" edges to the Attestation entity.
+func (_u *VersionUpdate) ClearAttestations() *VersionUpdate {
+	_u.mutation.ClearAttestations()
+	return _u
+}
+
+// RemoveAttestationIDs removes the "attestations" edge to Attestation entities by IDs.
+func (_u *VersionUpdate) RemoveAttestationIDs(ids ...int) *VersionUpdate {
+	_u.mutation.RemoveAttestationIDs(ids...)
+	return _u
+}
+
+// RemoveAttestations removes "attestations" edges to Attestation entities.
+func (_u *VersionUpdate) RemoveAttestations(v ...*Attestation) *VersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAttestationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -714,6 +751,51 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AttestationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAttestationsIDs(); len(nodes) > 0 && !_u.mutation.AttestationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AttestationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{version.Label}
@@ -928,6 +1010,21 @@ func (_u *VersionUpdateOne) AddDriftEvents(v ...*DriftEvent) *VersionUpdateOne {
 	return _u.AddDriftEventIDs(ids...)
 }
 
+// AddAttestationIDs adds the "attestations" edge to the Attestation entity by IDs.
+func (_u *VersionUpdateOne) AddAttestationIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.AddAttestationIDs(ids...)
+	return _u
+}
+
+// AddAttestations adds the "attestations" edges to the Attestation entity.
+func (_u *VersionUpdateOne) AddAttestations(v ...*Attestation) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAttestationIDs(ids...)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdateOne) Mutation() *VersionMutation {
 	return _u.mutation
@@ -1057,6 +1154,27 @@ func (_u *VersionUpdateOne) RemoveDriftEvents(v ...*DriftEvent) *VersionUpdateOn
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDriftEventIDs(ids...)
+}
+
+// ClearAttestations clears all "attestations" edges to the Attestation entity.
+func (_u *VersionUpdateOne) ClearAttestations() *VersionUpdateOne {
+	_u.mutation.ClearAttestations()
+	return _u
+}
+
+// RemoveAttestationIDs removes the "attestations" edge to Attestation entities by IDs.
+func (_u *VersionUpdateOne) RemoveAttestationIDs(ids ...int) *VersionUpdateOne {
+	_u.mutation.RemoveAttestationIDs(ids...)
+	return _u
+}
+
+// RemoveAttestations removes "attestations" edges to Attestation entities.
+func (_u *VersionUpdateOne) RemoveAttestations(v ...*Attestation) *VersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAttestationIDs(ids...)
 }
 
 // Where appends a list predicates to the VersionUpdate builder.
@@ -1437,6 +1555,51 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(driftevent.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AttestationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAttestationsIDs(); len(nodes) > 0 && !_u.mutation.AttestationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AttestationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   version.AttestationsTable,
+			Columns: []string{version.AttestationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
@@ -14,6 +15,9 @@ import (
 // Policy is what a server's versions must satisfy.
 type Policy struct {
 	RequireContract bool
+	// Attestation is the sigstore policy for the server's package
+	// artifacts; nil means none.
+	Attestation *attest.Policy
 }
 
 // GetPolicy returns a server's policy; a server nobody set one for has the
@@ -28,15 +32,23 @@ func (s *Service) GetPolicy(ctx context.Context, c *Caller, name string) (*mcpre
 	} else if err != nil {
 		return nil, err
 	}
-	return policyProto(name, srv.Edges.Policy), nil
+	return policyProto(name, srv.Edges.Policy)
 }
 
-func policyProto(name string, p *ent.ServerPolicy) *mcpregv1.ServerPolicy {
+func policyProto(name string, p *ent.ServerPolicy) (*mcpregv1.ServerPolicy, error) {
 	out := &mcpregv1.ServerPolicy{Name: name}
-	if p != nil {
-		out.RequireContract, out.UpdatedAt, out.UpdatedBy = p.RequireContract, ts(p.UpdatedAt), p.UpdatedBy
+	if p == nil {
+		return out, nil
 	}
-	return out
+	out.RequireContract, out.UpdatedAt, out.UpdatedBy = p.RequireContract, ts(p.UpdatedAt), p.UpdatedBy
+	ap, err := storedAttestPolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	if ap != nil {
+		out.Attestation, out.AttestationDigest = attestPolicyProto(ap), ap.Digest()
+	}
+	return out, nil
 }
 
 // policyOf loads a server's policy inside a transaction (zero when unset).
@@ -47,7 +59,8 @@ func policyOf(ctx context.Context, tx *ent.Tx, serverID int) (Policy, error) {
 	} else if err != nil {
 		return Policy{}, err
 	}
-	return Policy{RequireContract: p.RequireContract}, nil
+	ap, err := storedAttestPolicy(p)
+	return Policy{RequireContract: p.RequireContract, Attestation: ap}, err
 }
 
 // SetPolicy replaces a server's policy. Only admins and reviewers may: an
@@ -58,6 +71,9 @@ func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Polic
 	}
 	if strings.TrimSpace(reason) == "" {
 		return nil, invalidf("reason is required")
+	}
+	if err := s.checkAttestPolicy(p.Attestation); err != nil {
+		return nil, err
 	}
 	var out *ent.ServerPolicy
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
@@ -76,26 +92,33 @@ func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Polic
 			return err
 		}
 		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "policy.update", Subject: name,
-			Before: policyText(before), After: policyText(p), Reason: strings.TrimSpace(reason), RequestID: c.RequestID})
+			Before: policyText(before), After: policyText(p), Reason: strings.TrimSpace(reason), RequestID: c.RequestID,
+			Details: string(attestPolicyJSON(p.Attestation))})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return policyProto(name, out), nil
+	return policyProto(name, out)
 }
 
 func (s *Service) upsertPolicy(ctx context.Context, tx *ent.Tx, serverID int, c *Caller, p Policy) (*ent.ServerPolicy, error) {
 	existing, err := tx.ServerPolicy.Query().Where(serverpolicy.ServerID(serverID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return tx.ServerPolicy.Create().SetServerID(serverID).SetRequireContract(p.RequireContract).
-			SetUpdatedBy(c.Principal).SetUpdatedAt(s.now()).Save(ctx)
+			SetAttestation(attestPolicyJSON(p.Attestation)).SetUpdatedBy(c.Principal).SetUpdatedAt(s.now()).Save(ctx)
 	} else if err != nil {
 		return nil, err
 	}
-	return existing.Update().SetRequireContract(p.RequireContract).SetUpdatedBy(c.Principal).SetUpdatedAt(s.now()).Save(ctx)
+	upd := existing.Update().SetRequireContract(p.RequireContract).SetUpdatedBy(c.Principal).SetUpdatedAt(s.now())
+	if p.Attestation == nil {
+		upd = upd.ClearAttestation()
+	} else {
+		upd = upd.SetAttestation(attestPolicyJSON(p.Attestation))
+	}
+	return upd.Save(ctx)
 }
 
 func policyText(p Policy) string {
-	return fmt.Sprintf("requireContract=%t", p.RequireContract)
+	return fmt.Sprintf("requireContract=%t", p.RequireContract) + attestPolicyText(p.Attestation)
 }

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/attestation"
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
@@ -70,7 +71,8 @@ func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1
 	v, err := s.store.Client.Version.Query().Where(version.ID(id)).WithServer().
 		WithPinRevisions(func(q *ent.PinRevisionQuery) { q.Order(ent.Asc(pinrevision.FieldRevision)) }).
 		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).
-		WithFindings(func(q *ent.FindingQuery) { q.Order(ent.Asc(finding.FieldID)) }).Only(ctx)
+		WithFindings(func(q *ent.FindingQuery) { q.Order(ent.Asc(finding.FieldID)) }).
+		WithAttestations(func(q *ent.AttestationQuery) { q.Order(ent.Asc(attestation.FieldID)) }).Only(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load version %d: %w", id, err)
 	}
@@ -86,6 +88,7 @@ func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1
 		out.Decisions = append(out.Decisions, decisionProto(d))
 	}
 	out.Findings = findingsProto(v.Edges.Findings)
+	out.Attestations = attestationsProto(v.Edges.Attestations)
 	if cur != nil {
 		out.Snapshot, err = s.snapshotByID(ctx, cur.SnapshotID)
 	}

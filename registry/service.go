@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/pin"
 	"github.com/mcpreg/mcpreg/store"
@@ -26,12 +27,15 @@ type Limits struct {
 	// ScanCooldown merges on-demand scan requests: a version scanned this
 	// recently answers with that scan instead of reading the server again.
 	ScanCooldown time.Duration
+	// MaxBundleBytes caps one attestation bundle (JSON).
+	MaxBundleBytes int
 }
 
 // DefaultLimits are the limits used when none are configured.
 func DefaultLimits() Limits {
 	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
-		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second}
+		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second,
+		MaxBundleBytes: attest.DefaultMaxBundleBytes}
 }
 
 // Service implements the registry use-cases over a store.
@@ -44,6 +48,8 @@ type Service struct {
 	scanning *Scanning
 	scans    scanGate
 	metrics  *scanMetrics
+	// verifier checks attestations (default: the public-good root only).
+	verifier *attest.Verifier
 }
 
 // Option configures a Service.
@@ -63,6 +69,9 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error)
 	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics()}
 	for _, o := range opts {
 		o(s)
+	}
+	if err := s.defaultVerifier(); err != nil {
+		return nil, err
 	}
 	if err := s.ensureAuditHead(ctx); err != nil {
 		return nil, err

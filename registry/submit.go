@@ -31,6 +31,8 @@ type Submission struct {
 	IdempotencyKey string
 	// Live asks the registry to read the tools from the server itself.
 	Live bool
+	// Attestations are sigstore bundles about the package artifacts.
+	Attestations []AttestationInput
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -43,6 +45,9 @@ type parsedSubmission struct {
 	reqHash  string
 	subject  string
 	versionS string
+	// attestations and their verifications under the server's policy.
+	attestations  []attestationItem
+	verifications []verification
 }
 
 const maxIdempotencyKey = 200
@@ -70,6 +75,9 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 		if v, err := s.replay(ctx, c, sub.IdempotencyKey, p.reqHash); v != nil || err != nil {
 			return v, err
 		}
+	}
+	if err := s.checkSubmittedAttestations(ctx, p, sub.Attestations); err != nil {
+		return nil, err
 	}
 	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
 	if err != nil {
@@ -161,6 +169,10 @@ func requestHash(sub Submission) string {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
+	for _, a := range sub.Attestations {
+		fmt.Fprintf(h, "attestation=%d;%q;%q;%d:", a.PackageIndex, a.PackageIdentifier, a.ArtifactDigest, len(a.Bundle))
+		h.Write(a.Bundle)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -204,7 +216,7 @@ func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p 
 		}
 		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.submit",
 			Subject: p.subject, After: "pending_review", RequestID: c.RequestID,
-			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools))})
+			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools)) + attestationSummary(p.verifications)})
 		return err
 	})
 	return id, err
@@ -234,6 +246,9 @@ func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv 
 		return nil, err
 	}
 	if err := s.saveSubmissionFindings(ctx, tx, srv.ID, v.ID, p); err != nil {
+		return nil, err
+	}
+	if err := saveAttestations(ctx, tx, v.ID, c.Principal, p.attestations, p.verifications); err != nil {
 		return nil, err
 	}
 	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
@@ -282,6 +297,36 @@ func (s *Service) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, 
 
 // subjectOf names a version in audit events and errors.
 func subjectOf(name, version string) string { return name + "@" + strings.TrimSpace(version) }
+
+// checkSubmittedAttestations resolves a submission's bundles and verifies
+// them under the server's current attestation policy, before the write
+// transaction (verification takes milliseconds).
+func (s *Service) checkSubmittedAttestations(ctx context.Context, p *parsedSubmission, ins []AttestationInput) error {
+	items, err := s.resolveAttestations(p.doc, ins)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	pol, err := s.attestPolicyByName(ctx, p.doc.Server.Name)
+	if err != nil {
+		return err
+	}
+	p.attestations = items
+	p.verifications, err = s.verifyItems(items, pol)
+	return err
+}
+
+func attestationSummary(vs []verification) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	n := 0
+	for _, v := range vs {
+		if v.verified {
+			n++
+		}
+	}
+	return fmt.Sprintf(" attestations=%d verified=%d", len(vs), n)
+}
 
 // checkSubmissionPolicy applies the server's policy to a submission.
 func checkSubmissionPolicy(ctx context.Context, tx *ent.Tx, srv *ent.Server, p *parsedSubmission) error {

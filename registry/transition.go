@@ -75,6 +75,9 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 			if len(acked) > 0 {
 				details = "acknowledged contract widenings: " + strings.Join(acked, ", ")
 			}
+			if err := s.checkAttestations(ctx, tx, v, a, subjectOf(name, ver)); err != nil {
+				return err
+			}
 		}
 		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason), details)
 	})
@@ -157,9 +160,16 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 }
 
 // checkRelease: a version quarantined for drift is released only after a
-// scan newer than the quarantine matched the approved pins; a manual
+// scan newer than the quarantine matched the approved pins; one quarantined
+// by re-verification only after a passing re-verification; a manual
 // quarantine needs the reviewer's decision alone.
 func (s *Service) checkRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
+	if v.QuarantineKind == QuarantineReverify {
+		return s.checkReverifyRelease(ctx, tx, v, subject)
+	}
+	if err := s.checkAttestations(ctx, tx, v, ActionRelease, subject); err != nil {
+		return err
+	}
 	if v.QuarantineKind != "drift" {
 		return nil
 	}

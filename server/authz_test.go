@@ -93,6 +93,16 @@ func rpcCases() []rpcCase {
 		{"WhoAmI", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.WhoAmI(ctx, &mcpregv1.WhoAmIRequest{}))
 		}},
+		{"AddAttestation", []string{"admin", "owner"}, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.AddAttestation(ctx, &mcpregv1.AddAttestationRequest{Name: "io.github.acme/weather", Version: "9.9.9",
+				Attestation: &mcpregv1.AttestationInput{Bundle: "{}"}}))
+		}},
+		{"VerifyAttestation", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.VerifyAttestation(ctx, &mcpregv1.VerifyAttestationRequest{Bundle: "{}", ArtifactDigest: "sha256:00"}))
+		}},
+		{"ReverifyAttestations", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ReverifyAttestations(ctx, &mcpregv1.ReverifyAttestationsRequest{}))
+		}},
 		{"CreateToken", admin, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tk mcpregv1.TokenServiceClient) error {
 			return ignore(tk.CreateToken(ctx, &mcpregv1.CreateTokenRequest{Principal: "matrix-new", Role: "host"}))
 		}},

@@ -35,6 +35,9 @@ type Config struct {
 	// ContractMaxTokenTTL is the longest token lifetime a capability
 	// contract may declare without a finding.
 	ContractMaxTokenTTL time.Duration
+	// TrustedRoots are sigstore trust domains as NAME=PATH to a
+	// trusted_root.json; "public-good" is built in unless replaced.
+	TrustedRoots []string
 }
 
 // DefaultConfig is what `mcpregd serve` runs with when nothing is set.
@@ -73,6 +76,9 @@ func (c Config) Verify() error {
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))
+	}
+	if _, err := parseTrustedRoots(c.TrustedRoots); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)

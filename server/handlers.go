@@ -32,7 +32,7 @@ func (s *registryServer) SubmitVersion(ctx context.Context, r *mcpregv1.SubmitVe
 	}
 	v, err := s.svc.Submit(ctx, s.caller(ctx), registry.Submission{ServerJSON: []byte(r.GetServerJson()),
 		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult()), Contract: []byte(r.GetContract()),
-		IdempotencyKey: key, Live: r.GetLive()})
+		IdempotencyKey: key, Live: r.GetLive(), Attestations: attestationInputs(r.GetAttestations())})
 	return v, toStatus(ctx, s.log, err)
 }
 
@@ -121,7 +121,8 @@ func (s *registryServer) GetServerPolicy(ctx context.Context, r *mcpregv1.GetSer
 }
 
 func (s *registryServer) UpdateServerPolicy(ctx context.Context, r *mcpregv1.UpdateServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
-	p := registry.Policy{RequireContract: r.GetPolicy().GetRequireContract()}
+	p := registry.Policy{RequireContract: r.GetPolicy().GetRequireContract(),
+		Attestation: registry.AttestPolicyFromProto(r.GetPolicy().GetAttestation())}
 	out, err := s.svc.SetPolicy(ctx, s.caller(ctx), r.GetName(), p, r.GetReason())
 	return out, toStatus(ctx, s.log, err)
 }

@@ -48,7 +48,7 @@ func (r response) message(t *testing.T) string {
 	return msg
 }
 
-func call(t *testing.T, method, url, token string, body any) response {
+func call(t testing.TB, method, url, token string, body any) response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {

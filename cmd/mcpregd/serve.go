@@ -31,7 +31,12 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits), registry.WithScanning(scanning))
+			verifier, err := server.VerifierFrom(cfg)
+			if err != nil {
+				return err
+			}
+			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits), registry.WithScanning(scanning),
+				registry.WithAttestation(verifier))
 			if err != nil {
 				return err
 			}
@@ -58,6 +63,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
 	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
+	addTrustedRootFlag(f, &cfg.TrustedRoots)
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
 	return cmd
 }

@@ -126,12 +126,12 @@ func newTokenRevokeCmd(g *globalOpts) *cobra.Command {
 
 // withApp opens the database quietly (logs go to stderr at warn) for an
 // admin command.
-func withApp(cmd *cobra.Command, g *globalOpts, fn func(*registry.Service) error) error {
+func withApp(cmd *cobra.Command, g *globalOpts, fn func(*registry.Service) error, opts ...registry.Option) error {
 	log, err := newLogger(cmd.ErrOrStderr(), "warn", g.logFormat)
 	if err != nil {
 		return err
 	}
-	st, svc, err := openApp(cmd.Context(), g, log)
+	st, svc, err := openApp(cmd.Context(), g, log, opts...)
 	if err != nil {
 		return err
 	}

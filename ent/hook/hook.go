@@ -9,6 +9,18 @@ import (
 	"github.com/mcpreg/mcpreg/ent"
 )
 
+// The AttestationFunc type is an adapter to allow the use of ordinary
+// function as Attestation mutator.
+type AttestationFunc func(context.Context, *ent.AttestationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AttestationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AttestationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AttestationMutation", m)
+}
+
 // The AuditEventFunc type is an adapter to allow the use of ordinary
 // function as AuditEvent mutator.
 type AuditEventFunc func(context.Context, *ent.AuditEventMutation) (ent.Value, error)

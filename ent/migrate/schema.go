@@ -8,6 +8,45 @@ import (
 )
 
 var (
+	// AttestationsColumns holds the columns for the "attestations" table.
+	AttestationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "package_index", Type: field.TypeInt},
+		{Name: "package_ref", Type: field.TypeString},
+		{Name: "artifact_digest", Type: field.TypeString},
+		{Name: "digest_source", Type: field.TypeString},
+		{Name: "bundle", Type: field.TypeBytes},
+		{Name: "bundle_digest", Type: field.TypeString},
+		{Name: "verified", Type: field.TypeBool, Default: false},
+		{Name: "receipt", Type: field.TypeBytes, Nullable: true},
+		{Name: "error", Type: field.TypeString, Default: ""},
+		{Name: "policy_digest", Type: field.TypeString, Default: ""},
+		{Name: "checked_at", Type: field.TypeTime},
+		{Name: "added_by", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// AttestationsTable holds the schema information for the "attestations" table.
+	AttestationsTable = &schema.Table{
+		Name:       "attestations",
+		Columns:    AttestationsColumns,
+		PrimaryKey: []*schema.Column{AttestationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "attestations_versions_attestations",
+				Columns:    []*schema.Column{AttestationsColumns[14]},
+				RefColumns: []*schema.Column{VersionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "attestation_version_id_package_index",
+				Unique:  false,
+				Columns: []*schema.Column{AttestationsColumns[14], AttestationsColumns[1]},
+			},
+		},
+	}
 	// AuditEventsColumns holds the columns for the "audit_events" table.
 	AuditEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -309,6 +348,7 @@ var (
 	ServerPoliciesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "require_contract", Type: field.TypeBool, Default: false},
+		{Name: "attestation", Type: field.TypeBytes, Nullable: true},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "updated_by", Type: field.TypeString},
 		{Name: "server_id", Type: field.TypeInt, Unique: true},
@@ -321,7 +361,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "server_policies_servers_policy",
-				Columns:    []*schema.Column{ServerPoliciesColumns[4]},
+				Columns:    []*schema.Column{ServerPoliciesColumns[5]},
 				RefColumns: []*schema.Column{ServersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -470,6 +510,7 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		AttestationsTable,
 		AuditEventsTable,
 		AuditHeadsTable,
 		DriftEventsTable,
@@ -489,6 +530,7 @@ var (
 )
 
 func init() {
+	AttestationsTable.ForeignKeys[0].RefTable = VersionsTable
 	DriftEventsTable.ForeignKeys[0].RefTable = VersionsTable
 	FindingsTable.ForeignKeys[0].RefTable = VersionsTable
 	PinRevisionsTable.ForeignKeys[0].RefTable = VersionsTable

@@ -15,6 +15,9 @@ func (ServerPolicy) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("server_id").Unique().Immutable(),
 		field.Bool("require_contract").Default(false),
+		// attestation is the attest.Policy JSON; empty means no attestation
+		// policy.
+		field.Bytes("attestation").Optional(),
 		field.Time("updated_at").Default(now),
 		field.String("updated_by"),
 	}

@@ -33,7 +33,7 @@ func (Version) Fields() []ent.Field {
 		// contract_raw is the contract document exactly as submitted.
 		field.Bytes("contract_raw").Optional().Immutable(),
 		// quarantine_kind says why a quarantined version is quarantined:
-		// manual or drift; it decides what release needs.
+		// manual, drift or reverify; it decides what release needs.
 		field.String("quarantine_kind").Default(""),
 		// quarantine_drift_id names the drift event behind a drift
 		// quarantine.
@@ -53,6 +53,7 @@ func (Version) Edges() []ent.Edge {
 		edge.To("findings", Finding.Type),
 		edge.To("scans", Scan.Type),
 		edge.To("drift_events", DriftEvent.Type),
+		edge.To("attestations", Attestation.Type),
 	}
 }
 

@@ -18,6 +18,8 @@ const (
 	FieldServerID = "server_id"
 	// FieldRequireContract holds the string denoting the require_contract field in the database.
 	FieldRequireContract = "require_contract"
+	// FieldAttestation holds the string denoting the attestation field in the database.
+	FieldAttestation = "attestation"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
 	FieldUpdatedAt = "updated_at"
 	// FieldUpdatedBy holds the string denoting the updated_by field in the database.
@@ -40,6 +42,7 @@ var Columns = []string{
 	FieldID,
 	FieldServerID,
 	FieldRequireContract,
+	FieldAttestation,
 	FieldUpdatedAt,
 	FieldUpdatedBy,
 }

@@ -65,6 +65,11 @@ func RequireContract(v bool) predicate.ServerPolicy {
 	return predicate.ServerPolicy(sql.FieldEQ(FieldRequireContract, v))
 }
 
+// Attestation applies equality check predicate on the "attestation" field. It's identical to AttestationEQ.
+func Attestation(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldEQ(FieldAttestation, v))
+}
+
 // UpdatedAt applies equality check predicate on the "updated_at" field. It's identical to UpdatedAtEQ.
 func UpdatedAt(v time.Time) predicate.ServerPolicy {
 	return predicate.ServerPolicy(sql.FieldEQ(FieldUpdatedAt, v))
@@ -103,6 +108,56 @@ func RequireContractEQ(v bool) predicate.ServerPolicy {
 // RequireContractNEQ applies the NEQ predicate on the "require_contract" field.
 func RequireContractNEQ(v bool) predicate.ServerPolicy {
 	return predicate.ServerPolicy(sql.FieldNEQ(FieldRequireContract, v))
+}
+
+// AttestationEQ applies the EQ predicate on the "attestation" field.
+func AttestationEQ(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldEQ(FieldAttestation, v))
+}
+
+// AttestationNEQ applies the NEQ predicate on the "attestation" field.
+func AttestationNEQ(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldNEQ(FieldAttestation, v))
+}
+
+// AttestationIn applies the In predicate on the "attestation" field.
+func AttestationIn(vs ...[]byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldIn(FieldAttestation, vs...))
+}
+
+// AttestationNotIn applies the NotIn predicate on the "attestation" field.
+func AttestationNotIn(vs ...[]byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldNotIn(FieldAttestation, vs...))
+}
+
+// AttestationGT applies the GT predicate on the "attestation" field.
+func AttestationGT(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldGT(FieldAttestation, v))
+}
+
+// AttestationGTE applies the GTE predicate on the "attestation" field.
+func AttestationGTE(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldGTE(FieldAttestation, v))
+}
+
+// AttestationLT applies the LT predicate on the "attestation" field.
+func AttestationLT(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldLT(FieldAttestation, v))
+}
+
+// AttestationLTE applies the LTE predicate on the "attestation" field.
+func AttestationLTE(v []byte) predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldLTE(FieldAttestation, v))
+}
+
+// AttestationIsNil applies the IsNil predicate on the "attestation" field.
+func AttestationIsNil() predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldIsNull(FieldAttestation))
+}
+
+// AttestationNotNil applies the NotNil predicate on the "attestation" field.
+func AttestationNotNil() predicate.ServerPolicy {
+	return predicate.ServerPolicy(sql.FieldNotNull(FieldAttestation))
 }
 
 // UpdatedAtEQ applies the EQ predicate on the "updated_at" field.

@@ -63,6 +63,8 @@ const (
 	EdgeScans = "scans"
 	// EdgeDriftEvents holds the string denoting the drift_events edge name in mutations.
 	EdgeDriftEvents = "drift_events"
+	// EdgeAttestations holds the string denoting the attestations edge name in mutations.
+	EdgeAttestations = "attestations"
 	// Table holds the table name of the version in the database.
 	Table = "versions"
 	// ServerTable is the table that holds the server relation/edge.
@@ -114,6 +116,13 @@ const (
 	DriftEventsInverseTable = "drift_events"
 	// DriftEventsColumn is the table column denoting the drift_events relation/edge.
 	DriftEventsColumn = "version_id"
+	// AttestationsTable is the table that holds the attestations relation/edge.
+	AttestationsTable = "attestations"
+	// AttestationsInverseTable is the table name for the Attestation entity.
+	// It exists in this package in order to avoid circular dependency with the "attestation" package.
+	AttestationsInverseTable = "attestations"
+	// AttestationsColumn is the table column denoting the attestations relation/edge.
+	AttestationsColumn = "version_id"
 )
 
 // Columns holds all SQL columns for version fields.
@@ -370,6 +379,20 @@ func ByDriftEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newDriftEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAttestationsCount orders the results by attestations count.
+func ByAttestationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAttestationsStep(), opts...)
+	}
+}
+
+// ByAttestations orders the results by attestations terms.
+func ByAttestations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAttestationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newServerStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -417,5 +440,12 @@ func newDriftEventsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(DriftEventsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, DriftEventsTable, DriftEventsColumn),
+	)
+}
+func newAttestationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AttestationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AttestationsTable, AttestationsColumn),
 	)
 }

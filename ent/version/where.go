@@ -1166,6 +1166,29 @@ func HasDriftEventsWith(preds ...predicate.DriftEvent) predicate.Version {
 	})
 }
 
+// HasAttestations applies the HasEdge predicate on the "attestations" edge.
+func HasAttestations() predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AttestationsTable, AttestationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAttestationsWith applies the HasEdge predicate on the "attestations" edge with a given conditions (other predicates).
+func HasAttestationsWith(preds ...predicate.Attestation) predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := newAttestationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Version) predicate.Version {
 	return predicate.Version(sql.AndPredicates(predicates...))

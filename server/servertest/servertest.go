@@ -77,9 +77,14 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("scanning: %v", err)
 	}
+	verifier, err := server.VerifierFrom(cfg)
+	if err != nil {
+		t.Fatalf("trusted roots: %v", err)
+	}
 	limits := registry.DefaultLimits()
 	limits.ScanCooldown = cfg.ScanCooldown
-	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits))
+	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
+		registry.WithAttestation(verifier))
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}

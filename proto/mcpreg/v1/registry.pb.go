@@ -47,7 +47,10 @@ type SubmitVersionRequest struct {
 	// contract is the capability contract, YAML or JSON text. Without it, a
 	// contract in server.json _meta "io.mcpreg/contract" is used, else the
 	// default contract.
-	Contract      string `protobuf:"bytes,5,opt,name=contract,proto3" json:"contract,omitempty"`
+	Contract string `protobuf:"bytes,5,opt,name=contract,proto3" json:"contract,omitempty"`
+	// attestations are sigstore bundles about the version's package artifacts,
+	// verified at submission against the server's attestation policy.
+	Attestations  []*AttestationInput `protobuf:"bytes,7,rep,name=attestations,proto3" json:"attestations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -124,6 +127,90 @@ func (x *SubmitVersionRequest) GetContract() string {
 	return ""
 }
 
+func (x *SubmitVersionRequest) GetAttestations() []*AttestationInput {
+	if x != nil {
+		return x.Attestations
+	}
+	return nil
+}
+
+// AttestationInput is a sigstore bundle about one server.json package entry.
+type AttestationInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// package_index is the entry's 0-based index in server.json packages[];
+	// used when package_identifier is empty.
+	PackageIndex int32 `protobuf:"varint,1,opt,name=package_index,json=packageIndex,proto3" json:"package_index,omitempty"`
+	// package_identifier names the entry by its identifier instead (it must
+	// be unique among the packages).
+	PackageIdentifier string `protobuf:"bytes,2,opt,name=package_identifier,json=packageIdentifier,proto3" json:"package_identifier,omitempty"`
+	// bundle is the sigstore bundle, JSON text (v0.1 to v0.3).
+	Bundle string `protobuf:"bytes,3,opt,name=bundle,proto3" json:"bundle,omitempty"`
+	// artifact_digest is the artifact's digest ("sha256:HEX", "sha512:HEX" or
+	// an npm integrity "sha512-BASE64"), used only when server.json gives none
+	// (OCI @sha256:, fileSha256, _meta "io.mcpreg/registry").
+	ArtifactDigest string `protobuf:"bytes,4,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AttestationInput) Reset() {
+	*x = AttestationInput{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttestationInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttestationInput) ProtoMessage() {}
+
+func (x *AttestationInput) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttestationInput.ProtoReflect.Descriptor instead.
+func (*AttestationInput) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *AttestationInput) GetPackageIndex() int32 {
+	if x != nil {
+		return x.PackageIndex
+	}
+	return 0
+}
+
+func (x *AttestationInput) GetPackageIdentifier() string {
+	if x != nil {
+		return x.PackageIdentifier
+	}
+	return ""
+}
+
+func (x *AttestationInput) GetBundle() string {
+	if x != nil {
+		return x.Bundle
+	}
+	return ""
+}
+
+func (x *AttestationInput) GetArtifactDigest() string {
+	if x != nil {
+		return x.ArtifactDigest
+	}
+	return ""
+}
+
 // ListServersRequest filters and pages servers.
 type ListServersRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -141,7 +228,7 @@ type ListServersRequest struct {
 
 func (x *ListServersRequest) Reset() {
 	*x = ListServersRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[1]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -153,7 +240,7 @@ func (x *ListServersRequest) String() string {
 func (*ListServersRequest) ProtoMessage() {}
 
 func (x *ListServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[1]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -166,7 +253,7 @@ func (x *ListServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListServersRequest.ProtoReflect.Descriptor instead.
 func (*ListServersRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{1}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListServersRequest) GetPageSize() int32 {
@@ -222,7 +309,7 @@ type ListServersResponse struct {
 
 func (x *ListServersResponse) Reset() {
 	*x = ListServersResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[2]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +321,7 @@ func (x *ListServersResponse) String() string {
 func (*ListServersResponse) ProtoMessage() {}
 
 func (x *ListServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[2]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +334,7 @@ func (x *ListServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListServersResponse.ProtoReflect.Descriptor instead.
 func (*ListServersResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{2}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListServersResponse) GetServers() []*Server {
@@ -274,7 +361,7 @@ type GetServerRequest struct {
 
 func (x *GetServerRequest) Reset() {
 	*x = GetServerRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[3]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -286,7 +373,7 @@ func (x *GetServerRequest) String() string {
 func (*GetServerRequest) ProtoMessage() {}
 
 func (x *GetServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[3]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -299,7 +386,7 @@ func (x *GetServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerRequest.ProtoReflect.Descriptor instead.
 func (*GetServerRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{3}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetServerRequest) GetName() string {
@@ -330,7 +417,7 @@ type Server struct {
 
 func (x *Server) Reset() {
 	*x = Server{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[4]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +429,7 @@ func (x *Server) String() string {
 func (*Server) ProtoMessage() {}
 
 func (x *Server) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[4]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +442,7 @@ func (x *Server) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Server.ProtoReflect.Descriptor instead.
 func (*Server) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{4}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Server) GetName() string {
@@ -444,7 +531,7 @@ type ListVersionsRequest struct {
 
 func (x *ListVersionsRequest) Reset() {
 	*x = ListVersionsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[5]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -456,7 +543,7 @@ func (x *ListVersionsRequest) String() string {
 func (*ListVersionsRequest) ProtoMessage() {}
 
 func (x *ListVersionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[5]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -469,7 +556,7 @@ func (x *ListVersionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVersionsRequest.ProtoReflect.Descriptor instead.
 func (*ListVersionsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{5}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListVersionsRequest) GetName() string {
@@ -532,7 +619,7 @@ type ListVersionsResponse struct {
 
 func (x *ListVersionsResponse) Reset() {
 	*x = ListVersionsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[6]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +631,7 @@ func (x *ListVersionsResponse) String() string {
 func (*ListVersionsResponse) ProtoMessage() {}
 
 func (x *ListVersionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[6]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +644,7 @@ func (x *ListVersionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVersionsResponse.ProtoReflect.Descriptor instead.
 func (*ListVersionsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{6}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListVersionsResponse) GetVersions() []*Version {
@@ -585,7 +672,7 @@ type GetVersionRequest struct {
 
 func (x *GetVersionRequest) Reset() {
 	*x = GetVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[7]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -597,7 +684,7 @@ func (x *GetVersionRequest) String() string {
 func (*GetVersionRequest) ProtoMessage() {}
 
 func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[7]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -610,7 +697,7 @@ func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionRequest.ProtoReflect.Descriptor instead.
 func (*GetVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{7}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetVersionRequest) GetName() string {
@@ -643,7 +730,7 @@ type TransitionRequest struct {
 
 func (x *TransitionRequest) Reset() {
 	*x = TransitionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[8]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -655,7 +742,7 @@ func (x *TransitionRequest) String() string {
 func (*TransitionRequest) ProtoMessage() {}
 
 func (x *TransitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[8]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -668,7 +755,7 @@ func (x *TransitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransitionRequest.ProtoReflect.Descriptor instead.
 func (*TransitionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{8}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TransitionRequest) GetName() string {
@@ -724,14 +811,17 @@ type Version struct {
 	// contract_source is submitted, server_json_meta or default.
 	ContractSource string `protobuf:"bytes,15,opt,name=contract_source,json=contractSource,proto3" json:"contract_source,omitempty"`
 	// findings are what reviewers must see, highest severity first.
-	Findings      []*Finding `protobuf:"bytes,16,rep,name=findings,proto3" json:"findings,omitempty"`
+	Findings []*Finding `protobuf:"bytes,16,rep,name=findings,proto3" json:"findings,omitempty"`
+	// attestations are the sigstore bundles stored for the version's package
+	// artifacts, each with its verification result.
+	Attestations  []*Attestation `protobuf:"bytes,17,rep,name=attestations,proto3" json:"attestations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Version) Reset() {
 	*x = Version{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -743,7 +833,7 @@ func (x *Version) String() string {
 func (*Version) ProtoMessage() {}
 
 func (x *Version) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -756,7 +846,7 @@ func (x *Version) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Version.ProtoReflect.Descriptor instead.
 func (*Version) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{9}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Version) GetName() string {
@@ -871,6 +961,486 @@ func (x *Version) GetFindings() []*Finding {
 	return nil
 }
 
+func (x *Version) GetAttestations() []*Attestation {
+	if x != nil {
+		return x.Attestations
+	}
+	return nil
+}
+
+// Attestation is a stored bundle and its latest verification receipt.
+type Attestation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// package_index is the attested entry's index in server.json packages[].
+	PackageIndex int32 `protobuf:"varint,2,opt,name=package_index,json=packageIndex,proto3" json:"package_index,omitempty"`
+	// package describes the entry, e.g. "npm @acme/weather-mcp 1.2.0".
+	Package        string `protobuf:"bytes,3,opt,name=package,proto3" json:"package,omitempty"`
+	ArtifactDigest string `protobuf:"bytes,4,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
+	// digest_source is oci_reference, file_sha256, server_json_meta or request.
+	DigestSource string `protobuf:"bytes,5,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
+	Verified     bool   `protobuf:"varint,6,opt,name=verified,proto3" json:"verified,omitempty"`
+	// error says why the bundle does not verify (empty when verified).
+	Error string `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	// issuer and san are the keyless signer's OIDC issuer and certificate SAN.
+	Issuer           string `protobuf:"bytes,8,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	San              string `protobuf:"bytes,9,opt,name=san,proto3" json:"san,omitempty"`
+	SourceRepository string `protobuf:"bytes,10,opt,name=source_repository,json=sourceRepository,proto3" json:"source_repository,omitempty"`
+	// key_fingerprint is the verifying public key (key-signed bundles).
+	KeyFingerprint string                 `protobuf:"bytes,11,opt,name=key_fingerprint,json=keyFingerprint,proto3" json:"key_fingerprint,omitempty"`
+	LogIndex       int64                  `protobuf:"varint,12,opt,name=log_index,json=logIndex,proto3" json:"log_index,omitempty"`
+	IntegratedTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=integrated_time,json=integratedTime,proto3" json:"integrated_time,omitempty"`
+	CheckedAt      *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=checked_at,json=checkedAt,proto3" json:"checked_at,omitempty"`
+	// policy_digest is the digest of the policy it was last checked against.
+	PolicyDigest string `protobuf:"bytes,15,opt,name=policy_digest,json=policyDigest,proto3" json:"policy_digest,omitempty"`
+	BundleDigest string `protobuf:"bytes,16,opt,name=bundle_digest,json=bundleDigest,proto3" json:"bundle_digest,omitempty"`
+	// receipt is the full verification receipt, JSON text (empty unless verified).
+	Receipt       string                 `protobuf:"bytes,17,opt,name=receipt,proto3" json:"receipt,omitempty"`
+	AddedBy       string                 `protobuf:"bytes,18,opt,name=added_by,json=addedBy,proto3" json:"added_by,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attestation) Reset() {
+	*x = Attestation{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attestation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attestation) ProtoMessage() {}
+
+func (x *Attestation) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attestation.ProtoReflect.Descriptor instead.
+func (*Attestation) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Attestation) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Attestation) GetPackageIndex() int32 {
+	if x != nil {
+		return x.PackageIndex
+	}
+	return 0
+}
+
+func (x *Attestation) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
+}
+
+func (x *Attestation) GetArtifactDigest() string {
+	if x != nil {
+		return x.ArtifactDigest
+	}
+	return ""
+}
+
+func (x *Attestation) GetDigestSource() string {
+	if x != nil {
+		return x.DigestSource
+	}
+	return ""
+}
+
+func (x *Attestation) GetVerified() bool {
+	if x != nil {
+		return x.Verified
+	}
+	return false
+}
+
+func (x *Attestation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *Attestation) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *Attestation) GetSan() string {
+	if x != nil {
+		return x.San
+	}
+	return ""
+}
+
+func (x *Attestation) GetSourceRepository() string {
+	if x != nil {
+		return x.SourceRepository
+	}
+	return ""
+}
+
+func (x *Attestation) GetKeyFingerprint() string {
+	if x != nil {
+		return x.KeyFingerprint
+	}
+	return ""
+}
+
+func (x *Attestation) GetLogIndex() int64 {
+	if x != nil {
+		return x.LogIndex
+	}
+	return 0
+}
+
+func (x *Attestation) GetIntegratedTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.IntegratedTime
+	}
+	return nil
+}
+
+func (x *Attestation) GetCheckedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CheckedAt
+	}
+	return nil
+}
+
+func (x *Attestation) GetPolicyDigest() string {
+	if x != nil {
+		return x.PolicyDigest
+	}
+	return ""
+}
+
+func (x *Attestation) GetBundleDigest() string {
+	if x != nil {
+		return x.BundleDigest
+	}
+	return ""
+}
+
+func (x *Attestation) GetReceipt() string {
+	if x != nil {
+		return x.Receipt
+	}
+	return ""
+}
+
+func (x *Attestation) GetAddedBy() string {
+	if x != nil {
+		return x.AddedBy
+	}
+	return ""
+}
+
+func (x *Attestation) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// AddAttestationRequest attaches one bundle to a version.
+type AddAttestationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	Attestation   *AttestationInput      `protobuf:"bytes,3,opt,name=attestation,proto3" json:"attestation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddAttestationRequest) Reset() {
+	*x = AddAttestationRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddAttestationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddAttestationRequest) ProtoMessage() {}
+
+func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
+func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AddAttestationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AddAttestationRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *AddAttestationRequest) GetAttestation() *AttestationInput {
+	if x != nil {
+		return x.Attestation
+	}
+	return nil
+}
+
+// VerifyAttestationRequest is a bundle, the artifact digest it must be
+// about, and the policy to check it against.
+type VerifyAttestationRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Bundle         string                 `protobuf:"bytes,1,opt,name=bundle,proto3" json:"bundle,omitempty"`
+	ArtifactDigest string                 `protobuf:"bytes,2,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
+	Policy         *AttestationPolicy     `protobuf:"bytes,3,opt,name=policy,proto3" json:"policy,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *VerifyAttestationRequest) Reset() {
+	*x = VerifyAttestationRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyAttestationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyAttestationRequest) ProtoMessage() {}
+
+func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
+func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *VerifyAttestationRequest) GetBundle() string {
+	if x != nil {
+		return x.Bundle
+	}
+	return ""
+}
+
+func (x *VerifyAttestationRequest) GetArtifactDigest() string {
+	if x != nil {
+		return x.ArtifactDigest
+	}
+	return ""
+}
+
+func (x *VerifyAttestationRequest) GetPolicy() *AttestationPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+// VerifyAttestationResponse is the verification outcome; nothing is stored.
+// A bundle that reads but does not verify is verified=false with the error.
+type VerifyAttestationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Attestation   *Attestation           `protobuf:"bytes,1,opt,name=attestation,proto3" json:"attestation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyAttestationResponse) Reset() {
+	*x = VerifyAttestationResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyAttestationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyAttestationResponse) ProtoMessage() {}
+
+func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
+func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
+	if x != nil {
+		return x.Attestation
+	}
+	return nil
+}
+
+// ReverifyAttestationsRequest has no fields.
+type ReverifyAttestationsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReverifyAttestationsRequest) Reset() {
+	*x = ReverifyAttestationsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverifyAttestationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverifyAttestationsRequest) ProtoMessage() {}
+
+func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
+func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
+}
+
+// ReverifyAttestationsResponse counts what a re-verification did.
+type ReverifyAttestationsResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Checked int32                  `protobuf:"varint,1,opt,name=checked,proto3" json:"checked,omitempty"`
+	Passed  int32                  `protobuf:"varint,2,opt,name=passed,proto3" json:"passed,omitempty"`
+	Failed  int32                  `protobuf:"varint,3,opt,name=failed,proto3" json:"failed,omitempty"`
+	// quarantined lists the versions quarantined (NAME@VERSION).
+	Quarantined   []string `protobuf:"bytes,4,rep,name=quarantined,proto3" json:"quarantined,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReverifyAttestationsResponse) Reset() {
+	*x = ReverifyAttestationsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverifyAttestationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverifyAttestationsResponse) ProtoMessage() {}
+
+func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
+func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ReverifyAttestationsResponse) GetChecked() int32 {
+	if x != nil {
+		return x.Checked
+	}
+	return 0
+}
+
+func (x *ReverifyAttestationsResponse) GetPassed() int32 {
+	if x != nil {
+		return x.Passed
+	}
+	return 0
+}
+
+func (x *ReverifyAttestationsResponse) GetFailed() int32 {
+	if x != nil {
+		return x.Failed
+	}
+	return 0
+}
+
+func (x *ReverifyAttestationsResponse) GetQuarantined() []string {
+	if x != nil {
+		return x.Quarantined
+	}
+	return nil
+}
+
 // Finding is evidence for a reviewer, not a verdict.
 type Finding struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -890,7 +1460,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -902,7 +1472,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -915,7 +1485,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Finding) GetSource() string {
@@ -984,7 +1554,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -996,7 +1566,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1009,7 +1579,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -1019,7 +1589,9 @@ func (x *GetServerPolicyRequest) GetName() string {
 	return ""
 }
 
-// UpdateServerPolicyRequest replaces a server's policy.
+// UpdateServerPolicyRequest replaces a server's whole policy: a member left
+// out (require_contract, attestation) is reset, so omitting attestation
+// removes the attestation policy.
 type UpdateServerPolicyRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1032,7 +1604,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1044,7 +1616,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1057,7 +1629,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -1089,13 +1661,18 @@ type ServerPolicy struct {
 	RequireContract bool                   `protobuf:"varint,2,opt,name=require_contract,json=requireContract,proto3" json:"require_contract,omitempty"`
 	UpdatedAt       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	UpdatedBy       string                 `protobuf:"bytes,4,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// attestation is the sigstore policy for the server's package artifacts;
+	// absent means none.
+	Attestation *AttestationPolicy `protobuf:"bytes,5,opt,name=attestation,proto3" json:"attestation,omitempty"`
+	// attestation_digest is the attestation policy's digest (receipts name it).
+	AttestationDigest string `protobuf:"bytes,6,opt,name=attestation_digest,json=attestationDigest,proto3" json:"attestation_digest,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1684,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1697,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -1151,6 +1728,189 @@ func (x *ServerPolicy) GetUpdatedBy() string {
 	return ""
 }
 
+func (x *ServerPolicy) GetAttestation() *AttestationPolicy {
+	if x != nil {
+		return x.Attestation
+	}
+	return nil
+}
+
+func (x *ServerPolicy) GetAttestationDigest() string {
+	if x != nil {
+		return x.AttestationDigest
+	}
+	return ""
+}
+
+// AttestationPolicy mirrors attest.Policy: which signers the registry
+// accepts for a server's artifacts.
+type AttestationPolicy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// required makes a verified attestation of every package a condition of
+	// approval (fail closed).
+	Required bool `protobuf:"varint,1,opt,name=required,proto3" json:"required,omitempty"`
+	// trusted_root names a configured trust domain; empty means public-good.
+	TrustedRoot         string                 `protobuf:"bytes,2,opt,name=trusted_root,json=trustedRoot,proto3" json:"trusted_root,omitempty"`
+	Identities          []*AttestationIdentity `protobuf:"bytes,3,rep,name=identities,proto3" json:"identities,omitempty"`
+	SourceRepository    string                 `protobuf:"bytes,4,opt,name=source_repository,json=sourceRepository,proto3" json:"source_repository,omitempty"`
+	SourceRepositoryRef string                 `protobuf:"bytes,5,opt,name=source_repository_ref,json=sourceRepositoryRef,proto3" json:"source_repository_ref,omitempty"`
+	// public_keys are PKIX PEM keys accepted for key-signed bundles.
+	PublicKeys []string `protobuf:"bytes,6,rep,name=public_keys,json=publicKeys,proto3" json:"public_keys,omitempty"`
+	// predicate_types restrict DSSE in-toto statements.
+	PredicateTypes []string `protobuf:"bytes,7,rep,name=predicate_types,json=predicateTypes,proto3" json:"predicate_types,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AttestationPolicy) Reset() {
+	*x = AttestationPolicy{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttestationPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttestationPolicy) ProtoMessage() {}
+
+func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
+func (*AttestationPolicy) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AttestationPolicy) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *AttestationPolicy) GetTrustedRoot() string {
+	if x != nil {
+		return x.TrustedRoot
+	}
+	return ""
+}
+
+func (x *AttestationPolicy) GetIdentities() []*AttestationIdentity {
+	if x != nil {
+		return x.Identities
+	}
+	return nil
+}
+
+func (x *AttestationPolicy) GetSourceRepository() string {
+	if x != nil {
+		return x.SourceRepository
+	}
+	return ""
+}
+
+func (x *AttestationPolicy) GetSourceRepositoryRef() string {
+	if x != nil {
+		return x.SourceRepositoryRef
+	}
+	return ""
+}
+
+func (x *AttestationPolicy) GetPublicKeys() []string {
+	if x != nil {
+		return x.PublicKeys
+	}
+	return nil
+}
+
+func (x *AttestationPolicy) GetPredicateTypes() []string {
+	if x != nil {
+		return x.PredicateTypes
+	}
+	return nil
+}
+
+// AttestationIdentity is one keyless signer: issuer and SAN, each exact or
+// an anchored (^...$) regexp.
+type AttestationIdentity struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Issuer        string                 `protobuf:"bytes,1,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	IssuerRegexp  string                 `protobuf:"bytes,2,opt,name=issuer_regexp,json=issuerRegexp,proto3" json:"issuer_regexp,omitempty"`
+	San           string                 `protobuf:"bytes,3,opt,name=san,proto3" json:"san,omitempty"`
+	SanRegexp     string                 `protobuf:"bytes,4,opt,name=san_regexp,json=sanRegexp,proto3" json:"san_regexp,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttestationIdentity) Reset() {
+	*x = AttestationIdentity{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttestationIdentity) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttestationIdentity) ProtoMessage() {}
+
+func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
+func (*AttestationIdentity) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AttestationIdentity) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *AttestationIdentity) GetIssuerRegexp() string {
+	if x != nil {
+		return x.IssuerRegexp
+	}
+	return ""
+}
+
+func (x *AttestationIdentity) GetSan() string {
+	if x != nil {
+		return x.San
+	}
+	return ""
+}
+
+func (x *AttestationIdentity) GetSanRegexp() string {
+	if x != nil {
+		return x.SanRegexp
+	}
+	return ""
+}
+
 // Pins are the hashes a host checks a live server against (mcpreg-pin-v1).
 type Pins struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
@@ -1170,7 +1930,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1182,7 +1942,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1195,7 +1955,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -1272,7 +2032,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1284,7 +2044,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1297,7 +2057,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ToolPin) GetName() string {
@@ -1331,7 +2091,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +2103,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +2116,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -1414,7 +2174,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +2186,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +2199,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Tool) GetName() string {
@@ -1479,7 +2239,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +2251,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +2264,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Decision) GetAction() string {
@@ -1570,7 +2330,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +2342,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +2355,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -1644,7 +2404,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +2416,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +2429,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -1707,7 +2467,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1719,7 +2479,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1732,7 +2492,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -1828,7 +2588,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1840,7 +2600,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1853,7 +2613,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -1871,7 +2631,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1883,7 +2643,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1896,7 +2656,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -1943,7 +2703,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1955,7 +2715,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1968,7 +2728,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 // Principal is an identity holding tokens.
@@ -1985,7 +2745,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2757,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2770,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Principal) GetName() string {
@@ -2066,7 +2826,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2078,7 +2838,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2091,7 +2851,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -2147,7 +2907,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2919,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2932,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -2199,7 +2959,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2971,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2984,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -2244,7 +3004,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2256,7 +3016,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2269,7 +3029,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -2290,7 +3050,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +3062,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +3075,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -2349,7 +3109,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2361,7 +3121,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2374,7 +3134,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Token) GetId() string {
@@ -2444,7 +3204,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +3216,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +3229,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -2499,7 +3259,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2511,7 +3271,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2524,7 +3284,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -2573,7 +3333,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2585,7 +3345,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2598,7 +3358,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Scan) GetId() int64 {
@@ -2712,7 +3472,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2724,7 +3484,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2737,7 +3497,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -2779,7 +3539,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2791,7 +3551,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2804,7 +3564,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -2845,7 +3605,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2857,7 +3617,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2870,7 +3630,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -2980,7 +3740,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2992,7 +3752,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3005,7 +3765,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -3097,7 +3857,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3109,7 +3869,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3122,7 +3882,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -3153,7 +3913,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3165,7 +3925,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3178,7 +3938,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -3223,7 +3983,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3235,7 +3995,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3248,7 +4008,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -3297,7 +4057,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3309,7 +4069,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3322,7 +4082,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -3351,7 +4111,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3363,7 +4123,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3376,7 +4136,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -3397,7 +4157,7 @@ var File_mcpreg_v1_registry_proto protoreflect.FileDescriptor
 
 const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
-	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd3\x01\n" +
+	"\x18mcpreg/v1/registry.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x02\n" +
 	"\x14SubmitVersionRequest\x12\x1f\n" +
 	"\vserver_json\x18\x01 \x01(\tR\n" +
 	"serverJson\x12\x14\n" +
@@ -3405,7 +4165,13 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x11initialize_result\x18\x03 \x01(\tR\x10initializeResult\x12'\n" +
 	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
 	"\x04live\x18\x06 \x01(\bR\x04live\x12\x1a\n" +
-	"\bcontract\x18\x05 \x01(\tR\bcontract\"\xb0\x01\n" +
+	"\bcontract\x18\x05 \x01(\tR\bcontract\x12?\n" +
+	"\fattestations\x18\a \x03(\v2\x1b.mcpreg.v1.AttestationInputR\fattestations\"\xa7\x01\n" +
+	"\x10AttestationInput\x12#\n" +
+	"\rpackage_index\x18\x01 \x01(\x05R\fpackageIndex\x12-\n" +
+	"\x12package_identifier\x18\x02 \x01(\tR\x11packageIdentifier\x12\x16\n" +
+	"\x06bundle\x18\x03 \x01(\tR\x06bundle\x12'\n" +
+	"\x0fartifact_digest\x18\x04 \x01(\tR\x0eartifactDigest\"\xb0\x01\n" +
 	"\x12ListServersRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -3452,7 +4218,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xf3\x04\n" +
+	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xaf\x05\n" +
 	"\aVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -3471,7 +4237,47 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\tdecisions\x18\r \x03(\v2\x13.mcpreg.v1.DecisionR\tdecisions\x12\x1a\n" +
 	"\bcontract\x18\x0e \x01(\tR\bcontract\x12'\n" +
 	"\x0fcontract_source\x18\x0f \x01(\tR\x0econtractSource\x12.\n" +
-	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\"\xd6\x01\n" +
+	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\x12:\n" +
+	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\"\xb3\x05\n" +
+	"\vAttestation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12#\n" +
+	"\rpackage_index\x18\x02 \x01(\x05R\fpackageIndex\x12\x18\n" +
+	"\apackage\x18\x03 \x01(\tR\apackage\x12'\n" +
+	"\x0fartifact_digest\x18\x04 \x01(\tR\x0eartifactDigest\x12#\n" +
+	"\rdigest_source\x18\x05 \x01(\tR\fdigestSource\x12\x1a\n" +
+	"\bverified\x18\x06 \x01(\bR\bverified\x12\x14\n" +
+	"\x05error\x18\a \x01(\tR\x05error\x12\x16\n" +
+	"\x06issuer\x18\b \x01(\tR\x06issuer\x12\x10\n" +
+	"\x03san\x18\t \x01(\tR\x03san\x12+\n" +
+	"\x11source_repository\x18\n" +
+	" \x01(\tR\x10sourceRepository\x12'\n" +
+	"\x0fkey_fingerprint\x18\v \x01(\tR\x0ekeyFingerprint\x12\x1b\n" +
+	"\tlog_index\x18\f \x01(\x03R\blogIndex\x12C\n" +
+	"\x0fintegrated_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\x0eintegratedTime\x129\n" +
+	"\n" +
+	"checked_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt\x12#\n" +
+	"\rpolicy_digest\x18\x0f \x01(\tR\fpolicyDigest\x12#\n" +
+	"\rbundle_digest\x18\x10 \x01(\tR\fbundleDigest\x12\x18\n" +
+	"\areceipt\x18\x11 \x01(\tR\areceipt\x12\x19\n" +
+	"\badded_by\x18\x12 \x01(\tR\aaddedBy\x129\n" +
+	"\n" +
+	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x84\x01\n" +
+	"\x15AddAttestationRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12=\n" +
+	"\vattestation\x18\x03 \x01(\v2\x1b.mcpreg.v1.AttestationInputR\vattestation\"\x91\x01\n" +
+	"\x18VerifyAttestationRequest\x12\x16\n" +
+	"\x06bundle\x18\x01 \x01(\tR\x06bundle\x12'\n" +
+	"\x0fartifact_digest\x18\x02 \x01(\tR\x0eartifactDigest\x124\n" +
+	"\x06policy\x18\x03 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\x06policy\"U\n" +
+	"\x19VerifyAttestationResponse\x128\n" +
+	"\vattestation\x18\x01 \x01(\v2\x16.mcpreg.v1.AttestationR\vattestation\"\x1d\n" +
+	"\x1bReverifyAttestationsRequest\"\x8a\x01\n" +
+	"\x1cReverifyAttestationsResponse\x12\x18\n" +
+	"\achecked\x18\x01 \x01(\x05R\achecked\x12\x16\n" +
+	"\x06passed\x18\x02 \x01(\x05R\x06passed\x12\x16\n" +
+	"\x06failed\x18\x03 \x01(\x05R\x06failed\x12 \n" +
+	"\vquarantined\x18\x04 \x03(\tR\vquarantined\"\xd6\x01\n" +
 	"\aFinding\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
@@ -3487,14 +4293,33 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x19UpdateServerPolicyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x06policy\x18\x02 \x01(\v2\x17.mcpreg.v1.ServerPolicyR\x06policy\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xa7\x01\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x96\x02\n" +
 	"\fServerPolicy\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
 	"\x10require_contract\x18\x02 \x01(\bR\x0frequireContract\x129\n" +
 	"\n" +
 	"updated_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_by\x18\x04 \x01(\tR\tupdatedBy\"\xee\x02\n" +
+	"updated_by\x18\x04 \x01(\tR\tupdatedBy\x12>\n" +
+	"\vattestation\x18\x05 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\vattestation\x12-\n" +
+	"\x12attestation_digest\x18\x06 \x01(\tR\x11attestationDigest\"\xbd\x02\n" +
+	"\x11AttestationPolicy\x12\x1a\n" +
+	"\brequired\x18\x01 \x01(\bR\brequired\x12!\n" +
+	"\ftrusted_root\x18\x02 \x01(\tR\vtrustedRoot\x12>\n" +
+	"\n" +
+	"identities\x18\x03 \x03(\v2\x1e.mcpreg.v1.AttestationIdentityR\n" +
+	"identities\x12+\n" +
+	"\x11source_repository\x18\x04 \x01(\tR\x10sourceRepository\x122\n" +
+	"\x15source_repository_ref\x18\x05 \x01(\tR\x13sourceRepositoryRef\x12\x1f\n" +
+	"\vpublic_keys\x18\x06 \x03(\tR\n" +
+	"publicKeys\x12'\n" +
+	"\x0fpredicate_types\x18\a \x03(\tR\x0epredicateTypes\"\x83\x01\n" +
+	"\x13AttestationIdentity\x12\x16\n" +
+	"\x06issuer\x18\x01 \x01(\tR\x06issuer\x12#\n" +
+	"\rissuer_regexp\x18\x02 \x01(\tR\fissuerRegexp\x12\x10\n" +
+	"\x03san\x18\x03 \x01(\tR\x03san\x12\x1d\n" +
+	"\n" +
+	"san_regexp\x18\x04 \x01(\tR\tsanRegexp\"\xee\x02\n" +
 	"\x04Pins\x12!\n" +
 	"\fspec_version\x18\x01 \x01(\tR\vspecVersion\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\x05R\brevision\x120\n" +
@@ -3705,7 +4530,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\">\n" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason2\xbc\x12\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason2\xdd\x15\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -3726,7 +4551,10 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
 	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
-	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12L\n" +
+	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x89\x01\n" +
+	"\x0eAddAttestation\x12 .mcpreg.v1.AddAttestationRequest\x1a\x12.mcpreg.v1.Version\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/v1/servers/{name=*/*}/versions/{version}/attestations\x12\x82\x01\n" +
+	"\x11VerifyAttestation\x12#.mcpreg.v1.VerifyAttestationRequest\x1a$.mcpreg.v1.VerifyAttestationResponse\"\"\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/v1/attestations:verify\x12\x8d\x01\n" +
+	"\x14ReverifyAttestations\x12&.mcpreg.v1.ReverifyAttestationsRequest\x1a'.mcpreg.v1.ReverifyAttestationsResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/attestations:reverify\x12L\n" +
 	"\x06WhoAmI\x12\x18.mcpreg.v1.WhoAmIRequest\x1a\x14.mcpreg.v1.Principal\"\x12\x82\xd3\xe4\x93\x02\f\x12\n" +
 	"/v1/whoami2\xb5\x02\n" +
 	"\fTokenService\x12c\n" +
@@ -3749,144 +4577,169 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
-	(*SubmitVersionRequest)(nil),      // 0: mcpreg.v1.SubmitVersionRequest
-	(*ListServersRequest)(nil),        // 1: mcpreg.v1.ListServersRequest
-	(*ListServersResponse)(nil),       // 2: mcpreg.v1.ListServersResponse
-	(*GetServerRequest)(nil),          // 3: mcpreg.v1.GetServerRequest
-	(*Server)(nil),                    // 4: mcpreg.v1.Server
-	(*ListVersionsRequest)(nil),       // 5: mcpreg.v1.ListVersionsRequest
-	(*ListVersionsResponse)(nil),      // 6: mcpreg.v1.ListVersionsResponse
-	(*GetVersionRequest)(nil),         // 7: mcpreg.v1.GetVersionRequest
-	(*TransitionRequest)(nil),         // 8: mcpreg.v1.TransitionRequest
-	(*Version)(nil),                   // 9: mcpreg.v1.Version
-	(*Finding)(nil),                   // 10: mcpreg.v1.Finding
-	(*GetServerPolicyRequest)(nil),    // 11: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil), // 12: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),              // 13: mcpreg.v1.ServerPolicy
-	(*Pins)(nil),                      // 14: mcpreg.v1.Pins
-	(*ToolPin)(nil),                   // 15: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),              // 16: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                      // 17: mcpreg.v1.Tool
-	(*Decision)(nil),                  // 18: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),    // 19: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),   // 20: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                // 21: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),   // 22: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),  // 23: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),             // 24: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                 // 25: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),        // 26: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),       // 27: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),         // 28: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),        // 29: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),        // 30: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                     // 31: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),        // 32: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                // 33: mcpreg.v1.ScanResult
-	(*Scan)(nil),                      // 34: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),          // 35: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),         // 36: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                // 37: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),               // 38: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),               // 39: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                // 40: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),    // 41: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),   // 42: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),      // 43: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
+	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
+	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
+	(*ListServersRequest)(nil),           // 2: mcpreg.v1.ListServersRequest
+	(*ListServersResponse)(nil),          // 3: mcpreg.v1.ListServersResponse
+	(*GetServerRequest)(nil),             // 4: mcpreg.v1.GetServerRequest
+	(*Server)(nil),                       // 5: mcpreg.v1.Server
+	(*ListVersionsRequest)(nil),          // 6: mcpreg.v1.ListVersionsRequest
+	(*ListVersionsResponse)(nil),         // 7: mcpreg.v1.ListVersionsResponse
+	(*GetVersionRequest)(nil),            // 8: mcpreg.v1.GetVersionRequest
+	(*TransitionRequest)(nil),            // 9: mcpreg.v1.TransitionRequest
+	(*Version)(nil),                      // 10: mcpreg.v1.Version
+	(*Attestation)(nil),                  // 11: mcpreg.v1.Attestation
+	(*AddAttestationRequest)(nil),        // 12: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 13: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 14: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 15: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 16: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 17: mcpreg.v1.Finding
+	(*GetServerPolicyRequest)(nil),       // 18: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 19: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 20: mcpreg.v1.ServerPolicy
+	(*AttestationPolicy)(nil),            // 21: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 22: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 23: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 24: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 25: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 26: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 27: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 28: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 29: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 30: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 31: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 32: mcpreg.v1.VerifyAuditChainResponse
+	(*WhoAmIRequest)(nil),                // 33: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 34: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 35: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 36: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 37: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 38: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 39: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 40: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 41: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 42: mcpreg.v1.ScanResult
+	(*Scan)(nil),                         // 43: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 44: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 45: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 46: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 47: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 48: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 49: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 50: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 51: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 52: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
-	4,  // 0: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	44, // 1: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	44, // 2: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
-	9,  // 3: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	44, // 4: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	44, // 5: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	14, // 6: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	16, // 7: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	18, // 8: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	10, // 9: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
-	13, // 10: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	44, // 11: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	15, // 12: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	44, // 13: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	17, // 14: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	44, // 15: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	44, // 16: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	21, // 17: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	44, // 18: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	44, // 19: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	31, // 20: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	31, // 21: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	44, // 22: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	44, // 23: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	44, // 24: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	44, // 25: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	34, // 26: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	37, // 27: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	44, // 28: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	44, // 29: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	34, // 30: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	38, // 31: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	44, // 32: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	44, // 33: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	39, // 34: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	40, // 35: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	40, // 36: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	37, // 37: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 38: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	1,  // 39: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	3,  // 40: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	5,  // 41: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	7,  // 42: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	8,  // 43: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 44: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 45: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 46: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	8,  // 47: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	32, // 48: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	35, // 49: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	41, // 50: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	43, // 51: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	43, // 52: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	19, // 53: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	22, // 54: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	11, // 55: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	12, // 56: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	24, // 57: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	26, // 58: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	28, // 59: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	30, // 60: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	9,  // 61: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	2,  // 62: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	4,  // 63: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	6,  // 64: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	9,  // 65: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	9,  // 66: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	9,  // 67: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	9,  // 68: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	9,  // 69: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	9,  // 70: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	33, // 71: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	36, // 72: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	42, // 73: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	9,  // 74: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	9,  // 75: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	20, // 76: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	23, // 77: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	13, // 78: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	13, // 79: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	25, // 80: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	27, // 81: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	29, // 82: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	31, // 83: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	61, // [61:84] is the sub-list for method output_type
-	38, // [38:61] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
+	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
+	53, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	53, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
+	53, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	53, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	23, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	25, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	27, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	17, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
+	53, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	53, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	53, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	1,  // 15: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	21, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	11, // 17: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	20, // 18: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	53, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	21, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	22, // 21: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	24, // 22: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	53, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	26, // 24: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	53, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	53, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	30, // 27: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	53, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	53, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	40, // 30: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	40, // 31: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	53, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	53, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	53, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	53, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	43, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	46, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	53, // 38: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	53, // 39: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	43, // 40: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	47, // 41: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	53, // 42: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	53, // 43: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	48, // 44: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	49, // 45: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	49, // 46: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	46, // 47: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 48: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 49: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 50: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 51: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 52: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 53: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 54: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 55: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 56: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 57: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	41, // 58: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	44, // 59: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	50, // 60: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	52, // 61: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	52, // 62: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	28, // 63: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	31, // 64: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	18, // 65: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	19, // 66: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	12, // 67: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	13, // 68: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	15, // 69: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	33, // 70: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	35, // 71: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	37, // 72: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	39, // 73: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 74: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 75: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 76: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 77: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 78: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 79: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 80: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 81: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 82: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 83: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	42, // 84: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	45, // 85: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	51, // 86: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 87: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 88: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	29, // 89: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	32, // 90: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	20, // 91: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	20, // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 93: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	14, // 94: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	16, // 95: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	34, // 96: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	36, // 97: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	38, // 98: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	40, // 99: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	74, // [74:100] is the sub-list for method output_type
+	48, // [48:74] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -3894,14 +4747,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[16].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -19,26 +19,29 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RegistryService_SubmitVersion_FullMethodName      = "/mcpreg.v1.RegistryService/SubmitVersion"
-	RegistryService_ListServers_FullMethodName        = "/mcpreg.v1.RegistryService/ListServers"
-	RegistryService_GetServer_FullMethodName          = "/mcpreg.v1.RegistryService/GetServer"
-	RegistryService_ListVersions_FullMethodName       = "/mcpreg.v1.RegistryService/ListVersions"
-	RegistryService_GetVersion_FullMethodName         = "/mcpreg.v1.RegistryService/GetVersion"
-	RegistryService_ApproveVersion_FullMethodName     = "/mcpreg.v1.RegistryService/ApproveVersion"
-	RegistryService_RejectVersion_FullMethodName      = "/mcpreg.v1.RegistryService/RejectVersion"
-	RegistryService_QuarantineVersion_FullMethodName  = "/mcpreg.v1.RegistryService/QuarantineVersion"
-	RegistryService_ReleaseVersion_FullMethodName     = "/mcpreg.v1.RegistryService/ReleaseVersion"
-	RegistryService_RevokeVersion_FullMethodName      = "/mcpreg.v1.RegistryService/RevokeVersion"
-	RegistryService_ScanVersion_FullMethodName        = "/mcpreg.v1.RegistryService/ScanVersion"
-	RegistryService_ListScans_FullMethodName          = "/mcpreg.v1.RegistryService/ListScans"
-	RegistryService_ListDriftEvents_FullMethodName    = "/mcpreg.v1.RegistryService/ListDriftEvents"
-	RegistryService_AcceptDrift_FullMethodName        = "/mcpreg.v1.RegistryService/AcceptDrift"
-	RegistryService_DeclineDrift_FullMethodName       = "/mcpreg.v1.RegistryService/DeclineDrift"
-	RegistryService_ListAuditEvents_FullMethodName    = "/mcpreg.v1.RegistryService/ListAuditEvents"
-	RegistryService_VerifyAuditChain_FullMethodName   = "/mcpreg.v1.RegistryService/VerifyAuditChain"
-	RegistryService_GetServerPolicy_FullMethodName    = "/mcpreg.v1.RegistryService/GetServerPolicy"
-	RegistryService_UpdateServerPolicy_FullMethodName = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
-	RegistryService_WhoAmI_FullMethodName             = "/mcpreg.v1.RegistryService/WhoAmI"
+	RegistryService_SubmitVersion_FullMethodName        = "/mcpreg.v1.RegistryService/SubmitVersion"
+	RegistryService_ListServers_FullMethodName          = "/mcpreg.v1.RegistryService/ListServers"
+	RegistryService_GetServer_FullMethodName            = "/mcpreg.v1.RegistryService/GetServer"
+	RegistryService_ListVersions_FullMethodName         = "/mcpreg.v1.RegistryService/ListVersions"
+	RegistryService_GetVersion_FullMethodName           = "/mcpreg.v1.RegistryService/GetVersion"
+	RegistryService_ApproveVersion_FullMethodName       = "/mcpreg.v1.RegistryService/ApproveVersion"
+	RegistryService_RejectVersion_FullMethodName        = "/mcpreg.v1.RegistryService/RejectVersion"
+	RegistryService_QuarantineVersion_FullMethodName    = "/mcpreg.v1.RegistryService/QuarantineVersion"
+	RegistryService_ReleaseVersion_FullMethodName       = "/mcpreg.v1.RegistryService/ReleaseVersion"
+	RegistryService_RevokeVersion_FullMethodName        = "/mcpreg.v1.RegistryService/RevokeVersion"
+	RegistryService_ScanVersion_FullMethodName          = "/mcpreg.v1.RegistryService/ScanVersion"
+	RegistryService_ListScans_FullMethodName            = "/mcpreg.v1.RegistryService/ListScans"
+	RegistryService_ListDriftEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListDriftEvents"
+	RegistryService_AcceptDrift_FullMethodName          = "/mcpreg.v1.RegistryService/AcceptDrift"
+	RegistryService_DeclineDrift_FullMethodName         = "/mcpreg.v1.RegistryService/DeclineDrift"
+	RegistryService_ListAuditEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListAuditEvents"
+	RegistryService_VerifyAuditChain_FullMethodName     = "/mcpreg.v1.RegistryService/VerifyAuditChain"
+	RegistryService_GetServerPolicy_FullMethodName      = "/mcpreg.v1.RegistryService/GetServerPolicy"
+	RegistryService_UpdateServerPolicy_FullMethodName   = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
+	RegistryService_AddAttestation_FullMethodName       = "/mcpreg.v1.RegistryService/AddAttestation"
+	RegistryService_VerifyAttestation_FullMethodName    = "/mcpreg.v1.RegistryService/VerifyAttestation"
+	RegistryService_ReverifyAttestations_FullMethodName = "/mcpreg.v1.RegistryService/ReverifyAttestations"
+	RegistryService_WhoAmI_FullMethodName               = "/mcpreg.v1.RegistryService/WhoAmI"
 )
 
 // RegistryServiceClient is the client API for RegistryService service.
@@ -94,6 +97,19 @@ type RegistryServiceClient interface {
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
 	// audited).
 	UpdateServerPolicy(ctx context.Context, in *UpdateServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
+	// AddAttestation attaches a sigstore bundle to a submitted version (owner
+	// in the namespace, or admin; audited) and verifies it against the
+	// server's attestation policy. A bundle that does not verify is stored
+	// with its error and a finding; a malformed or oversized one is refused.
+	AddAttestation(ctx context.Context, in *AddAttestationRequest, opts ...grpc.CallOption) (*Version, error)
+	// VerifyAttestation verifies a bundle against a policy and an artifact
+	// digest through the same code path as submissions, and stores nothing
+	// (for owners' CI).
+	VerifyAttestation(ctx context.Context, in *VerifyAttestationRequest, opts ...grpc.CallOption) (*VerifyAttestationResponse, error)
+	// ReverifyAttestations re-runs every stored bundle against the current
+	// trusted roots and policies (admin only); approved versions whose
+	// attestations no longer satisfy a required policy are quarantined.
+	ReverifyAttestations(ctx context.Context, in *ReverifyAttestationsRequest, opts ...grpc.CallOption) (*ReverifyAttestationsResponse, error)
 	// WhoAmI describes the caller's principal.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*Principal, error)
 }
@@ -296,6 +312,36 @@ func (c *registryServiceClient) UpdateServerPolicy(ctx context.Context, in *Upda
 	return out, nil
 }
 
+func (c *registryServiceClient) AddAttestation(ctx context.Context, in *AddAttestationRequest, opts ...grpc.CallOption) (*Version, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Version)
+	err := c.cc.Invoke(ctx, RegistryService_AddAttestation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) VerifyAttestation(ctx context.Context, in *VerifyAttestationRequest, opts ...grpc.CallOption) (*VerifyAttestationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifyAttestationResponse)
+	err := c.cc.Invoke(ctx, RegistryService_VerifyAttestation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) ReverifyAttestations(ctx context.Context, in *ReverifyAttestationsRequest, opts ...grpc.CallOption) (*ReverifyAttestationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReverifyAttestationsResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ReverifyAttestations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*Principal, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Principal)
@@ -359,6 +405,19 @@ type RegistryServiceServer interface {
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
 	// audited).
 	UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error)
+	// AddAttestation attaches a sigstore bundle to a submitted version (owner
+	// in the namespace, or admin; audited) and verifies it against the
+	// server's attestation policy. A bundle that does not verify is stored
+	// with its error and a finding; a malformed or oversized one is refused.
+	AddAttestation(context.Context, *AddAttestationRequest) (*Version, error)
+	// VerifyAttestation verifies a bundle against a policy and an artifact
+	// digest through the same code path as submissions, and stores nothing
+	// (for owners' CI).
+	VerifyAttestation(context.Context, *VerifyAttestationRequest) (*VerifyAttestationResponse, error)
+	// ReverifyAttestations re-runs every stored bundle against the current
+	// trusted roots and policies (admin only); approved versions whose
+	// attestations no longer satisfy a required policy are quarantined.
+	ReverifyAttestations(context.Context, *ReverifyAttestationsRequest) (*ReverifyAttestationsResponse, error)
 	// WhoAmI describes the caller's principal.
 	WhoAmI(context.Context, *WhoAmIRequest) (*Principal, error)
 	mustEmbedUnimplementedRegistryServiceServer()
@@ -427,6 +486,15 @@ func (UnimplementedRegistryServiceServer) GetServerPolicy(context.Context, *GetS
 }
 func (UnimplementedRegistryServiceServer) UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateServerPolicy not implemented")
+}
+func (UnimplementedRegistryServiceServer) AddAttestation(context.Context, *AddAttestationRequest) (*Version, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddAttestation not implemented")
+}
+func (UnimplementedRegistryServiceServer) VerifyAttestation(context.Context, *VerifyAttestationRequest) (*VerifyAttestationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifyAttestation not implemented")
+}
+func (UnimplementedRegistryServiceServer) ReverifyAttestations(context.Context, *ReverifyAttestationsRequest) (*ReverifyAttestationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReverifyAttestations not implemented")
 }
 func (UnimplementedRegistryServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*Principal, error) {
 	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
@@ -794,6 +862,60 @@ func _RegistryService_UpdateServerPolicy_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_AddAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddAttestationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).AddAttestation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_AddAttestation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).AddAttestation(ctx, req.(*AddAttestationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_VerifyAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyAttestationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).VerifyAttestation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_VerifyAttestation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).VerifyAttestation(ctx, req.(*VerifyAttestationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_ReverifyAttestations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReverifyAttestationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ReverifyAttestations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ReverifyAttestations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ReverifyAttestations(ctx, req.(*ReverifyAttestationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(WhoAmIRequest)
 	if err := dec(in); err != nil {
@@ -894,6 +1016,18 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateServerPolicy",
 			Handler:    _RegistryService_UpdateServerPolicy_Handler,
+		},
+		{
+			MethodName: "AddAttestation",
+			Handler:    _RegistryService_AddAttestation_Handler,
+		},
+		{
+			MethodName: "VerifyAttestation",
+			Handler:    _RegistryService_VerifyAttestation_Handler,
+		},
+		{
+			MethodName: "ReverifyAttestations",
+			Handler:    _RegistryService_ReverifyAttestations_Handler,
 		},
 		{
 			MethodName: "WhoAmI",

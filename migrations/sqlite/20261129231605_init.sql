@@ -1,4 +1,8 @@
 -- +goose Up
+-- create "attestations" table
+CREATE TABLE `attestations` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `package_index` integer NOT NULL, `package_ref` text NOT NULL, `artifact_digest` text NOT NULL, `digest_source` text NOT NULL, `bundle` blob NOT NULL, `bundle_digest` text NOT NULL, `verified` bool NOT NULL DEFAULT (false), `receipt` blob NULL, `error` text NOT NULL DEFAULT (''), `policy_digest` text NOT NULL DEFAULT (''), `checked_at` datetime NOT NULL, `added_by` text NOT NULL, `created_at` datetime NOT NULL, `version_id` integer NOT NULL, CONSTRAINT `attestations_versions_attestations` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- create index "attestation_version_id_package_index" to table: "attestations"
+CREATE INDEX `attestation_version_id_package_index` ON `attestations` (`version_id`, `package_index`);
 -- create "audit_events" table
 CREATE TABLE `audit_events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `seq` integer NOT NULL, `occurred_at` datetime NOT NULL, `actor` text NOT NULL, `action` text NOT NULL, `subject` text NOT NULL, `before` text NOT NULL DEFAULT (''), `after` text NOT NULL DEFAULT (''), `reason` text NOT NULL DEFAULT (''), `request_id` text NOT NULL DEFAULT (''), `details` text NOT NULL DEFAULT (''), `prev_hash` text NOT NULL, `hash` text NOT NULL);
 -- create index "audit_events_seq_key" to table: "audit_events"
@@ -48,7 +52,7 @@ CREATE INDEX `server_namespace` ON `servers` (`namespace`);
 -- create index "server_owner" to table: "servers"
 CREATE INDEX `server_owner` ON `servers` (`owner`);
 -- create "server_policies" table
-CREATE TABLE `server_policies` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `require_contract` bool NOT NULL DEFAULT (false), `updated_at` datetime NOT NULL, `updated_by` text NOT NULL, `server_id` integer NOT NULL, CONSTRAINT `server_policies_servers_policy` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
+CREATE TABLE `server_policies` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `require_contract` bool NOT NULL DEFAULT (false), `attestation` blob NULL, `updated_at` datetime NOT NULL, `updated_by` text NOT NULL, `server_id` integer NOT NULL, CONSTRAINT `server_policies_servers_policy` FOREIGN KEY (`server_id`) REFERENCES `servers` (`id`) ON DELETE NO ACTION);
 -- create index "server_policies_server_id_key" to table: "server_policies"
 CREATE UNIQUE INDEX `server_policies_server_id_key` ON `server_policies` (`server_id`);
 -- create "tokens" table
@@ -149,3 +153,7 @@ DROP INDEX `auditevent_subject`;
 DROP INDEX `audit_events_seq_key`;
 -- reverse: create "audit_events" table
 DROP TABLE `audit_events`;
+-- reverse: create index "attestation_version_id_package_index" to table: "attestations"
+DROP INDEX `attestation_version_id_package_index`;
+-- reverse: create "attestations" table
+DROP TABLE `attestations`;

@@ -1,0 +1,237 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/registry/pkg/model"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+
+	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/serverjson"
+)
+
+// RegistryMetaKey is mcpreg's member of a server.json "_meta" object. At
+// submission it may carry package artifact digests the official schema has
+// no field for, such as an npm tarball's sha512 integrity:
+//
+//	"_meta": {"io.mcpreg/registry": {"packages": [
+//	  {"identifier": "@acme/weather-mcp", "version": "1.2.0", "digest": "sha512-BASE64"}]}}
+//
+// It may also sit one level down, under
+// _meta["io.modelcontextprotocol.registry/publisher-provided"], where the
+// official registry keeps publisher metadata. Each entry names a package by identifier (and, optionally, registryType
+// and version, which must then match); digest is "ALG:HEX" or an npm
+// integrity string.
+const RegistryMetaKey = "io.mcpreg/registry"
+
+const publisherProvided = "io.modelcontextprotocol.registry/publisher-provided"
+
+// Where an attested artifact's digest came from, in order of precedence.
+const (
+	DigestFromOCIReference = "oci_reference"
+	DigestFromFileSHA256   = "file_sha256"
+	DigestFromMeta         = "server_json_meta"
+	DigestFromRequest      = "request"
+)
+
+// AttestationInput is a sigstore bundle about one server.json package entry.
+type AttestationInput struct {
+	// PackageIndex is the entry's index in packages[]; used when
+	// PackageIdentifier is empty.
+	PackageIndex      int
+	PackageIdentifier string
+	// Bundle is the sigstore bundle JSON.
+	Bundle []byte
+	// ArtifactDigest is used only when server.json gives no digest.
+	ArtifactDigest string
+}
+
+// attestationItem is an input resolved against its version's server.json.
+type attestationItem struct {
+	index        int
+	ref          string
+	digest       attest.Digest
+	source       string
+	bundle       []byte
+	bundleDigest string
+}
+
+// metaPackage is one entry of _meta["io.mcpreg/registry"].packages.
+type metaPackage struct {
+	RegistryType string `json:"registryType"`
+	Identifier   string `json:"identifier"`
+	Version      string `json:"version"`
+	Digest       string `json:"digest"`
+}
+
+// resolveAttestations checks every input against the document: the
+// package entry exists, a usable digest is known, the bundle is within the
+// cap and reads as a sigstore bundle. Nothing is verified yet.
+func (s *Service) resolveAttestations(doc *serverjson.Document, ins []AttestationInput) ([]attestationItem, error) {
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	meta, err := registryMeta(doc.Raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]attestationItem, len(ins))
+	for i, in := range ins {
+		out[i], err = s.resolveAttestation(doc, meta, in, fmt.Sprintf("attestations[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) resolveAttestation(doc *serverjson.Document, meta []metaPackage, in AttestationInput, field string) (attestationItem, error) {
+	if err := s.checkBundle(in.Bundle, field+".bundle"); err != nil {
+		return attestationItem{}, err
+	}
+	idx, err := packageIndex(doc.Server.Packages, in, field)
+	if err != nil {
+		return attestationItem{}, err
+	}
+	pkg := doc.Server.Packages[idx]
+	d, source, err := artifactDigest(pkg, meta, in.ArtifactDigest, field)
+	if err != nil {
+		return attestationItem{}, err
+	}
+	return attestationItem{index: idx, ref: packageRef(pkg), digest: d, source: source,
+		bundle: in.Bundle, bundleDigest: sha256Text(in.Bundle)}, nil
+}
+
+// checkBundle applies the size cap. Whether the bundle reads is checked
+// where it is verified (verifyBundle), before anything is stored.
+func (s *Service) checkBundle(raw []byte, field string) error {
+	if len(raw) == 0 {
+		return invalidf("%s is required (a sigstore bundle, JSON)", field)
+	}
+	if len(raw) > s.limits.MaxBundleBytes {
+		return fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, field, len(raw), s.limits.MaxBundleBytes)
+	}
+	return nil
+}
+
+// readBundle reads a bundle as sigstore-go (and so attest) does: for a
+// bundle that is stored without being verified.
+func readBundle(raw []byte) error {
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(raw); err != nil {
+		return invalidf("not a sigstore bundle: %v", err)
+	}
+	return nil
+}
+
+func packageIndex(pkgs []model.Package, in AttestationInput, field string) (int, error) {
+	if in.PackageIdentifier == "" {
+		if in.PackageIndex < 0 || in.PackageIndex >= len(pkgs) {
+			return 0, invalidf("%s.packageIndex %d: server.json has %d package(s), so no entry /packages/%d",
+				field, in.PackageIndex, len(pkgs), in.PackageIndex)
+		}
+		return in.PackageIndex, nil
+	}
+	found := -1
+	for i, p := range pkgs {
+		if p.Identifier != in.PackageIdentifier {
+			continue
+		}
+		if found >= 0 {
+			return 0, invalidf("%s.packageIdentifier %q names packages %d and %d: use packageIndex", field, in.PackageIdentifier, found, i)
+		}
+		found = i
+	}
+	if found < 0 {
+		return 0, invalidf("%s.packageIdentifier %q: server.json has no package with that identifier", field, in.PackageIdentifier)
+	}
+	return found, nil
+}
+
+func packageRef(p model.Package) string {
+	return strings.TrimSpace(strings.Join([]string{p.RegistryType, p.Identifier, p.Version}, " "))
+}
+
+// artifactDigest picks the package's digest: the OCI reference's @sha256:,
+// fileSha256, mcpreg's _meta entry, else the request's. A request digest
+// that contradicts server.json is refused.
+func artifactDigest(pkg model.Package, meta []metaPackage, requested, field string) (attest.Digest, string, error) {
+	text, source, err := documentDigest(pkg, meta)
+	if err != nil {
+		return attest.Digest{}, "", err
+	}
+	if text == "" {
+		if requested == "" {
+			return attest.Digest{}, "", invalidf("%s: no artifact digest for package %q: server.json has no OCI @sha256:, fileSha256 or _meta %q digest for it, and artifactDigest is empty",
+				field, packageRef(pkg), RegistryMetaKey)
+		}
+		text, source = requested, DigestFromRequest
+	}
+	d, err := attest.ParseDigest(text)
+	if err != nil {
+		return attest.Digest{}, "", invalidf("%s: digest from %s: %v", field, source, err)
+	}
+	if requested != "" && source != DigestFromRequest {
+		rd, err := attest.ParseDigest(requested)
+		if err != nil {
+			return attest.Digest{}, "", invalidf("%s.artifactDigest: %v", field, err)
+		}
+		if rd != d {
+			return attest.Digest{}, "", invalidf("%s.artifactDigest %s contradicts the digest server.json gives (%s, from %s)", field, rd, d, source)
+		}
+	}
+	return d, source, nil
+}
+
+func documentDigest(pkg model.Package, meta []metaPackage) (string, string, error) {
+	if _, d, ok := strings.Cut(pkg.Identifier, "@sha256:"); ok && pkg.RegistryType == "oci" {
+		return "sha256:" + d, DigestFromOCIReference, nil
+	}
+	if pkg.FileSHA256 != "" {
+		return "sha256:" + pkg.FileSHA256, DigestFromFileSHA256, nil
+	}
+	for _, m := range meta {
+		if m.Identifier == pkg.Identifier && (m.RegistryType == "" || m.RegistryType == pkg.RegistryType) &&
+			(m.Version == "" || m.Version == pkg.Version) {
+			return m.Digest, DigestFromMeta, nil
+		}
+	}
+	return "", "", nil
+}
+
+// registryMeta reads _meta["io.mcpreg/registry"].packages of a server.json.
+func registryMeta(raw []byte) ([]metaPackage, error) {
+	var doc struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(raw, &doc) != nil {
+		return nil, nil
+	}
+	member := doc.Meta[RegistryMetaKey]
+	if member == nil {
+		// The official registry keeps only publisher-provided _meta.
+		var pub map[string]json.RawMessage
+		if json.Unmarshal(doc.Meta[publisherProvided], &pub) == nil {
+			member = pub[RegistryMetaKey]
+		}
+	}
+	if member == nil {
+		return nil, nil
+	}
+	var m struct {
+		Packages []metaPackage `json:"packages"`
+	}
+	if err := json.Unmarshal(member, &m); err != nil {
+		return nil, invalidf("serverJson /_meta/%s: want {\"packages\":[{\"identifier\":...,\"digest\":...}]}: %v",
+			strings.ReplaceAll(RegistryMetaKey, "/", "~1"), err)
+	}
+	for i, p := range m.Packages {
+		if p.Identifier == "" || p.Digest == "" {
+			return nil, invalidf("serverJson /_meta/%s/packages/%d: identifier and digest are required",
+				strings.ReplaceAll(RegistryMetaKey, "/", "~1"), i)
+		}
+	}
+	return m.Packages, nil
+}
