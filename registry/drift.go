@@ -53,7 +53,7 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 		if err != nil {
 			return err
 		}
-		changes := diffreview.Drift(approved, snap.Tools, info, snap.ServerInfo)
+		changes := s.driftPolicy().Drift(approved, snap.Tools, info, snap.ServerInfo)
 		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(snap.ToolsFile).
 			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
 			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
 )
@@ -34,6 +35,16 @@ type Scanning struct {
 	Templates []LaunchTemplate
 	// Credential, when set, runs stdio servers as that unprivileged user.
 	Credential *syscall.Credential
+	// DriftPolicy rates drift classes; nil means diffreview.DefaultPolicy.
+	DriftPolicy *diffreview.Policy
+}
+
+// driftPolicy is the configured drift policy, or the default one.
+func (s *Service) driftPolicy() diffreview.Policy {
+	if s.scanning != nil && s.scanning.DriftPolicy != nil {
+		return *s.scanning.DriftPolicy
+	}
+	return diffreview.DefaultPolicy()
 }
 
 // WithScanning enables live reads (submit --live, scans).

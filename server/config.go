@@ -32,6 +32,9 @@ type Config struct {
 	// ScanCooldown answers on-demand scans of a version scanned this
 	// recently with that scan.
 	ScanCooldown time.Duration
+	// DriftPolicy is a JSON file rating drift classes (severity and
+	// quarantine|warn per class); empty means the default policy.
+	DriftPolicy string
 	// ContractMaxTokenTTL is the longest token lifetime a capability
 	// contract may declare without a finding.
 	ContractMaxTokenTTL time.Duration

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/user"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/scan"
 )
@@ -30,8 +33,33 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 		}
 		sc.Templates = append(sc.Templates, lt)
 	}
+	if sc.DriftPolicy, err = loadDriftPolicy(cfg.DriftPolicy); err != nil {
+		return registry.Scanning{}, err
+	}
 	sc.Credential, err = scanCredential(cfg.ScanUser)
 	return sc, err
+}
+
+// loadDriftPolicy reads and validates a drift policy file; "" is the
+// default policy.
+func loadDriftPolicy(path string) (*diffreview.Policy, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--drift-policy: %w", err)
+	}
+	var p diffreview.Policy
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("--drift-policy %s: %w", path, err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("--drift-policy %s: %w", path, err)
+	}
+	return &p, nil
 }
 
 // scanCredential drops stdio servers to the scan user when mcpregd runs as

@@ -62,6 +62,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.DurationVar(&cfg.ScanInterval, "scan-interval", cfg.ScanInterval, "re-scan approved and quarantined versions this often, plus jitter; 0 turns it off (env MCPREG_SCAN_INTERVAL)")
 	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
 	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
+	f.StringVar(&cfg.DriftPolicy, "drift-policy", "", "JSON file rating drift classes: {\"classes\":{CLASS:{\"severity\",\"action\":\"quarantine|warn\"}},\"riskierAnnotations\":{...}} (default policy: README; env MCPREG_DRIFT_POLICY)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	addTrustedRootFlag(f, &cfg.TrustedRoots)
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
