@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,35 +34,131 @@ func newPolicyCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// policyFlags are the options of policy set; a flag not given keeps the
+// server's current value.
+type policyFlags struct {
+	requireContract   bool
+	attestationPolicy string
+	reason            string
+}
+
+var errNothingToSet = errors.New("nothing to change: pass --require-contract and/or --attestation-policy")
+
 func newPolicySetCmd(g *globals) *cobra.Command {
-	var requireContract bool
-	var reason string
+	var f policyFlags
 	cmd := &cobra.Command{
-		Use:   "set NAME --require-contract=true|false --reason TEXT",
-		Short: "Replace a server's policy (admin or reviewer; audited)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "set NAME [--require-contract=true|false] [--attestation-policy FILE|none] --reason TEXT",
+		Short: "Change a server's policy (admin or reviewer; audited)",
+		Long: "Change a server's policy. The current policy is read first and only what the flags name\n" +
+			"changes; the rest is kept. --attestation-policy reads a JSON attestation policy in the API's\n" +
+			"shape ({\"required\":true,\"trustedRoot\":\"...\",\"identities\":[{\"issuer\":\"...\",\"sanRegexp\":\"^...$\"}],\n" +
+			"\"sourceRepository\":\"...\",\"publicKeys\":[...],\"predicateTypes\":[...]}); none removes it.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if strings.TrimSpace(reason) == "" {
-				return fmt.Errorf("--reason is required: it goes into the audit log")
+			edit, err := g.policyEdit(cmd, f)
+			if err != nil {
+				return err
 			}
 			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
-				p, err := c.UpdateServerPolicy(ctx, args[0], &mcpregv1.ServerPolicy{RequireContract: requireContract}, reason)
-				if err != nil {
-					return err
-				}
-				return g.emitPolicy(p)
+				return g.setPolicy(ctx, c, args[0], edit, f.reason)
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&requireContract, "require-contract", false, "refuse submissions without a capability contract")
-	cmd.Flags().StringVar(&reason, "reason", "", "why (required; recorded in the audit log)")
+	fl := cmd.Flags()
+	fl.BoolVar(&f.requireContract, "require-contract", false, "refuse submissions without a capability contract")
+	fl.StringVar(&f.attestationPolicy, "attestation-policy", "", "attestation policy JSON file (- for standard input), or none to remove it")
+	fl.StringVar(&f.reason, "reason", "", "why (required; recorded in the audit log)")
 	return cmd
 }
 
-func (g *globals) emitPolicy(p *mcpregv1.ServerPolicy) error {
-	return g.emit(p, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "server:           %s\nrequire contract: %t\nupdated by:       %s\n",
-			p.GetName(), p.GetRequireContract(), p.GetUpdatedBy())
+// policyEdit is a change to apply to the current policy.
+type policyEdit func(p *mcpregv1.ServerPolicy)
+
+// policyEdit checks the flags and reads the files before any network call.
+func (g *globals) policyEdit(cmd *cobra.Command, f policyFlags) (policyEdit, error) {
+	if strings.TrimSpace(f.reason) == "" {
+		return nil, errors.New("--reason is required: it goes into the audit log")
+	}
+	setContract, setAttest := cmd.Flags().Changed("require-contract"), cmd.Flags().Changed("attestation-policy")
+	if !setContract && !setAttest {
+		return nil, errNothingToSet
+	}
+	var att *mcpregv1.AttestationPolicy
+	if setAttest {
+		var err error
+		if att, err = g.readAttestationPolicy(f.attestationPolicy); err != nil {
+			return nil, err
+		}
+	}
+	return func(p *mcpregv1.ServerPolicy) {
+		if setContract {
+			p.RequireContract = f.requireContract
+		}
+		if setAttest {
+			p.Attestation = att
+		}
+	}, nil
+}
+
+// setPolicy reads the current policy, applies edit and replaces it.
+func (g *globals) setPolicy(ctx context.Context, c *client.Client, name string, edit policyEdit, reason string) error {
+	cur, err := c.GetServerPolicy(ctx, name)
+	if err != nil {
+		return fmt.Errorf("reading the current policy: %w", err)
+	}
+	next := &mcpregv1.ServerPolicy{RequireContract: cur.GetRequireContract(), Attestation: cur.GetAttestation()}
+	edit(next)
+	p, err := c.UpdateServerPolicy(ctx, name, next, reason)
+	if err != nil {
 		return err
-	})
+	}
+	return g.emitPolicy(p)
+}
+
+func (g *globals) emitPolicy(p *mcpregv1.ServerPolicy) error {
+	return g.emit(p, func(w io.Writer) error { return printPolicy(w, p) })
+}
+
+func printPolicy(w io.Writer, p *mcpregv1.ServerPolicy) error {
+	t := newTable(w)
+	t.row("Server:", p.GetName())
+	t.row("Require contract:", strconv.FormatBool(p.GetRequireContract()))
+	if p.GetUpdatedAt() != nil {
+		t.row("Updated:", timestamp(p.GetUpdatedAt())+" by "+cell(p.GetUpdatedBy()))
+	}
+	a := p.GetAttestation()
+	if a == nil {
+		t.row("Attestation:", "none")
+		return t.flush()
+	}
+	t.row("Attestation:", "required="+strconv.FormatBool(a.GetRequired())+" "+cell(p.GetAttestationDigest()))
+	t.row("  Trusted root:", orDefault(a.GetTrustedRoot(), "public-good (default)"))
+	for i, id := range a.GetIdentities() {
+		t.row("  Identity "+strconv.Itoa(i)+":", identityText(id))
+	}
+	if a.GetSourceRepository() != "" {
+		t.row("  Source:", a.GetSourceRepository()+" "+a.GetSourceRepositoryRef())
+	}
+	t.row("  Public keys:", strconv.Itoa(len(a.GetPublicKeys())))
+	t.row("  Predicate types:", list(a.GetPredicateTypes()))
+	return t.flush()
+}
+
+// identityText is "issuer ISSUER san SAN", each marked ~ when a regexp.
+func identityText(id *mcpregv1.AttestationIdentity) string {
+	issuer, san := "issuer "+id.GetIssuer(), "san "+id.GetSan()
+	if id.GetIssuerRegexp() != "" {
+		issuer = "issuer ~ " + id.GetIssuerRegexp()
+	}
+	if id.GetSanRegexp() != "" {
+		san = "san ~ " + id.GetSanRegexp()
+	}
+	return issuer + ", " + san
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

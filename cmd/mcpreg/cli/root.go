@@ -89,7 +89,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 	for _, a := range client.Actions {
 		root.AddCommand(newTransitionCmd(g, a))
 	}
-	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), newAttestCmd(g))
+	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), withServiceAttest(g, newAttestCmd(g)))
 	root.AddCommand(newScanCmd(g), newScansCmd(g), newDriftCmd(g), newLintCmd(g))
 	return root, g
 }

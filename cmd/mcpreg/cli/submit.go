@@ -14,6 +14,8 @@ import (
 type submitFiles struct {
 	serverJSON, tools, initialize, contract, idempotencyKey string
 	live                                                    bool
+	// attestations are PACKAGE=BUNDLEFILE pairs.
+	attestations []string
 }
 
 var (
@@ -29,20 +31,23 @@ func (in submitFiles) check() error {
 	case !in.live && in.tools == "":
 		return errToolsMissing
 	}
-	return checkStdin(in.serverJSON, in.tools, in.initialize, in.contract)
+	return checkStdin(append([]string{in.serverJSON, in.tools, in.initialize, in.contract}, bundlePaths(in.attestations)...)...)
 }
 
 func newSubmitCmd(g *globals) *cobra.Command {
 	var in submitFiles
 	cmd := &cobra.Command{
-		Use:   "submit --server-json FILE (--tools FILE [--initialize FILE] | --live) [--contract FILE] [--idempotency-key KEY]",
+		Use:   "submit --server-json FILE (--tools FILE [--initialize FILE] | --live) [--contract FILE] [--attestation PACKAGE=BUNDLEFILE]... [--idempotency-key KEY]",
 		Short: "Submit a server version for review; prints the version with its pins",
 		Long: "Submit a server version for review. FILE may be - for standard input (for one of them).\n" +
 			"The tools file is a tools/list result ({\"tools\":[...]}) or a bare array of tools,\n" +
 			"optionally with a top-level \"instructions\" member. The service reads every document strictly.\n\n" +
 			"With --live the registry reads the tools and the initialize result from the server that\n" +
 			"server.json names (its streamable-http remote, else its package through an admin-approved\n" +
-			"launch template); --tools and --initialize must then be left out.",
+			"launch template); --tools and --initialize must then be left out.\n\n" +
+			"--attestation PACKAGE=BUNDLEFILE (repeatable) carries a sigstore bundle about a server.json\n" +
+			"packages[] entry, named by its 0-based index or its identifier; the registry verifies it\n" +
+			"against the server's attestation policy.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := g.submitRequest(in)
@@ -64,6 +69,7 @@ func newSubmitCmd(g *globals) *cobra.Command {
 	f.BoolVar(&in.live, "live", false, "have the registry read the tools from the server named by server.json")
 	f.StringVar(&in.initialize, "initialize", "", "optional initialize result (protocolVersion, serverInfo, instructions)")
 	f.StringVar(&in.contract, "contract", "", "capability contract, YAML or JSON (default: server.json _meta io.mcpreg/contract, else the default contract)")
+	f.StringArrayVar(&in.attestations, "attestation", nil, "PACKAGE=BUNDLEFILE: a sigstore bundle about a package entry, by index or identifier (repeatable)")
 	f.StringVar(&in.idempotencyKey, "idempotency-key", "", "makes retries safe: the same key and body return the first result")
 	_ = cmd.MarkFlagRequired("server-json")
 	return cmd
@@ -90,7 +96,10 @@ func (g *globals) submitRequest(in submitFiles) (*mcpregv1.SubmitVersionRequest,
 		}
 	}
 	if in.contract != "" {
-		req.Contract, err = g.readText("--contract", in.contract)
+		if req.Contract, err = g.readText("--contract", in.contract); err != nil {
+			return nil, err
+		}
 	}
+	req.Attestations, err = g.submitAttestations(in.attestations)
 	return req, err
 }

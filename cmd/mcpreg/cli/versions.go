@@ -111,6 +111,9 @@ func printVersion(w io.Writer, v *mcpregv1.Version) error {
 	if err := printVersionFindings(w, v); err != nil {
 		return err
 	}
+	if err := printVersionAttestations(w, v.GetAttestations()); err != nil {
+		return err
+	}
 	return printDecisions(w, v.GetDecisions())
 }
 

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpreg/mcpreg/client"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// withServiceAttest adds the attest subcommands that call the service to
+// the offline attest group.
+func withServiceAttest(g *globals, cmd *cobra.Command) *cobra.Command {
+	cmd.Short = "Verify sigstore attestations offline, attach them to versions, re-verify them"
+	cmd.AddCommand(newAttestAddCmd(g), newAttestReverifyCmd(g))
+	return cmd
+}
+
+// attestAddFlags are the options of attest add.
+type attestAddFlags struct {
+	bundle, identifier, digest string
+	index                      int32
+}
+
+func newAttestAddCmd(g *globals) *cobra.Command {
+	var f attestAddFlags
+	cmd := &cobra.Command{
+		Use:   "add NAME VERSION --bundle FILE (--package INDEX | --identifier ID) [--digest ALG:HEX]",
+		Short: "Attach a sigstore bundle to a submitted version's package (owner or admin; audited)",
+		Long: "Attach a sigstore bundle about one server.json packages[] entry, named by its 0-based index or\n" +
+			"its identifier, to a submitted version. The registry verifies it against the server's attestation\n" +
+			"policy; a bundle that does not verify is stored with the reason. --digest (ALG:HEX or an npm\n" +
+			"integrity sha512-BASE64) is used only when server.json gives no digest for the package.\n" +
+			"Prints the version's attestations.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := g.attestationInput(f, cmd.Flags().Changed("package"))
+			if err != nil {
+				return err
+			}
+			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				v, err := c.AddAttestation(ctx, args[0], args[1], in)
+				if err != nil {
+					return err
+				}
+				return g.emit(v, func(w io.Writer) error { return printAttestations(w, v.GetAttestations()) })
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.bundle, "bundle", "", "sigstore bundle JSON file (- for standard input)")
+	fl.Int32Var(&f.index, "package", 0, "0-based index of the attested entry in server.json packages[]")
+	fl.StringVar(&f.identifier, "identifier", "", "identifier of the attested server.json package entry")
+	fl.StringVar(&f.digest, "digest", "", "the artifact digest, when server.json gives none")
+	_ = cmd.MarkFlagRequired("bundle")
+	cmd.MarkFlagsMutuallyExclusive("package", "identifier")
+	cmd.MarkFlagsOneRequired("package", "identifier")
+	return cmd
+}
+
+// attestationInput reads the bundle before any network call.
+func (g *globals) attestationInput(f attestAddFlags, byIndex bool) (*mcpregv1.AttestationInput, error) {
+	if byIndex && f.index < 0 {
+		return nil, fmt.Errorf("--package %d: want a 0-based index", f.index)
+	}
+	bundle, err := g.readText("--bundle", f.bundle)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpregv1.AttestationInput{PackageIndex: f.index, PackageIdentifier: f.identifier,
+		Bundle: bundle, ArtifactDigest: f.digest}, nil
+}
+
+func newAttestReverifyCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reverify",
+		Short: "Re-verify every stored bundle against the current roots and policies (admin)",
+		Long: "Re-verify every stored bundle against the service's current trusted roots and policies, e.g.\n" +
+			"after a root rotation. Approved versions whose attestations no longer satisfy a required policy\n" +
+			"are quarantined; they are listed.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				r, err := c.ReverifyAttestations(ctx)
+				if err != nil {
+					return err
+				}
+				return g.emit(r, func(w io.Writer) error { return printReverify(w, r) })
+			})
+		},
+	}
+}
+
+func printReverify(w io.Writer, r *mcpregv1.ReverifyAttestationsResponse) error {
+	t := newTable(w)
+	t.row("Checked:", strconv.Itoa(int(r.GetChecked())))
+	t.row("Passed:", strconv.Itoa(int(r.GetPassed())))
+	t.row("Failed:", strconv.Itoa(int(r.GetFailed())))
+	t.row("Quarantined:", strconv.Itoa(len(r.GetQuarantined())))
+	for _, v := range r.GetQuarantined() {
+		t.row("", v)
+	}
+	return t.flush()
+}
