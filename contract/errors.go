@@ -1,10 +1,10 @@
 package contract
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 	"strings"
+
+	"github.com/mcpreg/mcpreg/violation"
 )
 
 var (
@@ -17,54 +17,15 @@ var (
 )
 
 // Violation is one thing wrong with a contract document.
-type Violation struct {
-	// Pointer is the RFC 6901 JSON pointer of the offending value in the
-	// document's JSON form: "" for the document itself (shown as "/").
-	Pointer string `json:"pointer"`
-	// Message says what is wrong, in English.
-	Message string `json:"message"`
-}
-
-// String renders the violation as "pointer: message".
-func (v Violation) String() string {
-	return cmp.Or(v.Pointer, "/") + ": " + v.Message
-}
+type Violation = violation.Violation
 
 // ValidationError lists everything wrong with a document; it unwraps to
 // ErrInvalid.
-type ValidationError struct {
-	// Violations is sorted by Pointer, then Message, without duplicates.
-	Violations []Violation
-}
-
-// Error lists all violations: "contract: invalid contract: /auth: ...; ...".
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Violations))
-	for i, v := range e.Violations {
-		parts[i] = v.String()
-	}
-	return ErrInvalid.Error() + ": " + strings.Join(parts, "; ")
-}
-
-// Unwrap returns ErrInvalid.
-func (e *ValidationError) Unwrap() error { return ErrInvalid }
-
-// Pointers returns the pointer of every violation, in order.
-func (e *ValidationError) Pointers() []string {
-	ps := make([]string, len(e.Violations))
-	for i, v := range e.Violations {
-		ps[i] = v.Pointer
-	}
-	return ps
-}
+type ValidationError = violation.Error
 
 // invalid sorts and deduplicates vs and wraps them as an error.
 func invalid(vs ...Violation) *ValidationError {
-	vs = slices.Clone(vs)
-	slices.SortFunc(vs, func(a, b Violation) int {
-		return cmp.Or(strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
-	})
-	return &ValidationError{Violations: slices.Compact(vs)}
+	return violation.New(ErrInvalid, vs...)
 }
 
 // LimitError reports a document over a limit; it unwraps to ErrTooLarge.

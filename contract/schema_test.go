@@ -132,7 +132,7 @@ func TestSchemaReportsEveryViolation(t *testing.T) {
 		"tools": a{m{"name": "a", "riskTier": "x"}, m{"name": "a", "riskTier": "read", "timeout": "soon"}},
 	}))
 	want := []string{"/isolation", "/owner", "/replayProtection", "/tools/0/riskTier", "/tools/1/name", "/tools/1/timeout"}
-	got := (&ValidationError{Violations: vs}).Pointers()
+	got := (&ValidationError{Kind: ErrInvalid, Violations: vs}).Pointers()
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("pointers = %q, want %q", got, want)
 	}
