@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 // approvedSnapshot rebuilds the tools list and serverInfo a version's
 // current pins were computed from.
 func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Tx, v *ent.Version) (*pin.ToolsList, []byte, error) {
-	pr, err := tx.PinRevision.Query().Where(pinrevision.VersionID(v.ID), pinrevision.Revision(v.PinRevision)).Only(ctx)
+	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
 	}
@@ -144,7 +145,7 @@ func driftSummary(cs []schema.DriftChange) string {
 		if c.Tool != "" {
 			p += " (" + c.Tool + ")"
 		}
-		if !strings.Contains(strings.Join(parts, ","), p) {
+		if !slices.Contains(parts, p) {
 			parts = append(parts, p)
 		}
 	}

@@ -53,6 +53,16 @@ func (s *Service) pageArgs(pg Page, kind string) (int, string, error) {
 	return size, after, err
 }
 
+// intPageArgs is pageArgs for lists whose cursor is a row id or sequence.
+func (s *Service) intPageArgs(pg Page, kind string) (int, int64, error) {
+	size := s.pageSize(pg.Size)
+	if size < 0 {
+		return 0, 0, invalidf("pageSize must not be negative")
+	}
+	cursor, err := decodeIntCursor(kind, pg.Token)
+	return size, cursor, err
+}
+
 // trimPage cuts a page fetched with one extra row and makes the next token.
 func trimPage[T any](rows []T, size int, cursor func(T) string) ([]T, string) {
 	if len(rows) <= size {
@@ -95,11 +105,7 @@ func (s *Service) serversWithVersions(ctx context.Context, rows []*ent.Server) (
 
 // ListVersions lists versions, newest submission first, without snapshots.
 func (s *Service) ListVersions(ctx context.Context, c *Caller, name string, f ServerFilter, pg Page) ([]*mcpregv1.Version, string, error) {
-	size := s.pageSize(pg.Size)
-	if size < 0 {
-		return nil, "", invalidf("pageSize must not be negative")
-	}
-	before, err := decodeIntCursor("versions", pg.Token)
+	size, before, err := s.intPageArgs(pg, "versions")
 	if err != nil {
 		return nil, "", err
 	}
@@ -153,11 +159,7 @@ type AuditFilter struct {
 
 // ListAuditEvents lists audit events oldest first.
 func (s *Service) ListAuditEvents(ctx context.Context, f AuditFilter, pg Page) ([]*mcpregv1.AuditEvent, string, error) {
-	size := s.pageSize(pg.Size)
-	if size < 0 {
-		return nil, "", invalidf("pageSize must not be negative")
-	}
-	after, err := decodeIntCursor("audit", pg.Token)
+	size, after, err := s.intPageArgs(pg, "audit")
 	if err != nil {
 		return nil, "", err
 	}

@@ -56,11 +56,8 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}
-	v, err := s.store.Client.Version.Query().
-		Where(serverIn(server.Name(name)), version.Version(ver)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, notFoundf("version %s", subjectOf(name, ver))
-	} else if err != nil {
+	v, err := s.findVersion(ctx, name, ver)
+	if err != nil {
 		return nil, err
 	}
 	return s.versionByID(ctx, v.ID, true)

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
-
-	"golang.org/x/sync/singleflight"
 
 	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -23,17 +21,6 @@ const (
 	TriggerManual   = "manual"
 	TriggerSchedule = "schedule"
 )
-
-// scanGate merges concurrent scan requests for one version.
-type scanGate struct {
-	once  sync.Once
-	group *singleflight.Group
-}
-
-func (g *scanGate) flight() *singleflight.Group {
-	g.once.Do(func() { g.group = &singleflight.Group{} })
-	return g.group
-}
 
 // ScanVersion reads a version's server now and compares it with its pins.
 // Requests for one version are merged; a scan finished moments ago is
@@ -53,7 +40,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 			return recent, err
 		}
 	}
-	res, err, _ := s.scans.flight().Do(strconv.Itoa(v.ID), func() (any, error) {
+	res, err, _ := s.scans.Do(strconv.Itoa(v.ID), func() (any, error) {
 		return s.runScan(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
 	})
 	if err != nil {
@@ -66,11 +53,16 @@ func (s *Service) findVersion(ctx context.Context, name, ver string) (*ent.Versi
 	if !serverNameRE.MatchString(name) {
 		return nil, invalidf("server name %q does not match ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", name)
 	}
-	v, err := s.store.Client.Version.Query().Where(serverIn(server.Name(name)), version.Version(ver)).Only(ctx)
+	v, err := s.store.Client.Version.Query().Where(versionNamed(name, ver)...).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, notFoundf("version %s", subjectOf(name, ver))
 	}
 	return v, err
+}
+
+// versionNamed matches one version of one server by their names.
+func versionNamed(name, ver string) []predicate.Version {
+	return []predicate.Version{serverIn(server.Name(name)), version.Version(ver)}
 }
 
 func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.ScanResult, error) {

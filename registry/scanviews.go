@@ -69,10 +69,9 @@ func (s *Service) ListScans(ctx context.Context, c *Caller, name, ver string, pg
 	if err != nil {
 		return nil, "", err
 	}
-	size := s.pageSize(pg.Size)
-	before, err := decodeIntCursor("scans", pg.Token)
-	if err != nil || size < 0 {
-		return nil, "", errorsOr(err, invalidf("pageSize must not be negative"))
+	size, before, err := s.intPageArgs(pg, "scans")
+	if err != nil {
+		return nil, "", err
 	}
 	q := s.store.Client.Scan.Query().Where(scan.VersionID(v.ID))
 	if before > 0 {
@@ -90,13 +89,6 @@ func (s *Service) ListScans(ctx context.Context, c *Caller, name, ver string, pg
 	return out, next, nil
 }
 
-func errorsOr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
-}
-
 // DriftFilter narrows drift event lists.
 type DriftFilter struct {
 	Name, Version, Status string
@@ -105,10 +97,9 @@ type DriftFilter struct {
 // ListDriftEvents lists drift events newest first, within what the caller
 // may read.
 func (s *Service) ListDriftEvents(ctx context.Context, c *Caller, f DriftFilter, pg Page) ([]*mcpregv1.DriftEvent, string, error) {
-	size := s.pageSize(pg.Size)
-	before, err := decodeIntCursor("drift", pg.Token)
-	if err != nil || size < 0 {
-		return nil, "", errorsOr(err, invalidf("pageSize must not be negative"))
+	size, before, err := s.intPageArgs(pg, "drift")
+	if err != nil {
+		return nil, "", err
 	}
 	ps, err := driftPredicates(c, f, before)
 	if err != nil {

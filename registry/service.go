@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"golang.org/x/sync/singleflight"
 	"log/slog"
 	"time"
 
@@ -46,8 +47,9 @@ type Service struct {
 	now    func() time.Time
 	// scanning is nil when live reads are off.
 	scanning *Scanning
-	scans    scanGate
-	metrics  *scanMetrics
+	// scans merges concurrent scan requests for one version.
+	scans   singleflight.Group
+	metrics *scanMetrics
 	// verifier checks attestations (default: the public-good root only).
 	verifier *attest.Verifier
 }

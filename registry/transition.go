@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/scan"
-	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/version"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -107,7 +106,7 @@ func checkTransitionArgs(c *Caller, name, reason string) error {
 }
 
 func (s *Service) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
-	q := tx.Version.Query().Where(serverIn(server.Name(name)), version.Version(ver))
+	q := tx.Version.Query().Where(versionNamed(name, ver)...)
 	if s.lockRows() {
 		q = q.ForUpdate()
 	}
