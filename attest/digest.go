@@ -39,6 +39,16 @@ func ParseDigest(s string) (Digest, error) {
 	return Digest{}, failf(ErrInvalidArtifact, "digest %q: want ALG:HEX (sha256, sha384, sha512) or an npm integrity string sha512-BASE64", s)
 }
 
+// DigestOf hashes data with algorithm alg (sha256, sha384 or sha512).
+func DigestOf(data []byte, alg string) (Digest, error) {
+	if err := checkAlgorithm(alg); err != nil {
+		return Digest{}, err
+	}
+	w := digestHashes[alg].New()
+	w.Write(data)
+	return Digest{Algorithm: alg, Hex: hex.EncodeToString(w.Sum(nil))}, nil
+}
+
 func parseIntegrity(alg, b64 string) (Digest, error) {
 	if err := checkAlgorithm(alg); err != nil {
 		return Digest{}, err

@@ -25,15 +25,15 @@ func (c *Client) AddAttestation(ctx context.Context, name, version string, in *m
 	return out, c.call(ctx, http.MethodPost, p+"/attestations", nil, body, out)
 }
 
-// VerifyAttestation verifies a bundle about an artifact digest against a
+// VerifyAttestation verifies a bundle about an artifact (or its digest) against a
 // policy through the registry's code path; nothing is stored. A bundle that
 // does not verify is not an error: the result says verified=false and why.
 func (c *Client) VerifyAttestation(ctx context.Context, req *mcpregv1.VerifyAttestationRequest) (*mcpregv1.VerifyAttestationResponse, error) {
 	switch {
 	case req.GetBundle() == "":
 		return nil, fmt.Errorf("%w: verify attestation: the bundle is empty", ErrInvalid)
-	case req.GetArtifactDigest() == "":
-		return nil, fmt.Errorf("%w: verify attestation: the artifact digest is empty", ErrInvalid)
+	case req.GetArtifactDigest() == "" && len(req.GetArtifact()) == 0:
+		return nil, fmt.Errorf("%w: verify attestation: give the artifact or its digest", ErrInvalid)
 	case req.GetPolicy() == nil:
 		return nil, fmt.Errorf("%w: verify attestation: no policy", ErrInvalid)
 	}

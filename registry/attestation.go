@@ -34,6 +34,7 @@ const (
 	DigestFromFileSHA256   = "file_sha256"
 	DigestFromMeta         = "server_json_meta"
 	DigestFromRequest      = "request"
+	DigestFromUpload       = "upload"
 )
 
 // AttestationInput is a sigstore bundle about one server.json package entry.
@@ -46,6 +47,10 @@ type AttestationInput struct {
 	Bundle []byte
 	// ArtifactDigest is used only when server.json gives no digest.
 	ArtifactDigest string
+	// Artifact is the artifact's bytes (capped by Limits.MaxArtifactBytes):
+	// only the digest computed from them is kept. Exclusive with
+	// ArtifactDigest.
+	Artifact []byte
 }
 
 // attestationItem is an input resolved against its version's server.json.
@@ -96,7 +101,13 @@ func (s *Service) resolveAttestation(doc *serverjson.Document, meta []metaPackag
 		return attestationItem{}, err
 	}
 	pkg := doc.Server.Packages[idx]
-	d, source, err := artifactDigest(pkg, meta, in.ArtifactDigest, field)
+	var d attest.Digest
+	var source string
+	if in.Artifact != nil {
+		d, source, err = s.uploadedDigest(pkg, meta, in, field)
+	} else {
+		d, source, err = artifactDigest(pkg, meta, in.ArtifactDigest, field)
+	}
 	if err != nil {
 		return attestationItem{}, err
 	}
@@ -183,6 +194,54 @@ func artifactDigest(pkg model.Package, meta []metaPackage, requested, field stri
 		}
 	}
 	return d, source, nil
+}
+
+// uploadedDigest is the digest of uploaded artifact bytes: in the
+// algorithm of the digest server.json gives, which the bytes must match,
+// else sha512 for npm packages (npm provenance signs sha512) and sha256
+// otherwise.
+func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in AttestationInput, field string) (attest.Digest, string, error) {
+	if in.ArtifactDigest != "" {
+		return attest.Digest{}, "", invalidf("%s: give artifact or artifactDigest, not both", field)
+	}
+	if err := s.checkArtifact(in.Artifact, field+".artifact"); err != nil {
+		return attest.Digest{}, "", err
+	}
+	text, source, err := documentDigest(pkg, meta)
+	if err != nil {
+		return attest.Digest{}, "", err
+	}
+	alg := attest.SHA256
+	if pkg.RegistryType == "npm" {
+		alg = attest.SHA512
+	}
+	var want attest.Digest
+	if text != "" {
+		if want, err = attest.ParseDigest(text); err != nil {
+			return attest.Digest{}, "", invalidf("%s: digest from %s: %v", field, source, err)
+		}
+		alg = want.Algorithm
+	}
+	got, err := attest.DigestOf(in.Artifact, alg)
+	if err != nil {
+		return attest.Digest{}, "", invalidf("%s.artifact: %v", field, err)
+	}
+	if text != "" && got != want {
+		return attest.Digest{}, "", invalidf("%s.artifact: the uploaded bytes have digest %s, but server.json gives %s (from %s) for package %q",
+			field, got, want, source, packageRef(pkg))
+	}
+	return got, DigestFromUpload, nil
+}
+
+// checkArtifact applies the uploaded-artifact size cap.
+func (s *Service) checkArtifact(data []byte, field string) error {
+	if len(data) == 0 {
+		return invalidf("%s is empty", field)
+	}
+	if len(data) > s.limits.MaxArtifactBytes {
+		return fmt.Errorf("%w: %s is %d bytes, the limit is %d (give its digest instead)", ErrTooLarge, field, len(data), s.limits.MaxArtifactBytes)
+	}
+	return nil
 }
 
 func documentDigest(pkg model.Package, meta []metaPackage) (string, string, error) {

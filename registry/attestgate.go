@@ -94,7 +94,7 @@ func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, index int, atts []
 func (s *Service) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, pol *attest.Policy) (*ent.Attestation, error) {
 	v := verification{checkedAt: s.now(), err: "stored digest unusable"}
 	if d, err := attest.ParseDigest(a.ArtifactDigest); err == nil {
-		if v, err = s.verifyBundle(a.Bundle, d, pol); err != nil {
+		if v, err = s.verifyBundle(a.Bundle, attest.ArtifactDigest(d), pol); err != nil {
 			v = verification{checkedAt: s.now(), err: err.Error()}
 		}
 	}

@@ -80,14 +80,14 @@ func (s *Service) verifyForVersion(ctx context.Context, v *ent.Version, in Attes
 	if err != nil {
 		return attestationItem{}, verification{}, err
 	}
-	vr, err := s.verifyBundle(item.bundle, item.digest, pol)
+	vr, err := s.verifyBundle(item.bundle, attest.ArtifactDigest(item.digest), pol)
 	return item, vr, atField("attestation.bundle", err)
 }
 
 // VerifyAttestation checks a bundle about an artifact digest against a
 // policy through the same code path as submissions, and stores nothing.
 // A bundle that reads but does not verify is a result with its reason.
-func (s *Service) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON []byte, digest string, p *attest.Policy) (*mcpregv1.Attestation, error) {
+func (s *Service) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON []byte, digest string, artifact []byte, p *attest.Policy) (*mcpregv1.Attestation, error) {
 	if p == nil {
 		return nil, invalidf("policy is required")
 	}
@@ -97,19 +97,38 @@ func (s *Service) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON [
 	if err := s.checkBundle(bundleJSON, "bundle"); err != nil {
 		return nil, err
 	}
-	d, err := attest.ParseDigest(digest)
+	a, source, err := s.verifyArtifact(digest, artifact)
 	if err != nil {
-		return nil, invalidf("artifactDigest: %v", err)
+		return nil, err
 	}
-	v, err := s.verifyBundle(bundleJSON, d, p)
+	v, err := s.verifyBundle(bundleJSON, a, p)
 	if err != nil {
 		return nil, atField("bundle", err)
 	}
-	out := &mcpregv1.Attestation{ArtifactDigest: d.String(), DigestSource: DigestFromRequest, Verified: v.verified,
+	out := &mcpregv1.Attestation{ArtifactDigest: a.Digest().String(), DigestSource: source, Verified: v.verified,
 		Error: v.err, CheckedAt: ts(v.checkedAt), PolicyDigest: v.policyDigest, BundleDigest: sha256Text(bundleJSON),
 		Receipt: string(v.receiptJSON)}
 	if v.receipt != nil {
 		addReceipt(out, v.receipt)
 	}
 	return out, nil
+}
+
+// verifyArtifact reads the artifact of a verify request: its bytes or its
+// digest, exactly one.
+func (s *Service) verifyArtifact(digest string, data []byte) (attest.Artifact, string, error) {
+	switch {
+	case data != nil && digest != "":
+		return attest.Artifact{}, "", invalidf("give artifact or artifactDigest, not both")
+	case data != nil:
+		if err := s.checkArtifact(data, "artifact"); err != nil {
+			return attest.Artifact{}, "", err
+		}
+		return attest.ArtifactBytes(data), DigestFromUpload, nil
+	}
+	d, err := attest.ParseDigest(digest)
+	if err != nil {
+		return attest.Artifact{}, "", invalidf("artifactDigest: %v", err)
+	}
+	return attest.ArtifactDigest(d), DigestFromRequest, nil
 }

@@ -31,7 +31,7 @@ func (s *Service) attestPolicyByName(ctx context.Context, name string) (*attest.
 func (s *Service) verifyItems(items []attestationItem, p *attest.Policy) ([]verification, error) {
 	out := make([]verification, len(items))
 	for i, it := range items {
-		v, err := s.verifyBundle(it.bundle, it.digest, p)
+		v, err := s.verifyBundle(it.bundle, attest.ArtifactDigest(it.digest), p)
 		if err != nil {
 			return nil, atField(fmt.Sprintf("attestations[%d].bundle", i), err)
 		}

@@ -30,13 +30,16 @@ type Limits struct {
 	ScanCooldown time.Duration
 	// MaxBundleBytes caps one attestation bundle (JSON).
 	MaxBundleBytes int
+	// MaxArtifactBytes caps uploaded artifact bytes (their digest is kept,
+	// not the bytes).
+	MaxArtifactBytes int
 }
 
 // DefaultLimits are the limits used when none are configured.
 func DefaultLimits() Limits {
 	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
 		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second,
-		MaxBundleBytes: attest.DefaultMaxBundleBytes}
+		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20}
 }
 
 // Service implements the registry use-cases over a store.

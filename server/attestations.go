@@ -17,7 +17,7 @@ func attestationInputs(in []*mcpregv1.AttestationInput) []registry.AttestationIn
 
 func attestationInput(a *mcpregv1.AttestationInput) registry.AttestationInput {
 	return registry.AttestationInput{PackageIndex: int(a.GetPackageIndex()), PackageIdentifier: a.GetPackageIdentifier(),
-		Bundle: []byte(a.GetBundle()), ArtifactDigest: a.GetArtifactDigest()}
+		Bundle: []byte(a.GetBundle()), ArtifactDigest: a.GetArtifactDigest(), Artifact: a.GetArtifact()}
 }
 
 func (s *registryServer) AddAttestation(ctx context.Context, r *mcpregv1.AddAttestationRequest) (*mcpregv1.Version, error) {
@@ -26,7 +26,7 @@ func (s *registryServer) AddAttestation(ctx context.Context, r *mcpregv1.AddAtte
 }
 
 func (s *registryServer) VerifyAttestation(ctx context.Context, r *mcpregv1.VerifyAttestationRequest) (*mcpregv1.VerifyAttestationResponse, error) {
-	a, err := s.svc.VerifyAttestation(ctx, s.caller(ctx), []byte(r.GetBundle()), r.GetArtifactDigest(),
+	a, err := s.svc.VerifyAttestation(ctx, s.caller(ctx), []byte(r.GetBundle()), r.GetArtifactDigest(), r.GetArtifact(),
 		registry.AttestPolicyFromProto(r.GetPolicy()))
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

@@ -155,8 +155,17 @@ func TestCLIAttestations(t *testing.T) {
 	if !containsRow(out, "#0", "yes", releaseSAN+" ("+acmeIssuer+")") {
 		t.Fatalf("attest add:\n%s", out)
 	}
+	out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
+		"--package", "0", "--artifact", f.write(t, "package-1.0.0.tgz", string(tarball("1.0.0"))))
+	if !containsRow(out, "#0", "yes", releaseSAN) {
+		t.Fatalf("attest add --artifact:\n%s", out)
+	}
+	if _, err := runCLI(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
+		"--package", "0", "--artifact", f.write(t, "evil.tgz", "not the package")); err == nil || !strings.Contains(err.Error(), "uploaded bytes have digest") {
+		t.Fatalf("attest add --artifact with other bytes: %v", err)
+	}
 	out = mustRun(t, f.in.URL, f.reviewer, "versions", "get", signedName, "1.0.0")
-	if !strings.Contains(out, "Attestations (2):") || !containsRow(out, "#0", "yes", releaseSAN) {
+	if !strings.Contains(out, "Attestations (3):") || !containsRow(out, "#0", "yes", releaseSAN) {
 		t.Fatalf("versions get:\n%s", out)
 	}
 
@@ -172,7 +181,7 @@ func TestCLIAttestations(t *testing.T) {
 	}
 	var rep struct{ Checked, Passed, Failed int }
 	decodeJSON(t, mustRun(t, f.in.URL, f.admin, "attest", "reverify", "-o", "json"), &rep)
-	if rep.Checked != 3 || rep.Passed != 2 || rep.Failed != 1 {
+	if rep.Checked != 4 || rep.Passed != 3 || rep.Failed != 1 {
 		t.Fatalf("reverify: %+v", rep)
 	}
 }

@@ -22,19 +22,21 @@ func withServiceAttest(g *globals, cmd *cobra.Command) *cobra.Command {
 
 // attestAddFlags are the options of attest add.
 type attestAddFlags struct {
-	bundle, identifier, digest string
-	index                      int32
+	bundle, identifier, digest, artifact string
+	index                                int32
 }
 
 func newAttestAddCmd(g *globals) *cobra.Command {
 	var f attestAddFlags
 	cmd := &cobra.Command{
-		Use:   "add NAME VERSION --bundle FILE (--package INDEX | --identifier ID) [--digest ALG:HEX]",
+		Use:   "add NAME VERSION --bundle FILE (--package INDEX | --identifier ID) [--digest ALG:HEX | --artifact FILE]",
 		Short: "Attach a sigstore bundle to a submitted version's package (owner or admin; audited)",
 		Long: "Attach a sigstore bundle about one server.json packages[] entry, named by its 0-based index or\n" +
 			"its identifier, to a submitted version. The registry verifies it against the server's attestation\n" +
 			"policy; a bundle that does not verify is stored with the reason. --digest (ALG:HEX or an npm\n" +
 			"integrity sha512-BASE64) is used only when server.json gives no digest for the package.\n" +
+			"--artifact uploads the artifact itself instead (size-capped; only its digest is kept, and it\n" +
+			"must match the digest server.json gives).\n" +
 			"Prints the version's attestations.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +58,9 @@ func newAttestAddCmd(g *globals) *cobra.Command {
 	fl.Int32Var(&f.index, "package", 0, "0-based index of the attested entry in server.json packages[]")
 	fl.StringVar(&f.identifier, "identifier", "", "identifier of the attested server.json package entry")
 	fl.StringVar(&f.digest, "digest", "", "the artifact digest, when server.json gives none")
+	fl.StringVar(&f.artifact, "artifact", "", "the artifact file, uploaded so the registry computes its digest")
 	_ = cmd.MarkFlagRequired("bundle")
+	cmd.MarkFlagsMutuallyExclusive("digest", "artifact")
 	cmd.MarkFlagsMutuallyExclusive("package", "identifier")
 	cmd.MarkFlagsOneRequired("package", "identifier")
 	return cmd
@@ -67,12 +71,21 @@ func (g *globals) attestationInput(f attestAddFlags, byIndex bool) (*mcpregv1.At
 	if byIndex && f.index < 0 {
 		return nil, fmt.Errorf("--package %d: want a 0-based index", f.index)
 	}
+	if err := checkStdin(f.bundle, f.artifact); err != nil {
+		return nil, err
+	}
 	bundle, err := g.readText("--bundle", f.bundle)
 	if err != nil {
 		return nil, err
 	}
+	var artifact []byte
+	if f.artifact != "" {
+		if artifact, err = g.readInput("--artifact", f.artifact); err != nil {
+			return nil, err
+		}
+	}
 	return &mcpregv1.AttestationInput{PackageIndex: f.index, PackageIdentifier: f.identifier,
-		Bundle: bundle, ArtifactDigest: f.digest}, nil
+		Bundle: bundle, ArtifactDigest: f.digest, Artifact: artifact}, nil
 }
 
 func newAttestReverifyCmd(g *globals) *cobra.Command {

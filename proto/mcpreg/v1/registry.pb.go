@@ -149,8 +149,13 @@ type AttestationInput struct {
 	// an npm integrity "sha512-BASE64"), used only when server.json gives none
 	// (OCI @sha256:, fileSha256, _meta "io.mcpreg/registry").
 	ArtifactDigest string `protobuf:"bytes,4,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// artifact is the artifact itself (size-capped; only its digest is kept).
+	// Its digest is computed in the algorithm of the digest server.json gives,
+	// which it must match; without one, sha512 for npm packages (as npm
+	// provenance signs) and sha256 otherwise. Exclusive with artifact_digest.
+	Artifact      []byte `protobuf:"bytes,5,opt,name=artifact,proto3" json:"artifact,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AttestationInput) Reset() {
@@ -209,6 +214,13 @@ func (x *AttestationInput) GetArtifactDigest() string {
 		return x.ArtifactDigest
 	}
 	return ""
+}
+
+func (x *AttestationInput) GetArtifact() []byte {
+	if x != nil {
+		return x.Artifact
+	}
+	return nil
 }
 
 // ListServersRequest filters and pages servers.
@@ -977,7 +989,7 @@ type Attestation struct {
 	// package describes the entry, e.g. "npm @acme/weather-mcp 1.2.0".
 	Package        string `protobuf:"bytes,3,opt,name=package,proto3" json:"package,omitempty"`
 	ArtifactDigest string `protobuf:"bytes,4,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
-	// digest_source is oci_reference, file_sha256, server_json_meta or request.
+	// digest_source is oci_reference, file_sha256, server_json_meta, request or upload.
 	DigestSource string `protobuf:"bytes,5,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
 	Verified     bool   `protobuf:"varint,6,opt,name=verified,proto3" json:"verified,omitempty"`
 	// error says why the bundle does not verify (empty when verified).
@@ -1226,13 +1238,15 @@ func (x *AddAttestationRequest) GetAttestation() *AttestationInput {
 	return nil
 }
 
-// VerifyAttestationRequest is a bundle, the artifact digest it must be
+// VerifyAttestationRequest is a bundle, the artifact (or its digest) it must be
 // about, and the policy to check it against.
 type VerifyAttestationRequest struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	Bundle         string                 `protobuf:"bytes,1,opt,name=bundle,proto3" json:"bundle,omitempty"`
-	ArtifactDigest string                 `protobuf:"bytes,2,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
-	Policy         *AttestationPolicy     `protobuf:"bytes,3,opt,name=policy,proto3" json:"policy,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Bundle string                 `protobuf:"bytes,1,opt,name=bundle,proto3" json:"bundle,omitempty"`
+	// artifact_digest or artifact (the bytes, size-capped) names the artifact.
+	ArtifactDigest string             `protobuf:"bytes,2,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
+	Policy         *AttestationPolicy `protobuf:"bytes,3,opt,name=policy,proto3" json:"policy,omitempty"`
+	Artifact       []byte             `protobuf:"bytes,4,opt,name=artifact,proto3" json:"artifact,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1284,6 +1298,13 @@ func (x *VerifyAttestationRequest) GetArtifactDigest() string {
 func (x *VerifyAttestationRequest) GetPolicy() *AttestationPolicy {
 	if x != nil {
 		return x.Policy
+	}
+	return nil
+}
+
+func (x *VerifyAttestationRequest) GetArtifact() []byte {
+	if x != nil {
+		return x.Artifact
 	}
 	return nil
 }
@@ -4166,12 +4187,13 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
 	"\x04live\x18\x06 \x01(\bR\x04live\x12\x1a\n" +
 	"\bcontract\x18\x05 \x01(\tR\bcontract\x12?\n" +
-	"\fattestations\x18\a \x03(\v2\x1b.mcpreg.v1.AttestationInputR\fattestations\"\xa7\x01\n" +
+	"\fattestations\x18\a \x03(\v2\x1b.mcpreg.v1.AttestationInputR\fattestations\"\xc3\x01\n" +
 	"\x10AttestationInput\x12#\n" +
 	"\rpackage_index\x18\x01 \x01(\x05R\fpackageIndex\x12-\n" +
 	"\x12package_identifier\x18\x02 \x01(\tR\x11packageIdentifier\x12\x16\n" +
 	"\x06bundle\x18\x03 \x01(\tR\x06bundle\x12'\n" +
-	"\x0fartifact_digest\x18\x04 \x01(\tR\x0eartifactDigest\"\xb0\x01\n" +
+	"\x0fartifact_digest\x18\x04 \x01(\tR\x0eartifactDigest\x12\x1a\n" +
+	"\bartifact\x18\x05 \x01(\fR\bartifact\"\xb0\x01\n" +
 	"\x12ListServersRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -4265,11 +4287,12 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x15AddAttestationRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12=\n" +
-	"\vattestation\x18\x03 \x01(\v2\x1b.mcpreg.v1.AttestationInputR\vattestation\"\x91\x01\n" +
+	"\vattestation\x18\x03 \x01(\v2\x1b.mcpreg.v1.AttestationInputR\vattestation\"\xad\x01\n" +
 	"\x18VerifyAttestationRequest\x12\x16\n" +
 	"\x06bundle\x18\x01 \x01(\tR\x06bundle\x12'\n" +
 	"\x0fartifact_digest\x18\x02 \x01(\tR\x0eartifactDigest\x124\n" +
-	"\x06policy\x18\x03 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\x06policy\"U\n" +
+	"\x06policy\x18\x03 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\x06policy\x12\x1a\n" +
+	"\bartifact\x18\x04 \x01(\fR\bartifact\"U\n" +
 	"\x19VerifyAttestationResponse\x128\n" +
 	"\vattestation\x18\x01 \x01(\v2\x16.mcpreg.v1.AttestationR\vattestation\"\x1d\n" +
 	"\x1bReverifyAttestationsRequest\"\x8a\x01\n" +
