@@ -123,11 +123,11 @@ func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Ver
 		return err
 	}
 	err = tx.ReviewDecision.Create().SetVersionID(v.ID).SetAction("quarantine").SetFromState(string(v.State)).
-		SetToState(string(version.StateQuarantined)).SetActor("mcpreg-scanner").SetReason(reason).SetCreatedAt(s.now()).Exec(ctx)
+		SetToState(string(version.StateQuarantined)).SetActor(scannerActor).SetReason(reason).SetCreatedAt(s.now()).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: "mcpreg-scanner", Action: "version.quarantine", Subject: subject,
+	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: scannerActor, Action: "version.quarantine", Subject: subject,
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
 		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
 	if err == nil {

@@ -1,18 +1,25 @@
 package registry
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/modelcontextprotocol/registry/pkg/model"
+
+	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/diffreview"
+	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
 )
 
 // LaunchTemplate is an admin-approved way to start a package of one
 // registry type: an argv whose elements may hold {identifier} and
-// {version}. A submission never supplies a command.
+// {version}, and for npm packages fetched by digest {package_bin} and
+// {package_dir}. A submission never supplies a command.
 type LaunchTemplate struct {
 	RegistryType string
 	Argv         []string
@@ -37,7 +44,15 @@ type Scanning struct {
 	Credential *syscall.Credential
 	// DriftPolicy rates drift classes; nil means diffreview.DefaultPolicy.
 	DriftPolicy *diffreview.Policy
+	// NPM fetches npm packages whose version declares a digest, so the
+	// scanner runs the attested tarball. Without it such packages are not
+	// read (fail closed).
+	NPM *fetch.NPM
 }
+
+// verifiedLaunch starts an npm package fetched by digest when the npm
+// template does not say how.
+var verifiedLaunch = []string{"node", "{package_bin}"}
 
 // driftPolicy is the configured drift policy, or the default one.
 func (s *Service) driftPolicy() diffreview.Policy {
@@ -52,8 +67,13 @@ func WithScanning(sc Scanning) Option { return func(s *Service) { s.scanning = &
 
 // liveTarget resolves where a version's server is read: its first
 // streamable-http remote, else its first package through the launch
-// template of the package's registry type.
-func (s *Service) liveTarget(doc *serverjson.Document) (scan.Target, string, error) {
+// template of the package's registry type. digests are the package
+// digests the version declares beyond server.json (attested ones, by
+// package index). An npm package with a digest is fetched and checked
+// first and that copy is launched (a mismatch is a
+// *fetch.DigestMismatchError); other packages are launched as the
+// template says.
+func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, string, error) {
 	if s.scanning == nil {
 		return nil, "", fmt.Errorf("%w: live reading is not enabled on this registry", ErrFailedPrecondition)
 	}
@@ -62,15 +82,58 @@ func (s *Service) liveTarget(doc *serverjson.Document) (scan.Target, string, err
 			return scan.HTTPTarget{URL: r.URL}, "remote", nil
 		}
 	}
-	for _, p := range doc.Server.Packages {
+	for i, p := range doc.Server.Packages {
 		tmpl, ok := s.template(p.RegistryType)
 		if !ok {
 			return nil, "", fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
 		}
-		argv := expand(tmpl.Argv, p.Identifier, p.Version)
+		d, ok, err := packageDigest(doc, i, digests)
+		if err != nil {
+			return nil, "", err
+		}
+		vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
+		argv := tmpl.Argv
+		if ok && p.RegistryType == "npm" {
+			pkg, err := s.fetchNPM(ctx, p, d)
+			if err != nil {
+				return nil, "", err
+			}
+			vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
+			if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
+				argv = verifiedLaunch
+			}
+		}
+		argv = expand(argv, vars)
 		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential}, "package", nil
 	}
 	return nil, "", invalidf("server.json has no streamable-http remote and no package to read live")
+}
+
+// packageDigest is the digest declared for package i: server.json's own,
+// else an attested one.
+func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Digest) (attest.Digest, bool, error) {
+	meta, err := registryMeta(doc.Raw)
+	if err != nil {
+		return attest.Digest{}, false, err
+	}
+	text, source, err := documentDigest(doc.Server.Packages[i], meta)
+	if err != nil || text == "" {
+		d, ok := digests[i]
+		return d, ok, err
+	}
+	d, err := attest.ParseDigest(text)
+	if err != nil {
+		return attest.Digest{}, false, invalidf("server.json package %d: digest from %s: %v", i, source, err)
+	}
+	return d, true, nil
+}
+
+func (s *Service) fetchNPM(ctx context.Context, p model.Package, d attest.Digest) (*fetch.Package, error) {
+	if s.scanning.NPM == nil {
+		return nil, fmt.Errorf("%w: npm package %s declares digest %s, but this registry does not fetch npm packages by digest, and launching it otherwise would not run what was attested",
+			ErrFailedPrecondition, p.Identifier, d)
+	}
+	return s.scanning.NPM.Fetch(ctx, p.Identifier, p.Version, d)
 }
 
 func (s *Service) template(registryType string) (LaunchTemplate, bool) {
@@ -82,8 +145,12 @@ func (s *Service) template(registryType string) (LaunchTemplate, bool) {
 	return LaunchTemplate{}, false
 }
 
-func expand(argv []string, identifier, version string) []string {
-	r := strings.NewReplacer("{identifier}", identifier, "{version}", version)
+func expand(argv []string, vars map[string]string) []string {
+	var pairs []string
+	for k, v := range vars {
+		pairs = append(pairs, k, v)
+	}
+	r := strings.NewReplacer(pairs...)
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		out[i] = r.Replace(a)

@@ -96,26 +96,33 @@ func (s *Service) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id
 
 // quarantineForReverify takes an approved version out of discovery at once.
 func (s *Service) quarantineForReverify(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, subject, reason string) error {
+	return s.quarantine(ctx, tx, c.Principal, c.RequestID, v, subject, QuarantineReverify, reason)
+}
+
+// quarantine takes an approved version out of discovery at once for a
+// reason the registry found itself (kind says which), recording the
+// decision and its audit event in tx.
+func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID string, v *ent.Version, subject, kind, reason string) error {
 	if len(reason) > maxReason {
 		reason = reason[:maxReason]
 	}
 	now := s.now()
 	err := tx.Version.UpdateOneID(v.ID).SetState(version.StateQuarantined).SetStateReason(reason).
-		SetStateChangedAt(now).SetQuarantineKind(QuarantineReverify).ClearQuarantineDriftID().Exec(ctx)
+		SetStateChangedAt(now).SetQuarantineKind(kind).ClearQuarantineDriftID().Exec(ctx)
 	if err != nil {
 		return err
 	}
 	err = tx.ReviewDecision.Create().SetVersionID(v.ID).SetAction("quarantine").SetFromState(string(v.State)).
-		SetToState(string(version.StateQuarantined)).SetActor(c.Principal).SetReason(reason).SetRequestID(c.RequestID).
+		SetToState(string(version.StateQuarantined)).SetActor(actor).SetReason(reason).SetRequestID(requestID).
 		SetCreatedAt(now).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.quarantine", Subject: subject,
-		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason, RequestID: c.RequestID,
-		Details: "quarantine_kind=" + QuarantineReverify})
+	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor, Action: "version.quarantine", Subject: subject,
+		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason, RequestID: requestID,
+		Details: "quarantine_kind=" + kind})
 	if err == nil {
-		s.metrics.quarantines.WithLabelValues(QuarantineReverify).Inc()
+		s.metrics.quarantines.WithLabelValues(kind).Inc()
 	}
 	return err
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/fetch"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	livescan "github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
@@ -86,16 +88,33 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 	if err != nil {
 		return nil, fmt.Errorf("stored server.json of %s: %w", subjectOf(v.Edges.Server.Name, v.Version), err)
 	}
-	target, _, err := s.liveTarget(doc)
+	digests, err := s.attestedDigests(ctx, v.ID)
 	if err != nil {
 		return nil, err
+	}
+	target, _, fetchErr := s.liveTarget(ctx, doc, digests)
+	var mismatch *fetch.DigestMismatchError
+	if fetchErr != nil && !errors.As(fetchErr, &mismatch) && !errors.Is(fetchErr, fetch.ErrFetch) {
+		return nil, fetchErr
 	}
 	sc, err := s.store.Client.Scan.Create().SetVersionID(v.ID).SetTrigger(trigger).SetRequestedBy(by).
 		SetStartedAt(s.now()).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
-	snap, readErr := s.scanning.Reader.Read(ctx, target)
+	if mismatch != nil {
+		if err := s.artifactMismatch(ctx, v, mismatch); err != nil {
+			return nil, err
+		}
+	}
+	var snap *livescan.Snapshot
+	readErr := fetchErr
+	if readErr == nil {
+		snap, readErr = s.scanning.Reader.Read(ctx, target)
+		if readErr != nil {
+			readErr = fmt.Errorf("%w%s", readErr, stderrNote(snap))
+		}
+	}
 	var res *mcpregv1.ScanResult
 	if readErr != nil {
 		res, err = s.scanFailed(ctx, v.ID, sc.ID, readErr)
@@ -124,10 +143,14 @@ func (s *Service) scanFailed(ctx context.Context, versionID, scanID int, readErr
 }
 
 func scanErrorKind(err error) string {
+	var mm *fetch.DigestMismatchError
+	if errors.As(err, &mm) {
+		return "digest_mismatch"
+	}
 	for _, k := range []struct {
 		err  error
 		kind string
-	}{{livescan.ErrTimeout, "timeout"}, {livescan.ErrLimit, "limit"}, {livescan.ErrDenied, "denied"},
+	}{{fetch.ErrFetch, "fetch"}, {livescan.ErrTimeout, "timeout"}, {livescan.ErrLimit, "limit"}, {livescan.ErrDenied, "denied"},
 		{livescan.ErrInvalid, "invalid"}, {livescan.ErrProtocol, "protocol"}} {
 		if errors.Is(err, k.err) {
 			return k.kind
@@ -163,4 +186,18 @@ func (s *Service) observeScan(trigger string, res *mcpregv1.ScanResult) {
 			s.metrics.drift.WithLabelValues(c.GetClass()).Inc()
 		}
 	}
+}
+
+// stderrNote is the end of what a failed stdio server wrote to standard
+// error, for the error message: usually the reason it failed.
+func stderrNote(snap *livescan.Snapshot) string {
+	const keep = 600
+	text := strings.TrimSpace(snap.Stderr)
+	if text == "" {
+		return ""
+	}
+	if len(text) > keep {
+		text = "..." + strings.ToValidUTF8(text[len(text)-keep:], "")
+	}
+	return "; the server's standard error ends: " + text
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/pin"
 	"github.com/mcpreg/mcpreg/serverjson"
 	"github.com/mcpreg/mcpreg/store"
@@ -367,13 +369,27 @@ func (s *Service) readLive(ctx context.Context, sub *Submission) error {
 	if err != nil {
 		return fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
 	}
-	target, _, err := s.liveTarget(doc)
+	items, err := s.resolveAttestations(doc, sub.Attestations)
 	if err != nil {
+		return err
+	}
+	digests := map[int]attest.Digest{}
+	for _, it := range items {
+		digests[it.index] = it.digest
+	}
+	target, _, err := s.liveTarget(ctx, doc, digests)
+	var mismatch *fetch.DigestMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return fmt.Errorf("%w: %s: %w", ErrFailedPrecondition, doc.Server.Name, err)
+	case errors.Is(err, fetch.ErrFetch):
+		return fmt.Errorf("%w: reading %s live: %w", ErrFailedPrecondition, doc.Server.Name, err)
+	case err != nil:
 		return err
 	}
 	snap, err := s.scanning.Reader.Read(ctx, target)
 	if err != nil {
-		return fmt.Errorf("%w: reading %s live: %w", ErrFailedPrecondition, doc.Server.Name, err)
+		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(snap))
 	}
 	sub.Tools, sub.InitializeResult = snap.ToolsFile, snap.InitializeResult
 	return nil

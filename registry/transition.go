@@ -77,6 +77,9 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 			if err := s.checkAttestations(ctx, tx, v, a, subjectOf(name, ver)); err != nil {
 				return err
 			}
+			if err := s.checkArtifactFindings(ctx, tx, v, a, subjectOf(name, ver)); err != nil {
+				return err
+			}
 		}
 		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason), details)
 	})
@@ -167,6 +170,9 @@ func (s *Service) checkRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, 
 		return s.checkReverifyRelease(ctx, tx, v, subject)
 	}
 	if err := s.checkAttestations(ctx, tx, v, ActionRelease, subject); err != nil {
+		return err
+	}
+	if err := s.checkArtifactFindings(ctx, tx, v, ActionRelease, subject); err != nil {
 		return err
 	}
 	if v.QuarantineKind != "drift" {

@@ -25,6 +25,9 @@ type Config struct {
 	ScanLaunchTemplates []string
 	// ScanUser runs stdio servers as this user when mcpregd runs as root.
 	ScanUser string
+	// ScanNPMDir keeps npm packages fetched by digest for scanning; empty
+	// means a folder in the user's cache directory.
+	ScanNPMDir string
 	// ScanInterval re-scans approved versions; 0 turns the schedule off.
 	ScanInterval    time.Duration
 	ScanConcurrency int

@@ -3,14 +3,18 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/mcpreg/mcpreg/diffreview"
+	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/scan"
 )
@@ -36,8 +40,58 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if sc.DriftPolicy, err = loadDriftPolicy(cfg.DriftPolicy); err != nil {
 		return registry.Scanning{}, err
 	}
-	sc.Credential, err = scanCredential(cfg.ScanUser)
+	if sc.Credential, err = scanCredential(cfg.ScanUser); err != nil {
+		return registry.Scanning{}, err
+	}
+	sc.NPM, err = npmFetcher(cfg.ScanNPMDir, sc.Credential)
 	return sc, err
+}
+
+// npmFetcher keeps fetched npm packages in dir: by default in the user's
+// cache directory, or under /var/cache when stdio servers run as a scan
+// user (root's home is private). The scan user must be able to reach the
+// folder, since it runs the packages from there.
+func npmFetcher(dir string, cred *syscall.Credential) (*fetch.NPM, error) {
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if cred != nil || err != nil {
+			cache = "/var/cache"
+		}
+		dir = filepath.Join(cache, "mcpreg", "npm")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--scan-npm-dir: %w", err)
+	}
+	if err := reachable(dir, cred); err != nil {
+		return nil, fmt.Errorf("--scan-npm-dir %s: %w", dir, err)
+	}
+	return &fetch.NPM{Dir: dir}, nil
+}
+
+// reachable checks that the user of cred may enter dir and every folder
+// above it; folders not created yet are created mode 0755 when needed.
+func reachable(dir string, cred *syscall.Credential) error {
+	if cred == nil {
+		return nil
+	}
+	for p := dir; ; p = filepath.Dir(p) {
+		info, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) && p != filepath.Dir(p) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		st, ok := info.Sys().(*syscall.Stat_t)
+		mode := info.Mode().Perm()
+		enter := mode&0o001 != 0 || (ok && st.Uid == cred.Uid && mode&0o100 != 0) || (ok && st.Gid == cred.Gid && mode&0o010 != 0)
+		if !enter {
+			return fmt.Errorf("the scan user (uid %d) cannot enter %s (mode %#o), so it could not run the packages kept there: choose a folder it can reach", cred.Uid, p, mode)
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 // loadDriftPolicy reads and validates a drift policy file; "" is the

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +75,9 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	for _, m := range mutate {
 		m(&cfg)
 	}
+	if cfg.ScanNPMDir == "" {
+		cfg.ScanNPMDir = ScanUserDir(t)
+	}
 	scanning, err := server.ScanningFrom(cfg)
 	if err != nil {
 		t.Fatalf("scanning: %v", err)
@@ -135,4 +140,17 @@ func (in *Instance) Token(t testing.TB, principal string, role registry.Role, na
 		t.Fatalf("token for %s: %v", principal, err)
 	}
 	return issued.Secret
+}
+
+// ScanUserDir is a temporary folder the scan user can reach (when tests
+// run as root, stdio servers run as nobody).
+func ScanUserDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -1,0 +1,134 @@
+package fetch
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type entry struct {
+	name, body, link string
+	typ              byte
+	mode             int64
+}
+
+func tarball(t *testing.T, es ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, e := range es {
+		typ := e.typ
+		if typ == 0 {
+			typ = tar.TypeReg
+		}
+		mode := e.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h := &tar.Header{Name: e.name, Typeflag: typ, Mode: mode, Size: int64(len(e.body)), Linkname: e.link}
+		if typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if typ == tar.TypeReg {
+			tw.Write([]byte(e.body))
+		}
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+func TestUnpack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "package")
+	err := unpack(tarball(t,
+		entry{name: "package/package.json", body: `{"name":"x","bin":"./bin/x.js"}`},
+		entry{name: "package/bin/x.js", body: "#!/usr/bin/env node\n", mode: 0o755},
+		entry{name: "package/lib/", typ: tar.TypeDir},
+	), dir, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(dir, "bin", "x.js"))
+	if err != nil || info.Mode().Perm() != 0o755 {
+		t.Fatalf("bin: %v %v", info, err)
+	}
+	if bin, err := binOf(dir); err != nil || bin != filepath.Join(dir, "bin", "x.js") {
+		t.Fatalf("binOf: %q %v", bin, err)
+	}
+}
+
+func TestUnpackRefusesHostileTarballs(t *testing.T) {
+	small := Limits{MaxTarballBytes: 1 << 20, MaxUnpackedBytes: 100, MaxFiles: 3}
+	for _, c := range []struct {
+		name    string
+		entries []entry
+		want    string
+	}{
+		{"parent path", []entry{{name: "package/../../evil", body: "x"}}, "leaves the package"},
+		{"absolute path", []entry{{name: "/etc/evil", body: "x"}}, "absolute"},
+		{"symlink", []entry{{name: "package/link", typ: tar.TypeSymlink, link: "/etc/passwd"}}, "not a regular file"},
+		{"hard link", []entry{{name: "package/link", typ: tar.TypeLink, link: "package/a"}}, "not a regular file"},
+		{"device", []entry{{name: "package/dev", typ: tar.TypeChar}}, "not a regular file"},
+		{"too large", []entry{{name: "package/big", body: strings.Repeat("x", 101)}}, "more than 100 bytes"},
+		{"too many files", []entry{{name: "package/a"}, {name: "package/b"}, {name: "package/c"}, {name: "package/d"}}, "more than 3 files"},
+		{"duplicate entry", []entry{{name: "package/a", body: "1"}, {name: "package/a", body: "2"}}, "exists"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			err := unpack(tarball(t, c.entries...), filepath.Join(root, "package"), small)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(root, "evil")); err == nil {
+				t.Fatal("wrote outside the package")
+			}
+		})
+	}
+	if err := unpack([]byte("not gzip"), t.TempDir(), small); err == nil {
+		t.Fatal("garbage unpacked")
+	}
+}
+
+func TestBinOf(t *testing.T) {
+	for _, c := range []struct {
+		name, pkg, file, want, err string
+	}{
+		{"string", `{"name":"x","bin":"cli.js"}`, "cli.js", "cli.js", ""},
+		{"single entry", `{"name":"@s/x","bin":{"other":"./dist/a.js"}}`, "dist/a.js", "dist/a.js", ""},
+		{"named like the package", `{"name":"@s/x","bin":{"x":"b.js","y":"c.js"}}`, "b.js", "b.js", ""},
+		{"ambiguous", `{"name":"@s/x","bin":{"y":"b.js","z":"c.js"}}`, "b.js", "", "none is named"},
+		{"no bin", `{"name":"x"}`, "", "", "no \"bin\""},
+		{"escaping", `{"name":"x","bin":"../../etc/passwd"}`, "", "", "leaves the package"},
+		{"absolute", `{"name":"x","bin":"/bin/sh"}`, "", "", "leaves the package"},
+		{"missing file", `{"name":"x","bin":"nope.js"}`, "", "", "not a file"},
+		{"wrong type", `{"name":"x","bin":7}`, "", "", "neither"},
+		{"broken json", `{"name":`, "", "", "package.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "package.json"), []byte(c.pkg), 0o644)
+			if c.file != "" {
+				os.MkdirAll(filepath.Dir(filepath.Join(dir, c.file)), 0o755)
+				os.WriteFile(filepath.Join(dir, c.file), []byte("x"), 0o755)
+			}
+			got, err := binOf(dir)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("got %q %v, want error %q", got, err, c.err)
+				}
+				return
+			}
+			if err != nil || got != filepath.Join(dir, c.want) {
+				t.Fatalf("got %q %v, want %s", got, err, c.want)
+			}
+		})
+	}
+}

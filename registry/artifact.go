@@ -1,0 +1,84 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/attestation"
+	entfinding "github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/fetch"
+	"github.com/mcpreg/mcpreg/finding"
+)
+
+// KindDigestMismatch is the finding of a version whose published package
+// is not the artifact its digest names. It blocks approval and release.
+const KindDigestMismatch = "artifact.digest_mismatch"
+
+// QuarantineArtifact is the quarantine kind of an approved version whose
+// published package stopped matching its digest.
+const QuarantineArtifact = "artifact"
+
+// scannerActor is the principal of decisions the scanner takes.
+const scannerActor = "mcpreg-scanner"
+
+// attestedDigests are the digests of a version's verified attestations by
+// package index: what the version declares where server.json has none.
+func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]attest.Digest, error) {
+	atts, err := s.store.Client.Attestation.Query().
+		Where(attestation.VersionID(versionID), attestation.Verified(true)).
+		Order(ent.Asc(attestation.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]attest.Digest{}
+	for _, a := range atts {
+		if _, seen := out[a.PackageIndex]; seen {
+			continue
+		}
+		if d, err := attest.ParseDigest(a.ArtifactDigest); err == nil {
+			out[a.PackageIndex] = d
+		}
+	}
+	return out, nil
+}
+
+// artifactMismatch records that the published package differs from the
+// version's digest: a high-severity finding, and an approved version is
+// quarantined, since what hosts would run is not what was attested.
+func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetch.DigestMismatchError) error {
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		err := s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDigestMismatch, Severity: finding.High,
+			Message:  mm.Error(),
+			Evidence: fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)}})
+		if err != nil {
+			return err
+		}
+		cur, err := s.lockVersionByID(ctx, tx, v.ID)
+		if err != nil || cur.State != version.StateApproved {
+			return err
+		}
+		srv, err := tx.Server.Get(ctx, cur.ServerID)
+		if err != nil {
+			return err
+		}
+		return s.quarantine(ctx, tx, scannerActor, "", cur, subjectOf(srv.Name, cur.Version), QuarantineArtifact,
+			"the published package is not the attested artifact: "+mm.Error())
+	})
+}
+
+// checkArtifact refuses to approve or release a version whose published
+// package was found not to match its digest. Package artifacts are
+// immutable, so the version cannot recover: the owner submits a new one.
+func (s *Service) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
+	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.Kind(KindDigestMismatch)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: cannot %s %s: %s; submit a new version whose digest names the published artifact",
+		ErrFailedPrecondition, action, subject, f.Message)
+}
