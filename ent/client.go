@@ -20,6 +20,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
@@ -50,6 +51,8 @@ type Client struct {
 	DriftEvent *DriftEventClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
+	// HostCheck is the client for interacting with the HostCheck builders.
+	HostCheck *HostCheckClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
@@ -88,6 +91,7 @@ func (c *Client) init() {
 	c.AuditHead = NewAuditHeadClient(c.config)
 	c.DriftEvent = NewDriftEventClient(c.config)
 	c.Finding = NewFindingClient(c.config)
+	c.HostCheck = NewHostCheckClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.PinRevision = NewPinRevisionClient(c.config)
 	c.Principal = NewPrincipalClient(c.config)
@@ -196,6 +200,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		AuditHead:      NewAuditHeadClient(cfg),
 		DriftEvent:     NewDriftEventClient(cfg),
 		Finding:        NewFindingClient(cfg),
+		HostCheck:      NewHostCheckClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
@@ -231,6 +236,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		AuditHead:      NewAuditHeadClient(cfg),
 		DriftEvent:     NewDriftEventClient(cfg),
 		Finding:        NewFindingClient(cfg),
+		HostCheck:      NewHostCheckClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
@@ -271,7 +277,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding,
+		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
 		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
@@ -283,7 +289,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding,
+		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
 		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
 	} {
@@ -304,6 +310,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DriftEvent.mutate(ctx, m)
 	case *FindingMutation:
 		return c.Finding.mutate(ctx, m)
+	case *HostCheckMutation:
+		return c.HostCheck.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *PinRevisionMutation:
@@ -1041,6 +1049,139 @@ func (c *FindingClient) mutate(ctx context.Context, m *FindingMutation) (Value, 
 		return (&FindingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Finding mutation op: %q", m.Op())
+	}
+}
+
+// HostCheckClient is a client for the HostCheck schema.
+type HostCheckClient struct {
+	config
+}
+
+// NewHostCheckClient returns a client for the HostCheck from the given config.
+func NewHostCheckClient(c config) *HostCheckClient {
+	return &HostCheckClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `hostcheck.Hooks(f(g(h())))`.
+func (c *HostCheckClient) Use(hooks ...Hook) {
+	c.hooks.HostCheck = append(c.hooks.HostCheck, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `hostcheck.Intercept(f(g(h())))`.
+func (c *HostCheckClient) Intercept(interceptors ...Interceptor) {
+	c.inters.HostCheck = append(c.inters.HostCheck, interceptors...)
+}
+
+// Create returns a builder for creating a HostCheck entity.
+func (c *HostCheckClient) Create() *HostCheckCreate {
+	mutation := newHostCheckMutation(c.config, OpCreate)
+	return &HostCheckCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of HostCheck entities.
+func (c *HostCheckClient) CreateBulk(builders ...*HostCheckCreate) *HostCheckCreateBulk {
+	return &HostCheckCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *HostCheckClient) MapCreateBulk(slice any, setFunc func(*HostCheckCreate, int)) *HostCheckCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &HostCheckCreateBulk{err: fmt.Errorf("calling to HostCheckClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*HostCheckCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &HostCheckCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for HostCheck.
+func (c *HostCheckClient) Update() *HostCheckUpdate {
+	mutation := newHostCheckMutation(c.config, OpUpdate)
+	return &HostCheckUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *HostCheckClient) UpdateOne(_m *HostCheck) *HostCheckUpdateOne {
+	mutation := newHostCheckMutation(c.config, OpUpdateOne, withHostCheck(_m))
+	return &HostCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *HostCheckClient) UpdateOneID(id int) *HostCheckUpdateOne {
+	mutation := newHostCheckMutation(c.config, OpUpdateOne, withHostCheckID(id))
+	return &HostCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for HostCheck.
+func (c *HostCheckClient) Delete() *HostCheckDelete {
+	mutation := newHostCheckMutation(c.config, OpDelete)
+	return &HostCheckDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *HostCheckClient) DeleteOne(_m *HostCheck) *HostCheckDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *HostCheckClient) DeleteOneID(id int) *HostCheckDeleteOne {
+	builder := c.Delete().Where(hostcheck.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &HostCheckDeleteOne{builder}
+}
+
+// Query returns a query builder for HostCheck.
+func (c *HostCheckClient) Query() *HostCheckQuery {
+	return &HostCheckQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeHostCheck},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a HostCheck entity by its id.
+func (c *HostCheckClient) Get(ctx context.Context, id int) (*HostCheck, error) {
+	return c.Query().Where(hostcheck.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *HostCheckClient) GetX(ctx context.Context, id int) *HostCheck {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *HostCheckClient) Hooks() []Hook {
+	return c.hooks.HostCheck
+}
+
+// Interceptors returns the client interceptors.
+func (c *HostCheckClient) Interceptors() []Interceptor {
+	return c.inters.HostCheck
+}
+
+func (c *HostCheckClient) mutate(ctx context.Context, m *HostCheckMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&HostCheckCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&HostCheckUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&HostCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&HostCheckDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown HostCheck mutation op: %q", m.Op())
 	}
 }
 
@@ -2814,14 +2955,14 @@ func (c *VersionClient) mutate(ctx context.Context, m *VersionMutation) (Value, 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey,
-		PinRevision, Principal, ReviewDecision, Scan, Server, ServerPolicy, Token,
-		Tool, ToolSnapshot, Version []ent.Hook
+		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
+		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
+		ServerPolicy, Token, Tool, ToolSnapshot, Version []ent.Hook
 	}
 	inters struct {
-		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, IdempotencyKey,
-		PinRevision, Principal, ReviewDecision, Scan, Server, ServerPolicy, Token,
-		Tool, ToolSnapshot, Version []ent.Interceptor
+		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
+		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
+		ServerPolicy, Token, Tool, ToolSnapshot, Version []ent.Interceptor
 	}
 )
 

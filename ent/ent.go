@@ -17,6 +17,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
@@ -93,6 +94,7 @@ func checkColumn(t, c string) error {
 			audithead.Table:      audithead.ValidColumn,
 			driftevent.Table:     driftevent.ValidColumn,
 			finding.Table:        finding.ValidColumn,
+			hostcheck.Table:      hostcheck.ValidColumn,
 			idempotencykey.Table: idempotencykey.ValidColumn,
 			pinrevision.Table:    pinrevision.ValidColumn,
 			principal.Table:      principal.ValidColumn,

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
@@ -45,6 +46,7 @@ const (
 	TypeAuditHead      = "AuditHead"
 	TypeDriftEvent     = "DriftEvent"
 	TypeFinding        = "Finding"
+	TypeHostCheck      = "HostCheck"
 	TypeIdempotencyKey = "IdempotencyKey"
 	TypePinRevision    = "PinRevision"
 	TypePrincipal      = "Principal"
@@ -4410,6 +4412,1091 @@ func (m *FindingMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Finding edge %s", name)
+}
+
+// HostCheckMutation represents an operation that mutates the HostCheck nodes in the graph.
+type HostCheckMutation struct {
+	config
+	op                            Op
+	typ                           string
+	id                            *int
+	principal                     *string
+	server_name                   *string
+	version                       *string
+	version_id                    *int
+	addversion_id                 *int
+	pin_revision                  *int
+	addpin_revision               *int
+	verdict                       *string
+	action                        *string
+	observed_digest               *string
+	observed_tool_definition_hash *string
+	tools                         *[]byte
+	initialize_result             *[]byte
+	request_id                    *string
+	created_at                    *time.Time
+	clearedFields                 map[string]struct{}
+	done                          bool
+	oldValue                      func(context.Context) (*HostCheck, error)
+	predicates                    []predicate.HostCheck
+}
+
+var _ ent.Mutation = (*HostCheckMutation)(nil)
+
+// hostcheckOption allows management of the mutation configuration using functional options.
+type hostcheckOption func(*HostCheckMutation)
+
+// newHostCheckMutation creates new mutation for the HostCheck entity.
+func newHostCheckMutation(c config, op Op, opts ...hostcheckOption) *HostCheckMutation {
+	m := &HostCheckMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeHostCheck,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withHostCheckID sets the ID field of the mutation.
+func withHostCheckID(id int) hostcheckOption {
+	return func(m *HostCheckMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *HostCheck
+		)
+		m.oldValue = func(ctx context.Context) (*HostCheck, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().HostCheck.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withHostCheck sets the old HostCheck of the mutation.
+func withHostCheck(node *HostCheck) hostcheckOption {
+	return func(m *HostCheckMutation) {
+		m.oldValue = func(context.Context) (*HostCheck, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m HostCheckMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m HostCheckMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *HostCheckMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *HostCheckMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().HostCheck.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetPrincipal sets the "principal" field.
+func (m *HostCheckMutation) SetPrincipal(s string) {
+	m.principal = &s
+}
+
+// Principal returns the value of the "principal" field in the mutation.
+func (m *HostCheckMutation) Principal() (r string, exists bool) {
+	v := m.principal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrincipal returns the old "principal" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldPrincipal(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrincipal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrincipal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrincipal: %w", err)
+	}
+	return oldValue.Principal, nil
+}
+
+// ResetPrincipal resets all changes to the "principal" field.
+func (m *HostCheckMutation) ResetPrincipal() {
+	m.principal = nil
+}
+
+// SetServerName sets the "server_name" field.
+func (m *HostCheckMutation) SetServerName(s string) {
+	m.server_name = &s
+}
+
+// ServerName returns the value of the "server_name" field in the mutation.
+func (m *HostCheckMutation) ServerName() (r string, exists bool) {
+	v := m.server_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerName returns the old "server_name" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldServerName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerName: %w", err)
+	}
+	return oldValue.ServerName, nil
+}
+
+// ResetServerName resets all changes to the "server_name" field.
+func (m *HostCheckMutation) ResetServerName() {
+	m.server_name = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *HostCheckMutation) SetVersion(s string) {
+	m.version = &s
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *HostCheckMutation) Version() (r string, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldVersion(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *HostCheckMutation) ResetVersion() {
+	m.version = nil
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *HostCheckMutation) SetVersionID(i int) {
+	m.version_id = &i
+	m.addversion_id = nil
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *HostCheckMutation) VersionID() (r int, exists bool) {
+	v := m.version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldVersionID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// AddVersionID adds i to the "version_id" field.
+func (m *HostCheckMutation) AddVersionID(i int) {
+	if m.addversion_id != nil {
+		*m.addversion_id += i
+	} else {
+		m.addversion_id = &i
+	}
+}
+
+// AddedVersionID returns the value that was added to the "version_id" field in this mutation.
+func (m *HostCheckMutation) AddedVersionID() (r int, exists bool) {
+	v := m.addversion_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearVersionID clears the value of the "version_id" field.
+func (m *HostCheckMutation) ClearVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+	m.clearedFields[hostcheck.FieldVersionID] = struct{}{}
+}
+
+// VersionIDCleared returns if the "version_id" field was cleared in this mutation.
+func (m *HostCheckMutation) VersionIDCleared() bool {
+	_, ok := m.clearedFields[hostcheck.FieldVersionID]
+	return ok
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *HostCheckMutation) ResetVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+	delete(m.clearedFields, hostcheck.FieldVersionID)
+}
+
+// SetPinRevision sets the "pin_revision" field.
+func (m *HostCheckMutation) SetPinRevision(i int) {
+	m.pin_revision = &i
+	m.addpin_revision = nil
+}
+
+// PinRevision returns the value of the "pin_revision" field in the mutation.
+func (m *HostCheckMutation) PinRevision() (r int, exists bool) {
+	v := m.pin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPinRevision returns the old "pin_revision" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldPinRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPinRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPinRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPinRevision: %w", err)
+	}
+	return oldValue.PinRevision, nil
+}
+
+// AddPinRevision adds i to the "pin_revision" field.
+func (m *HostCheckMutation) AddPinRevision(i int) {
+	if m.addpin_revision != nil {
+		*m.addpin_revision += i
+	} else {
+		m.addpin_revision = &i
+	}
+}
+
+// AddedPinRevision returns the value that was added to the "pin_revision" field in this mutation.
+func (m *HostCheckMutation) AddedPinRevision() (r int, exists bool) {
+	v := m.addpin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPinRevision resets all changes to the "pin_revision" field.
+func (m *HostCheckMutation) ResetPinRevision() {
+	m.pin_revision = nil
+	m.addpin_revision = nil
+}
+
+// SetVerdict sets the "verdict" field.
+func (m *HostCheckMutation) SetVerdict(s string) {
+	m.verdict = &s
+}
+
+// Verdict returns the value of the "verdict" field in the mutation.
+func (m *HostCheckMutation) Verdict() (r string, exists bool) {
+	v := m.verdict
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerdict returns the old "verdict" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldVerdict(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerdict is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerdict requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerdict: %w", err)
+	}
+	return oldValue.Verdict, nil
+}
+
+// ResetVerdict resets all changes to the "verdict" field.
+func (m *HostCheckMutation) ResetVerdict() {
+	m.verdict = nil
+}
+
+// SetAction sets the "action" field.
+func (m *HostCheckMutation) SetAction(s string) {
+	m.action = &s
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *HostCheckMutation) Action() (r string, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldAction(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *HostCheckMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetObservedDigest sets the "observed_digest" field.
+func (m *HostCheckMutation) SetObservedDigest(s string) {
+	m.observed_digest = &s
+}
+
+// ObservedDigest returns the value of the "observed_digest" field in the mutation.
+func (m *HostCheckMutation) ObservedDigest() (r string, exists bool) {
+	v := m.observed_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldObservedDigest returns the old "observed_digest" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldObservedDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldObservedDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldObservedDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldObservedDigest: %w", err)
+	}
+	return oldValue.ObservedDigest, nil
+}
+
+// ResetObservedDigest resets all changes to the "observed_digest" field.
+func (m *HostCheckMutation) ResetObservedDigest() {
+	m.observed_digest = nil
+}
+
+// SetObservedToolDefinitionHash sets the "observed_tool_definition_hash" field.
+func (m *HostCheckMutation) SetObservedToolDefinitionHash(s string) {
+	m.observed_tool_definition_hash = &s
+}
+
+// ObservedToolDefinitionHash returns the value of the "observed_tool_definition_hash" field in the mutation.
+func (m *HostCheckMutation) ObservedToolDefinitionHash() (r string, exists bool) {
+	v := m.observed_tool_definition_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldObservedToolDefinitionHash returns the old "observed_tool_definition_hash" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldObservedToolDefinitionHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldObservedToolDefinitionHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldObservedToolDefinitionHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldObservedToolDefinitionHash: %w", err)
+	}
+	return oldValue.ObservedToolDefinitionHash, nil
+}
+
+// ResetObservedToolDefinitionHash resets all changes to the "observed_tool_definition_hash" field.
+func (m *HostCheckMutation) ResetObservedToolDefinitionHash() {
+	m.observed_tool_definition_hash = nil
+}
+
+// SetTools sets the "tools" field.
+func (m *HostCheckMutation) SetTools(b []byte) {
+	m.tools = &b
+}
+
+// Tools returns the value of the "tools" field in the mutation.
+func (m *HostCheckMutation) Tools() (r []byte, exists bool) {
+	v := m.tools
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTools returns the old "tools" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldTools(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTools is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTools requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTools: %w", err)
+	}
+	return oldValue.Tools, nil
+}
+
+// ResetTools resets all changes to the "tools" field.
+func (m *HostCheckMutation) ResetTools() {
+	m.tools = nil
+}
+
+// SetInitializeResult sets the "initialize_result" field.
+func (m *HostCheckMutation) SetInitializeResult(b []byte) {
+	m.initialize_result = &b
+}
+
+// InitializeResult returns the value of the "initialize_result" field in the mutation.
+func (m *HostCheckMutation) InitializeResult() (r []byte, exists bool) {
+	v := m.initialize_result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInitializeResult returns the old "initialize_result" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldInitializeResult(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInitializeResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInitializeResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInitializeResult: %w", err)
+	}
+	return oldValue.InitializeResult, nil
+}
+
+// ClearInitializeResult clears the value of the "initialize_result" field.
+func (m *HostCheckMutation) ClearInitializeResult() {
+	m.initialize_result = nil
+	m.clearedFields[hostcheck.FieldInitializeResult] = struct{}{}
+}
+
+// InitializeResultCleared returns if the "initialize_result" field was cleared in this mutation.
+func (m *HostCheckMutation) InitializeResultCleared() bool {
+	_, ok := m.clearedFields[hostcheck.FieldInitializeResult]
+	return ok
+}
+
+// ResetInitializeResult resets all changes to the "initialize_result" field.
+func (m *HostCheckMutation) ResetInitializeResult() {
+	m.initialize_result = nil
+	delete(m.clearedFields, hostcheck.FieldInitializeResult)
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *HostCheckMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *HostCheckMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *HostCheckMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *HostCheckMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *HostCheckMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the HostCheck entity.
+// If the HostCheck object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HostCheckMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *HostCheckMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the HostCheckMutation builder.
+func (m *HostCheckMutation) Where(ps ...predicate.HostCheck) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the HostCheckMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *HostCheckMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.HostCheck, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *HostCheckMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *HostCheckMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (HostCheck).
+func (m *HostCheckMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *HostCheckMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.principal != nil {
+		fields = append(fields, hostcheck.FieldPrincipal)
+	}
+	if m.server_name != nil {
+		fields = append(fields, hostcheck.FieldServerName)
+	}
+	if m.version != nil {
+		fields = append(fields, hostcheck.FieldVersion)
+	}
+	if m.version_id != nil {
+		fields = append(fields, hostcheck.FieldVersionID)
+	}
+	if m.pin_revision != nil {
+		fields = append(fields, hostcheck.FieldPinRevision)
+	}
+	if m.verdict != nil {
+		fields = append(fields, hostcheck.FieldVerdict)
+	}
+	if m.action != nil {
+		fields = append(fields, hostcheck.FieldAction)
+	}
+	if m.observed_digest != nil {
+		fields = append(fields, hostcheck.FieldObservedDigest)
+	}
+	if m.observed_tool_definition_hash != nil {
+		fields = append(fields, hostcheck.FieldObservedToolDefinitionHash)
+	}
+	if m.tools != nil {
+		fields = append(fields, hostcheck.FieldTools)
+	}
+	if m.initialize_result != nil {
+		fields = append(fields, hostcheck.FieldInitializeResult)
+	}
+	if m.request_id != nil {
+		fields = append(fields, hostcheck.FieldRequestID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, hostcheck.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *HostCheckMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case hostcheck.FieldPrincipal:
+		return m.Principal()
+	case hostcheck.FieldServerName:
+		return m.ServerName()
+	case hostcheck.FieldVersion:
+		return m.Version()
+	case hostcheck.FieldVersionID:
+		return m.VersionID()
+	case hostcheck.FieldPinRevision:
+		return m.PinRevision()
+	case hostcheck.FieldVerdict:
+		return m.Verdict()
+	case hostcheck.FieldAction:
+		return m.Action()
+	case hostcheck.FieldObservedDigest:
+		return m.ObservedDigest()
+	case hostcheck.FieldObservedToolDefinitionHash:
+		return m.ObservedToolDefinitionHash()
+	case hostcheck.FieldTools:
+		return m.Tools()
+	case hostcheck.FieldInitializeResult:
+		return m.InitializeResult()
+	case hostcheck.FieldRequestID:
+		return m.RequestID()
+	case hostcheck.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *HostCheckMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case hostcheck.FieldPrincipal:
+		return m.OldPrincipal(ctx)
+	case hostcheck.FieldServerName:
+		return m.OldServerName(ctx)
+	case hostcheck.FieldVersion:
+		return m.OldVersion(ctx)
+	case hostcheck.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case hostcheck.FieldPinRevision:
+		return m.OldPinRevision(ctx)
+	case hostcheck.FieldVerdict:
+		return m.OldVerdict(ctx)
+	case hostcheck.FieldAction:
+		return m.OldAction(ctx)
+	case hostcheck.FieldObservedDigest:
+		return m.OldObservedDigest(ctx)
+	case hostcheck.FieldObservedToolDefinitionHash:
+		return m.OldObservedToolDefinitionHash(ctx)
+	case hostcheck.FieldTools:
+		return m.OldTools(ctx)
+	case hostcheck.FieldInitializeResult:
+		return m.OldInitializeResult(ctx)
+	case hostcheck.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case hostcheck.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown HostCheck field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HostCheckMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case hostcheck.FieldPrincipal:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrincipal(v)
+		return nil
+	case hostcheck.FieldServerName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerName(v)
+		return nil
+	case hostcheck.FieldVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case hostcheck.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case hostcheck.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPinRevision(v)
+		return nil
+	case hostcheck.FieldVerdict:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerdict(v)
+		return nil
+	case hostcheck.FieldAction:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case hostcheck.FieldObservedDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetObservedDigest(v)
+		return nil
+	case hostcheck.FieldObservedToolDefinitionHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetObservedToolDefinitionHash(v)
+		return nil
+	case hostcheck.FieldTools:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTools(v)
+		return nil
+	case hostcheck.FieldInitializeResult:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInitializeResult(v)
+		return nil
+	case hostcheck.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case hostcheck.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown HostCheck field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *HostCheckMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion_id != nil {
+		fields = append(fields, hostcheck.FieldVersionID)
+	}
+	if m.addpin_revision != nil {
+		fields = append(fields, hostcheck.FieldPinRevision)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *HostCheckMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case hostcheck.FieldVersionID:
+		return m.AddedVersionID()
+	case hostcheck.FieldPinRevision:
+		return m.AddedPinRevision()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HostCheckMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case hostcheck.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersionID(v)
+		return nil
+	case hostcheck.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPinRevision(v)
+		return nil
+	}
+	return fmt.Errorf("unknown HostCheck numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *HostCheckMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(hostcheck.FieldVersionID) {
+		fields = append(fields, hostcheck.FieldVersionID)
+	}
+	if m.FieldCleared(hostcheck.FieldInitializeResult) {
+		fields = append(fields, hostcheck.FieldInitializeResult)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *HostCheckMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *HostCheckMutation) ClearField(name string) error {
+	switch name {
+	case hostcheck.FieldVersionID:
+		m.ClearVersionID()
+		return nil
+	case hostcheck.FieldInitializeResult:
+		m.ClearInitializeResult()
+		return nil
+	}
+	return fmt.Errorf("unknown HostCheck nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *HostCheckMutation) ResetField(name string) error {
+	switch name {
+	case hostcheck.FieldPrincipal:
+		m.ResetPrincipal()
+		return nil
+	case hostcheck.FieldServerName:
+		m.ResetServerName()
+		return nil
+	case hostcheck.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case hostcheck.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case hostcheck.FieldPinRevision:
+		m.ResetPinRevision()
+		return nil
+	case hostcheck.FieldVerdict:
+		m.ResetVerdict()
+		return nil
+	case hostcheck.FieldAction:
+		m.ResetAction()
+		return nil
+	case hostcheck.FieldObservedDigest:
+		m.ResetObservedDigest()
+		return nil
+	case hostcheck.FieldObservedToolDefinitionHash:
+		m.ResetObservedToolDefinitionHash()
+		return nil
+	case hostcheck.FieldTools:
+		m.ResetTools()
+		return nil
+	case hostcheck.FieldInitializeResult:
+		m.ResetInitializeResult()
+		return nil
+	case hostcheck.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case hostcheck.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown HostCheck field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *HostCheckMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *HostCheckMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *HostCheckMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *HostCheckMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *HostCheckMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *HostCheckMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *HostCheckMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown HostCheck unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *HostCheckMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown HostCheck edge %s", name)
 }
 
 // IdempotencyKeyMutation represents an operation that mutates the IdempotencyKey nodes in the graph.

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
 	"github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
@@ -125,6 +126,32 @@ func init() {
 	findingDescCreatedAt := findingFields[9].Descriptor()
 	// finding.DefaultCreatedAt holds the default value on creation for the created_at field.
 	finding.DefaultCreatedAt = findingDescCreatedAt.Default.(func() time.Time)
+	hostcheckFields := schema.HostCheck{}.Fields()
+	_ = hostcheckFields
+	// hostcheckDescVersion is the schema descriptor for version field.
+	hostcheckDescVersion := hostcheckFields[2].Descriptor()
+	// hostcheck.DefaultVersion holds the default value on creation for the version field.
+	hostcheck.DefaultVersion = hostcheckDescVersion.Default.(string)
+	// hostcheckDescPinRevision is the schema descriptor for pin_revision field.
+	hostcheckDescPinRevision := hostcheckFields[4].Descriptor()
+	// hostcheck.DefaultPinRevision holds the default value on creation for the pin_revision field.
+	hostcheck.DefaultPinRevision = hostcheckDescPinRevision.Default.(int)
+	// hostcheckDescAction is the schema descriptor for action field.
+	hostcheckDescAction := hostcheckFields[6].Descriptor()
+	// hostcheck.DefaultAction holds the default value on creation for the action field.
+	hostcheck.DefaultAction = hostcheckDescAction.Default.(string)
+	// hostcheckDescObservedToolDefinitionHash is the schema descriptor for observed_tool_definition_hash field.
+	hostcheckDescObservedToolDefinitionHash := hostcheckFields[8].Descriptor()
+	// hostcheck.DefaultObservedToolDefinitionHash holds the default value on creation for the observed_tool_definition_hash field.
+	hostcheck.DefaultObservedToolDefinitionHash = hostcheckDescObservedToolDefinitionHash.Default.(string)
+	// hostcheckDescRequestID is the schema descriptor for request_id field.
+	hostcheckDescRequestID := hostcheckFields[11].Descriptor()
+	// hostcheck.DefaultRequestID holds the default value on creation for the request_id field.
+	hostcheck.DefaultRequestID = hostcheckDescRequestID.Default.(string)
+	// hostcheckDescCreatedAt is the schema descriptor for created_at field.
+	hostcheckDescCreatedAt := hostcheckFields[12].Descriptor()
+	// hostcheck.DefaultCreatedAt holds the default value on creation for the created_at field.
+	hostcheck.DefaultCreatedAt = hostcheckDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
 	// idempotencykeyDescKey is the schema descriptor for key field.

@@ -24,6 +24,8 @@ type Tx struct {
 	DriftEvent *DriftEventClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
+	// HostCheck is the client for interacting with the HostCheck builders.
+	HostCheck *HostCheckClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
@@ -182,6 +184,7 @@ func (tx *Tx) init() {
 	tx.AuditHead = NewAuditHeadClient(tx.config)
 	tx.DriftEvent = NewDriftEventClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)
+	tx.HostCheck = NewHostCheckClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.PinRevision = NewPinRevisionClient(tx.config)
 	tx.Principal = NewPrincipalClient(tx.config)

@@ -105,5 +105,18 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*
 	if err := tx.AuditHead.UpdateOneID(auditHeadID).SetSeq(e.Seq).SetHash(hash).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("audit head update: %w", err)
 	}
+	tx.OnCommit(s.invalidateOnCommit)
 	return ev, nil
+}
+
+// invalidateOnCommit marks the discovery index stale once a transaction
+// holding an audited change has committed.
+func (s *Service) invalidateOnCommit(next ent.Committer) ent.Committer {
+	return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+		err := next.Commit(ctx, tx)
+		if err == nil {
+			s.disc.invalidate()
+		}
+		return err
+	})
 }

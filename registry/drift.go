@@ -21,7 +21,7 @@ import (
 
 // approvedSnapshot rebuilds the tools list and serverInfo a version's
 // current pins were computed from.
-func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Tx, v *ent.Version) (*pin.ToolsList, []byte, error) {
+func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
@@ -50,7 +50,7 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 		if err != nil {
 			return err
 		}
-		approved, info, err := s.approvedSnapshot(ctx, tx, cur)
+		approved, info, err := s.approvedSnapshot(ctx, tx.Client(), cur)
 		if err != nil {
 			return err
 		}
@@ -95,6 +95,14 @@ func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, s
 	if action != diffreview.ActionQuarantine {
 		status = "warned"
 	}
+	stored := storedChanges(changes)
+	return tx.DriftEvent.Create().SetVersionID(v.ID).SetScanID(scanID).SetPinRevision(v.PinRevision).
+		SetAction(string(action)).SetChanges(stored).SetStatus(status).SetCreatedAt(s.now()).Save(ctx)
+}
+
+// storedChanges is how drift changes are kept (and shown): the diffs go
+// into Detail.
+func storedChanges(changes []diffreview.Change) []schema.DriftChange {
 	stored := make([]schema.DriftChange, len(changes))
 	for i, c := range changes {
 		detail, _ := json.Marshal(struct {
@@ -105,8 +113,7 @@ func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, s
 		stored[i] = schema.DriftChange{Class: c.Class, Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
 			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
 	}
-	return tx.DriftEvent.Create().SetVersionID(v.ID).SetScanID(scanID).SetPinRevision(v.PinRevision).
-		SetAction(string(action)).SetChanges(stored).SetStatus(status).SetCreatedAt(s.now()).Save(ctx)
+	return stored
 }
 
 // quarantineForDrift takes an approved version out of discovery at once

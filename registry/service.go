@@ -55,6 +55,10 @@ type Service struct {
 	metrics *scanMetrics
 	// verifier checks attestations (default: the public-good root only).
 	verifier *attest.Verifier
+	// disc is the discovery index, rebuilt after changes.
+	disc *discoveryCache
+	// signer signs discovery documents; nil refuses discovery reads.
+	signer *DiscoverySigner
 }
 
 // Option configures a Service.
@@ -71,7 +75,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
-	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics()}
+	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache()}
 	for _, o := range opts {
 		o(s)
 	}

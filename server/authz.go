@@ -12,6 +12,9 @@ var (
 	readers   = []registry.Role{registry.RoleAdmin, registry.RoleReviewer, registry.RoleOwner}
 	deciders  = []registry.Role{registry.RoleAdmin, registry.RoleReviewer}
 	adminOnly = []registry.Role{registry.RoleAdmin}
+	// discoveryReaders: hosts, and the roles that read everything; owners
+	// never read discovery.
+	discoveryReaders = []registry.Role{registry.RoleAdmin, registry.RoleReviewer, registry.RoleHost}
 )
 
 // methodRoles is the first authorisation check of every RPC: which roles may
@@ -44,6 +47,8 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.TokenService_CreateToken_FullMethodName:             adminOnly,
 	mcpregv1.TokenService_ListTokens_FullMethodName:              adminOnly,
 	mcpregv1.TokenService_RevokeToken_FullMethodName:             adminOnly,
+	mcpregv1.DiscoveryService_ResolveServers_FullMethodName:      discoveryReaders,
+	mcpregv1.DiscoveryService_CheckConnection_FullMethodName:     {registry.RoleAdmin, registry.RoleHost},
 }
 
 // publicMethods need no token.

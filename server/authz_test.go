@@ -32,7 +32,14 @@ func rpcCases() []rpcCase {
 	admin := []string{"admin"}
 	tr := &mcpregv1.TransitionRequest{Name: "io.github.acme/weather", Version: "9.9.9", Reason: "matrix"}
 	ignore := func(_ any, err error) error { return err }
+	discoverers := []string{"admin", "reviewer", "host"}
 	return []rpcCase{
+		{"ResolveServers", discoverers, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tc mcpregv1.TokenServiceClient) error {
+			return ignore(discoveryClient(tc).ResolveServers(ctx, &mcpregv1.ResolveServersRequest{}))
+		}},
+		{"CheckConnection", []string{"admin", "host"}, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tc mcpregv1.TokenServiceClient) error {
+			return ignore(discoveryClient(tc).CheckConnection(ctx, &mcpregv1.CheckConnectionRequest{Name: "io.github.acme/weather", Tools: `{"tools":[]}`}))
+		}},
 		{"SubmitVersion", []string{"admin", "owner"}, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.SubmitVersion(ctx, &mcpregv1.SubmitVersionRequest{ServerJson: "{}", Tools: "[]"}))
 		}},
@@ -133,9 +140,11 @@ func TestEveryRPCEveryRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	rc, tc := mcpregv1.NewRegistryServiceClient(conn), mcpregv1.NewTokenServiceClient(conn)
+	rc := mcpregv1.NewRegistryServiceClient(conn)
+	tc := tokenAndDiscovery{mcpregv1.NewTokenServiceClient(conn), mcpregv1.NewDiscoveryServiceClient(conn)}
 	cases := rpcCases()
-	if len(cases) != len(mcpregv1.RegistryService_ServiceDesc.Methods)+len(mcpregv1.TokenService_ServiceDesc.Methods) {
+	if len(cases) != len(mcpregv1.RegistryService_ServiceDesc.Methods)+len(mcpregv1.TokenService_ServiceDesc.Methods)+
+		len(mcpregv1.DiscoveryService_ServiceDesc.Methods) {
 		t.Fatalf("matrix covers %d RPCs, the API has more: add them", len(cases))
 	}
 	for _, c := range cases {
@@ -160,6 +169,17 @@ func TestEveryRPCEveryRole(t *testing.T) {
 			})
 		}
 	}
+}
+
+// tokenAndDiscovery hands the discovery client to matrix cases through the
+// token client parameter.
+type tokenAndDiscovery struct {
+	mcpregv1.TokenServiceClient
+	mcpregv1.DiscoveryServiceClient
+}
+
+func discoveryClient(tc mcpregv1.TokenServiceClient) mcpregv1.DiscoveryServiceClient {
+	return tc.(tokenAndDiscovery).DiscoveryServiceClient
 }
 
 // isDomainDenial tells a per-call denial (namespace, four-eyes) from the role

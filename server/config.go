@@ -41,6 +41,16 @@ type Config struct {
 	// ContractMaxTokenTTL is the longest token lifetime a capability
 	// contract may declare without a finding.
 	ContractMaxTokenTTL time.Duration
+	// DiscoveryKey is the registry's Ed25519 signing key (PKCS#8 PEM, mode
+	// 0600), shared by all replicas; created on first start when missing.
+	DiscoveryKey string
+	// DiscoveryPreviousKeys are earlier keys (PEM, public or private) kept
+	// listed after a rotation until the documents they signed expire.
+	DiscoveryPreviousKeys []string
+	// DiscoveryTTL is how long a signed discovery document is valid.
+	DiscoveryTTL time.Duration
+	// PublicReadAPI serves /v0.1 without a token.
+	PublicReadAPI bool
 	// TrustedRoots are sigstore trust domains as NAME=PATH to a
 	// trusted_root.json; "public-good" is built in unless replaced.
 	TrustedRoots []string
@@ -54,6 +64,8 @@ func DefaultConfig() Config {
 		GRPCAddr:        "127.0.0.1:9090",
 		MetricsAddr:     "127.0.0.1:9091",
 		MaxBodyBytes:    8 << 20,
+		DiscoveryKey:    "mcpreg-discovery.key",
+		DiscoveryTTL:    5 * time.Minute,
 		ShutdownTimeout: 15 * time.Second,
 		LogLevel:        "info",
 		LogFormat:       "json",
@@ -79,6 +91,9 @@ func (c Config) Verify() error {
 	}
 	if c.ContractMaxTokenTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--contract-max-token-ttl %s: want at least 1s", c.ContractMaxTokenTTL))
+	}
+	if c.DiscoveryTTL < 10*time.Second || c.DiscoveryTTL > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("--discovery-ttl %s: want 10s to 24h", c.DiscoveryTTL))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))

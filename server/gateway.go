@@ -34,6 +34,9 @@ func newGateway(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error
 	if err := mcpregv1.RegisterTokenServiceHandler(ctx, mux, conn); err != nil {
 		return nil, err
 	}
+	if err := mcpregv1.RegisterDiscoveryServiceHandler(ctx, mux, conn); err != nil {
+		return nil, err
+	}
 	return mux, nil
 }
 

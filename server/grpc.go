@@ -36,6 +36,7 @@ func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg i
 	gs := grpc.NewServer(opts...)
 	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svc, log: log})
 	mcpregv1.RegisterTokenServiceServer(gs, &tokenServer{svc: svc, log: log})
+	mcpregv1.RegisterDiscoveryServiceServer(gs, &discoveryServer{svc: svc, log: log})
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
 	m.grpc.InitializeMetrics(gs)

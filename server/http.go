@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/contract"
+	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/openapi"
 )
 
@@ -24,9 +26,12 @@ type pinger interface {
 }
 
 // httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
-func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics) http.Handler {
+func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svc *registry.Service, log *slog.Logger, publicRead bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", gw)
+	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, log))
+	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))
+	(&officialAPI{svc: svc, log: log, public: publicRead}).register(mux)
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

@@ -61,25 +61,23 @@ func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerIn
 		if publicMethods[info.FullMethod] {
 			return h(ctx, req)
 		}
-		c, err := authenticate(ctx, svc, log)
+		md, _ := metadata.FromIncomingContext(ctx)
+		c, err := authorize(ctx, svc, log, md.Get("authorization"), info.FullMethod)
 		if err != nil {
 			return nil, err
 		}
-		if !roleAllowed(info.FullMethod, c.Role) {
-			return nil, status.Errorf(codes.PermissionDenied, "permission denied: role %s may not call %s", c.Role, shortMethod(info.FullMethod))
-		}
-		c.RequestID = RequestIDFrom(ctx)
 		return h(registry.WithCaller(ctx, c), req)
 	}
 }
 
-func authenticate(ctx context.Context, svc *registry.Service, log *slog.Logger) (*registry.Caller, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get("authorization")
-	if len(vals) == 0 {
+// authorize authenticates the bearer token of an Authorization header and
+// checks that its role may call method: the check every API call passes,
+// through gRPC or the HTTP fast paths.
+func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, authorization []string, method string) (*registry.Caller, error) {
+	if len(authorization) == 0 {
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated: missing bearer token (Authorization: Bearer mcpreg_...)")
 	}
-	scheme, secret, ok := strings.Cut(vals[0], " ")
+	scheme, secret, ok := strings.Cut(authorization[0], " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") || secret == "" {
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated: malformed Authorization header (want Bearer TOKEN)")
 	}
@@ -87,6 +85,10 @@ func authenticate(ctx context.Context, svc *registry.Service, log *slog.Logger) 
 	if err != nil {
 		return nil, toStatus(ctx, log, err)
 	}
+	if !roleAllowed(method, c.Role) {
+		return nil, status.Errorf(codes.PermissionDenied, "permission denied: role %s may not call %s", c.Role, shortMethod(method))
+	}
+	c.RequestID = RequestIDFrom(ctx)
 	return c, nil
 }
 

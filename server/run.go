@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return fmt.Errorf("gateway: %w", err)
 	}
 	var draining atomic.Bool
-	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m), tlsCfg, log)
+	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svc, log, cfg.PublicReadAPI), tlsCfg, log)
 	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -35,8 +35,12 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			signer, err := server.DiscoverySignerFrom(cfg, log)
+			if err != nil {
+				return err
+			}
 			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits), registry.WithScanning(scanning),
-				registry.WithAttestation(verifier))
+				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
 			if err != nil {
 				return err
 			}
@@ -66,6 +70,10 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringVar(&cfg.DriftPolicy, "drift-policy", "", "JSON file rating drift classes: {\"classes\":{CLASS:{\"severity\",\"action\":\"quarantine|warn\"}},\"riskierAnnotations\":{...}} (default policy: README; env MCPREG_DRIFT_POLICY)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	addTrustedRootFlag(f, &cfg.TrustedRoots)
+	f.StringVar(&cfg.DiscoveryKey, "discovery-key", cfg.DiscoveryKey, "Ed25519 key signing discovery documents, PKCS#8 PEM mode 0600, shared by all replicas; created when missing (mcpregd discovery keygen; env MCPREG_DISCOVERY_KEY)")
+	f.StringArrayVar(&cfg.DiscoveryPreviousKeys, "discovery-previous-key", nil, "a rotated-out discovery key (PEM, public or private), listed as retiring until its documents expire (repeatable; env MCPREG_DISCOVERY_PREVIOUS_KEY)")
+	f.DurationVar(&cfg.DiscoveryTTL, "discovery-ttl", cfg.DiscoveryTTL, "validity of a signed discovery document (env MCPREG_DISCOVERY_TTL)")
+	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token (env MCPREG_PUBLIC_READ_API)")
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
 	return cmd
 }

@@ -69,6 +69,18 @@ func (f FindingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FindingMutation", m)
 }
 
+// The HostCheckFunc type is an adapter to allow the use of ordinary
+// function as HostCheck mutator.
+type HostCheckFunc func(context.Context, *ent.HostCheckMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f HostCheckFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.HostCheckMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.HostCheckMutation", m)
+}
+
 // The IdempotencyKeyFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyKey mutator.
 type IdempotencyKeyFunc func(context.Context, *ent.IdempotencyKeyMutation) (ent.Value, error)

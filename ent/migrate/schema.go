@@ -168,6 +168,41 @@ var (
 			},
 		},
 	}
+	// HostChecksColumns holds the columns for the "host_checks" table.
+	HostChecksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "principal", Type: field.TypeString},
+		{Name: "server_name", Type: field.TypeString},
+		{Name: "version", Type: field.TypeString, Default: ""},
+		{Name: "version_id", Type: field.TypeInt, Nullable: true},
+		{Name: "pin_revision", Type: field.TypeInt, Default: 0},
+		{Name: "verdict", Type: field.TypeString},
+		{Name: "action", Type: field.TypeString, Default: ""},
+		{Name: "observed_digest", Type: field.TypeString},
+		{Name: "observed_tool_definition_hash", Type: field.TypeString, Default: ""},
+		{Name: "tools", Type: field.TypeBytes},
+		{Name: "initialize_result", Type: field.TypeBytes, Nullable: true},
+		{Name: "request_id", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// HostChecksTable holds the schema information for the "host_checks" table.
+	HostChecksTable = &schema.Table{
+		Name:       "host_checks",
+		Columns:    HostChecksColumns,
+		PrimaryKey: []*schema.Column{HostChecksColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "hostcheck_server_name_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{HostChecksColumns[2], HostChecksColumns[13]},
+			},
+			{
+				Name:    "hostcheck_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{HostChecksColumns[4]},
+			},
+		},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -515,6 +550,7 @@ var (
 		AuditHeadsTable,
 		DriftEventsTable,
 		FindingsTable,
+		HostChecksTable,
 		IdempotencyKeysTable,
 		PinRevisionsTable,
 		PrincipalsTable,

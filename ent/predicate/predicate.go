@@ -21,6 +21,9 @@ type DriftEvent func(*sql.Selector)
 // Finding is the predicate function for finding builders.
 type Finding func(*sql.Selector)
 
+// HostCheck is the predicate function for hostcheck builders.
+type HostCheck func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 

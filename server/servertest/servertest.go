@@ -86,10 +86,17 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("trusted roots: %v", err)
 	}
+	if cfg.DiscoveryKey == server.DefaultConfig().DiscoveryKey {
+		cfg.DiscoveryKey = filepath.Join(t.TempDir(), "discovery.key")
+	}
+	signer, err := server.DiscoverySignerFrom(cfg, log)
+	if err != nil {
+		t.Fatalf("discovery key: %v", err)
+	}
 	limits := registry.DefaultLimits()
 	limits.ScanCooldown = cfg.ScanCooldown
 	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
-		registry.WithAttestation(verifier))
+		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}
@@ -138,6 +145,18 @@ func (in *Instance) Token(t testing.TB, principal string, role registry.Role, na
 		registry.NewToken{Principal: principal, Role: role, Namespaces: namespaces})
 	if err != nil {
 		t.Fatalf("token for %s: %v", principal, err)
+	}
+	return issued.Secret
+}
+
+// HostToken creates a host principal with environment labels and returns
+// a token.
+func (in *Instance) HostToken(t testing.TB, principal string, labels ...string) string {
+	t.Helper()
+	issued, err := in.Service.CreateToken(context.Background(), &registry.Caller{Principal: "test-bootstrap", Role: registry.RoleAdmin},
+		registry.NewToken{Principal: principal, Role: registry.RoleHost, EnvLabels: labels})
+	if err != nil {
+		t.Fatalf("host token for %s: %v", principal, err)
 	}
 	return issued.Secret
 }

@@ -1,0 +1,293 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/registry/pkg/model"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/contract"
+	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/audithead"
+	"github.com/mcpreg/mcpreg/ent/pinrevision"
+	"github.com/mcpreg/mcpreg/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/serverjson"
+)
+
+// discoveryIndex is the in-memory answer to discovery reads: every
+// approved version (quarantined and revoked ones are not approved), as of
+// audit sequence seq. It is immutable once built.
+type discoveryIndex struct {
+	seq     int64
+	builtAt time.Time
+	servers []discoveryServer // sorted by name
+	byName  map[string]int
+}
+
+type discoveryServer struct {
+	name, namespace, owner string
+	versions               []*discoveryVersion // highest version first
+}
+
+// discoveryVersion is one approved version, ready to serve.
+type discoveryVersion struct {
+	id         int
+	entry      discovery.Entry
+	restricted bool
+	allow      []string
+	// official is the version's server.json as submitted, for /v0.1.
+	serverJSON   json.RawMessage
+	publishedAt  time.Time
+	stateChanged time.Time
+
+	metaOnce sync.Once
+	meta     *mcpregMeta
+}
+
+// visibleTo reports whether a caller with env labels may use the version:
+// the contract does not restrict environments, or one of the labels is
+// allowed. Callers without labels see only unrestricted versions.
+func (v *discoveryVersion) visibleTo(labels []string) bool {
+	if !v.restricted {
+		return true
+	}
+	for _, l := range labels {
+		if slices.Contains(v.allow, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// discoveryCache holds the current index. Every committed audited change
+// marks it stale (appendAudit registers a commit hook), and the next read
+// rebuilds it, so a quarantine is gone from the very next answer.
+type discoveryCache struct {
+	cur     atomic.Pointer[discoveryIndex]
+	stale   atomic.Bool
+	group   singleflight.Group
+	mu      sync.Mutex
+	version atomic.Int64 // bumps on every rebuild, for caches built on the index
+}
+
+func newDiscoveryCache() *discoveryCache {
+	c := &discoveryCache{}
+	c.stale.Store(true)
+	return c
+}
+
+// invalidate marks the index stale.
+func (c *discoveryCache) invalidate() { c.stale.Store(true) }
+
+// Invalidate marks the discovery index stale, e.g. after a change made
+// by another replica.
+func (s *Service) InvalidateDiscovery() { s.disc.invalidate() }
+
+// discoveryIndex returns a current index, rebuilding it if stale.
+func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
+	if !s.disc.stale.Load() {
+		if idx := s.disc.cur.Load(); idx != nil {
+			return idx, nil
+		}
+	}
+	v, err, _ := s.disc.group.Do("build", func() (any, error) {
+		// Clear first: a change committed while building marks it again.
+		s.disc.stale.Store(false)
+		idx, err := s.buildDiscovery(context.WithoutCancel(ctx))
+		if err != nil {
+			s.disc.stale.Store(true)
+			return nil, err
+		}
+		s.disc.cur.Store(idx)
+		s.disc.version.Add(1)
+		return idx, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("discovery index: %w", err)
+	}
+	return v.(*discoveryIndex), nil
+}
+
+// buildDiscovery reads every approved version with its current pins,
+// verified attestations and approval.
+func (s *Service) buildDiscovery(ctx context.Context) (*discoveryIndex, error) {
+	c := s.store.Client
+	head, err := c.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).WithServer().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int, len(vs))
+	for i, v := range vs {
+		ids[i] = v.ID
+	}
+	pins := map[int][]*ent.PinRevision{}
+	atts := map[int][]*ent.Attestation{}
+	approvals := map[int]*ent.ReviewDecision{}
+	for chunk := range slices.Chunk(ids, 500) {
+		prs, err := c.PinRevision.Query().Where(pinrevision.VersionIDIn(chunk...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prs {
+			pins[p.VersionID] = append(pins[p.VersionID], p)
+		}
+		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true)).
+			Order(ent.Asc(attestation.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			atts[a.VersionID] = append(atts[a.VersionID], a)
+		}
+		ds, err := c.ReviewDecision.Query().Where(reviewdecision.VersionIDIn(chunk...), reviewdecision.Action(string(ActionApprove))).
+			Order(ent.Asc(reviewdecision.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			approvals[d.VersionID] = d
+		}
+	}
+	byServer := map[int]*discoveryServer{}
+	for _, v := range vs {
+		dv, err := discoveryVersionOf(v, pinsAt(pins[v.ID], v.PinRevision), atts[v.ID], approvals[v.ID])
+		if err != nil {
+			s.log.WarnContext(ctx, "discovery: version left out", "version", subjectOf(v.Edges.Server.Name, v.Version), "err", err)
+			continue
+		}
+		srv := v.Edges.Server
+		ds := byServer[srv.ID]
+		if ds == nil {
+			ds = &discoveryServer{name: srv.Name, namespace: srv.Namespace, owner: srv.Owner}
+			byServer[srv.ID] = ds
+		}
+		ds.versions = append(ds.versions, dv)
+	}
+	idx := &discoveryIndex{seq: int64(head.Seq), builtAt: s.now(), byName: map[string]int{}}
+	for _, ds := range byServer {
+		slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
+			switch {
+			case higherVersion(a.entry.Version, b.entry.Version):
+				return -1
+			case higherVersion(b.entry.Version, a.entry.Version):
+				return 1
+			}
+			return 0
+		})
+		idx.servers = append(idx.servers, *ds)
+	}
+	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
+	for i, ds := range idx.servers {
+		idx.byName[ds.name] = i
+	}
+	return idx, nil
+}
+
+func pinsAt(prs []*ent.PinRevision, rev int) *ent.PinRevision {
+	for _, p := range prs {
+		if p.Revision == rev {
+			return p
+		}
+	}
+	return nil
+}
+
+// discoveryVersionOf builds the entry hosts get for one approved version.
+func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attestation, approval *ent.ReviewDecision) (*discoveryVersion, error) {
+	if pr == nil {
+		return nil, fmt.Errorf("no pin revision %d", v.PinRevision)
+	}
+	doc, err := serverjson.Parse(v.ServerJSON)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := registryMeta(v.ServerJSON)
+	if err != nil {
+		return nil, err
+	}
+	srv := v.Edges.Server
+	e := discovery.Entry{Name: srv.Name, Version: v.Version, Title: doc.Server.Title, Description: doc.Server.Description,
+		Namespace: srv.Namespace, Owner: srv.Owner, Contract: json.RawMessage(v.Contract), Attestations: []discovery.Attestation{},
+		Pins: discovery.Pins{SpecVersion: pr.SpecVersion, Revision: pr.Revision, ToolDefinitionHash: pr.ToolDefinitionHash,
+			SchemaHash: pr.SchemaHash, InstructionsHash: pr.InstructionsHash, ContractHash: pr.ContractHash,
+			Tools: make([]discovery.ToolPin, len(pr.Tools))}}
+	if len(e.Contract) == 0 {
+		e.Contract = json.RawMessage("null")
+	}
+	for i, t := range pr.Tools {
+		e.Pins.Tools[i] = discovery.ToolPin{Name: t.Name, Hash: t.Hash}
+	}
+	attested := map[int]*ent.Attestation{}
+	for _, a := range atts {
+		if attested[a.PackageIndex] == nil {
+			attested[a.PackageIndex] = a
+		}
+		e.Attestations = append(e.Attestations, discoveryAttestation(a))
+	}
+	for i, p := range doc.Server.Packages {
+		e.Packages = append(e.Packages, discoveryPackage(p, meta, attested[i]))
+	}
+	for _, r := range doc.Server.Remotes {
+		e.Remotes = append(e.Remotes, discovery.Remote{Type: r.Type, URL: r.URL})
+	}
+	e.Approval = discovery.Approval{ApprovedAt: v.StateChangedAt, SubmittedBy: v.SubmittedBy}
+	if approval != nil {
+		e.Approval.ApprovedAt, e.Approval.ApprovedBy, e.Approval.Reason = approval.CreatedAt, approval.Actor, approval.Reason
+	}
+	dv := &discoveryVersion{id: v.ID, entry: e, serverJSON: json.RawMessage(v.ServerJSON), publishedAt: v.SubmittedAt,
+		stateChanged: v.StateChangedAt}
+	if len(v.Contract) > 0 {
+		n, err := contract.DecodeNormalized(v.Contract)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract: %w", err)
+		}
+		dv.restricted, dv.allow = n.HostEnvironments.Restricted, n.HostEnvironments.Allow
+	}
+	return dv, nil
+}
+
+// discoveryPackage gives a package's connection details and the digest its
+// artifact must have: server.json's own, else a verified attestation's.
+func discoveryPackage(p model.Package, meta []metaPackage, att *ent.Attestation) discovery.Package {
+	out := discovery.Package{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version, Transport: p.Transport.Type}
+	if text, source, err := documentDigest(p, meta); err == nil && text != "" {
+		if d, err := attest.ParseDigest(text); err == nil {
+			out.Digest, out.DigestSource = d.String(), source
+		}
+	}
+	if out.Digest == "" && att != nil {
+		out.Digest, out.DigestSource = att.ArtifactDigest, att.DigestSource
+	}
+	return out
+}
+
+func discoveryAttestation(a *ent.Attestation) discovery.Attestation {
+	out := discovery.Attestation{PackageIndex: a.PackageIndex, ArtifactDigest: a.ArtifactDigest, CheckedAt: a.CheckedAt}
+	var r attest.Receipt
+	if len(a.Receipt) == 0 || json.Unmarshal(a.Receipt, &r) != nil {
+		return out
+	}
+	if r.Identity != nil {
+		out.Issuer, out.SAN, out.SourceRepository = r.Identity.Issuer, r.Identity.SAN, r.Identity.SourceRepositoryURI
+	}
+	out.KeyFingerprint = r.KeyFingerprint
+	if len(r.TlogEntries) > 0 {
+		out.IntegratedTime = r.TlogEntries[0].IntegratedTime
+	}
+	return out
+}

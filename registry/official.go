@@ -1,0 +1,251 @@
+package registry
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpreg/mcpreg/discovery"
+)
+
+// The official MCP registry API (/v0.1) served from the discovery index:
+// approved, non-quarantined versions only, in the official shapes, with
+// mcpreg's additions under _meta["io.mcpreg/registry"].
+
+// OfficialMetaKey is the official registry's own _meta member.
+const OfficialMetaKey = "io.modelcontextprotocol.registry/official"
+
+// Official list limits, as the official registry has them.
+const (
+	OfficialDefaultLimit = 30
+	OfficialMaxLimit     = 100
+)
+
+// ErrUnprocessable is a parameter the official API rejects with 422.
+var ErrUnprocessable = errors.New("unprocessable")
+
+// OfficialQuery is a /v0.1/servers query.
+type OfficialQuery struct {
+	Cursor       string
+	Limit        string
+	Search       string
+	Version      string
+	UpdatedSince string
+}
+
+// OfficialList is a ServerList.
+type OfficialList struct {
+	Servers  []OfficialServer `json:"servers"`
+	Metadata OfficialMetadata `json:"metadata"`
+}
+
+// OfficialMetadata pages a ServerList.
+type OfficialMetadata struct {
+	NextCursor string `json:"nextCursor,omitempty"`
+	Count      int    `json:"count"`
+}
+
+// OfficialServer is a ServerResponse: the server.json as submitted and the
+// registry's metadata.
+type OfficialServer struct {
+	Server json.RawMessage `json:"server"`
+	Meta   map[string]any  `json:"_meta"`
+}
+
+// officialStatus is the official registry's metadata of a version.
+type officialStatus struct {
+	Status      string    `json:"status"`
+	PublishedAt time.Time `json:"publishedAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	IsLatest    bool      `json:"isLatest"`
+}
+
+// mcpregMeta is what mcpreg adds: pins, digests, contract hash,
+// attestation summary, approval.
+type mcpregMeta struct {
+	Pins         discovery.Pins          `json:"pins"`
+	Packages     []discovery.Package     `json:"packages,omitempty"`
+	ContractHash string                  `json:"contractHash"`
+	Attestations []discovery.Attestation `json:"attestations"`
+	Approval     discovery.Approval      `json:"approval"`
+}
+
+// officialCaller is who reads /v0.1: a token's caller, or nil when the API
+// is public and no token was given (then only versions whose contract does
+// not restrict environments are served).
+func officialVisibility(c *Caller) ([]string, bool, error) {
+	if c == nil {
+		return nil, false, nil
+	}
+	if err := mayDiscover(c); err != nil {
+		return nil, false, err
+	}
+	return c.EnvLabels, c.Role != RoleHost, nil
+}
+
+// OfficialServers answers GET /v0.1/servers.
+func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuery) (*OfficialList, error) {
+	labels, all, err := officialVisibility(c)
+	if err != nil {
+		return nil, err
+	}
+	limit := OfficialDefaultLimit
+	if q.Limit != "" {
+		n, err := parseLimit(q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		limit = n
+	}
+	if t := strings.TrimSpace(q.Search); q.Search != "" && len(t) < 3 {
+		return nil, fmt.Errorf("%w: search %q: want at least 3 characters", ErrUnprocessable, q.Search)
+	}
+	var since time.Time
+	if q.UpdatedSince != "" {
+		if since, err = time.Parse(time.RFC3339, q.UpdatedSince); err != nil {
+			return nil, invalidf("updated_since %q: want an RFC 3339 time, e.g. 2025-08-07T13:15:04Z", q.UpdatedSince)
+		}
+	}
+	afterName, afterVersion := "", ""
+	if q.Cursor != "" {
+		if afterName, afterVersion, err = parseOfficialCursor(q.Cursor); err != nil {
+			return nil, err
+		}
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &OfficialList{Servers: []OfficialServer{}}
+	search := strings.ToLower(strings.TrimSpace(q.Search))
+	for i := range idx.servers {
+		ds := &idx.servers[i]
+		if ds.name < afterName || (search != "" && !strings.Contains(strings.ToLower(ds.name), search)) {
+			continue
+		}
+		latest := ds.pick("", labels, all)
+		for _, v := range ds.versions {
+			if !all && !v.visibleTo(labels) {
+				continue
+			}
+			if ds.name == afterName && !higherVersion(afterVersion, v.entry.Version) {
+				continue // at or before the cursor (versions run highest first)
+			}
+			if (q.Version == "latest" && v != latest) || (q.Version != "" && q.Version != "latest" && v.entry.Version != q.Version) {
+				continue
+			}
+			if !since.IsZero() && !v.stateChanged.After(since) {
+				continue
+			}
+			if len(out.Servers) == limit {
+				last := out.Servers[len(out.Servers)-1]
+				out.Metadata.NextCursor = officialCursor(last)
+				out.Metadata.Count = len(out.Servers)
+				return out, nil
+			}
+			out.Servers = append(out.Servers, v.official(v == latest))
+		}
+	}
+	out.Metadata.Count = len(out.Servers)
+	return out, nil
+}
+
+// OfficialVersions answers GET /v0.1/servers/{serverName}/versions.
+func (s *Service) OfficialVersions(ctx context.Context, c *Caller, name string) (*OfficialList, error) {
+	labels, all, err := officialVisibility(c)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &OfficialList{Servers: []OfficialServer{}}
+	if i, ok := idx.byName[name]; ok {
+		ds := &idx.servers[i]
+		latest := ds.pick("", labels, all)
+		for _, v := range ds.versions {
+			if all || v.visibleTo(labels) {
+				out.Servers = append(out.Servers, v.official(v == latest))
+			}
+		}
+	}
+	if len(out.Servers) == 0 {
+		return nil, notFoundf("server %s", name)
+	}
+	out.Metadata.Count = len(out.Servers)
+	return out, nil
+}
+
+// OfficialVersion answers GET /v0.1/servers/{serverName}/versions/{version}
+// ("latest" or an exact version).
+func (s *Service) OfficialVersion(ctx context.Context, c *Caller, name, ver string) (*OfficialServer, error) {
+	labels, all, err := officialVisibility(c)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if i, ok := idx.byName[name]; ok {
+		ds := &idx.servers[i]
+		latest := ds.pick("", labels, all)
+		want := ver
+		if want == "latest" {
+			want = ""
+		}
+		if v := ds.pick(want, labels, all); v != nil {
+			o := v.official(v == latest)
+			return &o, nil
+		}
+	}
+	return nil, notFoundf("server %s version %s", name, ver)
+}
+
+func parseLimit(text string) (int, error) {
+	var n int
+	if _, err := fmt.Sscan(text, &n); err != nil || fmt.Sprint(n) != text {
+		return 0, fmt.Errorf("%w: limit %q: want an integer from 1 to %d", ErrUnprocessable, text, OfficialMaxLimit)
+	}
+	if n < 1 || n > OfficialMaxLimit {
+		return 0, fmt.Errorf("%w: limit %d: want 1 to %d", ErrUnprocessable, n, OfficialMaxLimit)
+	}
+	return n, nil
+}
+
+func officialCursor(o OfficialServer) string {
+	var s struct{ Name, Version string }
+	_ = json.Unmarshal(o.Server, &s)
+	return base64.RawURLEncoding.EncodeToString([]byte(s.Name + "\x00" + s.Version))
+}
+
+func parseOfficialCursor(c string) (string, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	name, ver, ok := strings.Cut(string(raw), "\x00")
+	if err != nil || !ok || name == "" {
+		return "", "", invalidf("cursor %q is not one this registry issued", c)
+	}
+	return name, ver, nil
+}
+
+// official renders the ServerResponse of a version. The rendering is kept:
+// the index is immutable.
+func (v *discoveryVersion) official(latest bool) OfficialServer {
+	return OfficialServer{Server: v.serverJSON, Meta: map[string]any{
+		OfficialMetaKey: officialStatus{Status: "active", PublishedAt: v.publishedAt, UpdatedAt: v.stateChanged, IsLatest: latest},
+		RegistryMetaKey: v.mcpreg(),
+	}}
+}
+
+func (v *discoveryVersion) mcpreg() *mcpregMeta {
+	v.metaOnce.Do(func() {
+		v.meta = &mcpregMeta{Pins: v.entry.Pins, Packages: v.entry.Packages, ContractHash: v.entry.Pins.ContractHash,
+			Attestations: v.entry.Attestations, Approval: v.entry.Approval}
+	})
+	return v.meta
+}

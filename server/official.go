@@ -1,0 +1,105 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+// officialAPI serves the official MCP registry's read API (/v0.1 and its
+// /v0 alias) from the discovery index, so existing registry clients can
+// use mcpreg as a private allowlist. Reads need a token of a role that
+// reads discovery unless public is set.
+type officialAPI struct {
+	svc    *registry.Service
+	log    *slog.Logger
+	public bool
+}
+
+func (a *officialAPI) register(mux *http.ServeMux) {
+	for _, prefix := range []string{"/v0.1", "/v0"} {
+		mux.HandleFunc("GET "+prefix+"/servers", a.list)
+		mux.HandleFunc("GET "+prefix+"/servers/{serverName}/versions", a.versions)
+		mux.HandleFunc("GET "+prefix+"/servers/{serverName}/versions/{version}", a.version)
+	}
+}
+
+// caller authenticates like discovery reads; with a public API an
+// anonymous request is allowed (nil caller).
+func (a *officialAPI) caller(w http.ResponseWriter, r *http.Request) (*registry.Caller, bool) {
+	auth := r.Header.Values("Authorization")
+	if a.public && len(auth) == 0 {
+		return nil, true
+	}
+	c, err := authorize(r.Context(), a.svc, a.log, auth, mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
+	if err != nil {
+		a.fail(w, r, err)
+		return nil, false
+	}
+	return c, true
+}
+
+func (a *officialAPI) list(w http.ResponseWriter, r *http.Request) {
+	c, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	v := r.URL.Query()
+	out, err := a.svc.OfficialServers(r.Context(), c, registry.OfficialQuery{Cursor: v.Get("cursor"), Limit: v.Get("limit"),
+		Search: v.Get("search"), Version: v.Get("version"), UpdatedSince: v.Get("updated_since")})
+	a.reply(w, r, out, err)
+}
+
+func (a *officialAPI) versions(w http.ResponseWriter, r *http.Request) {
+	c, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	out, err := a.svc.OfficialVersions(r.Context(), c, r.PathValue("serverName"))
+	a.reply(w, r, out, err)
+}
+
+func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
+	c, ok := a.caller(w, r)
+	if !ok {
+		return
+	}
+	out, err := a.svc.OfficialVersion(r.Context(), c, r.PathValue("serverName"), r.PathValue("version"))
+	a.reply(w, r, out, err)
+}
+
+func (a *officialAPI) reply(w http.ResponseWriter, r *http.Request, body any, err error) {
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, body)
+}
+
+// fail answers as the official registry does: a problem document (RFC
+// 9457) whose "error" member also carries the message, 422 for parameters
+// out of range, 400 for malformed ones, 404 for unknown servers.
+func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := http.StatusInternalServerError
+	var msg string
+	if errors.Is(err, registry.ErrUnprocessable) {
+		code, msg = http.StatusUnprocessableEntity, err.Error()
+	} else {
+		st := status.Convert(toStatus(r.Context(), a.log, err))
+		code, msg = httpStatus(st), st.Message()
+		if st.Code() == codes.Internal {
+			msg = "internal error (request id " + RequestIDFrom(r.Context()) + ")"
+		}
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(code), "status": code, "detail": msg, "error": msg})
+}
