@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpreg/mcpreg/ent"
@@ -105,18 +106,25 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*
 	if err := tx.AuditHead.UpdateOneID(auditHeadID).SetSeq(e.Seq).SetHash(hash).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("audit head update: %w", err)
 	}
-	tx.OnCommit(s.invalidateOnCommit)
+	if !discoveryNeutral[r.Action] {
+		// Attestation changes leave version rows as they were: the index
+		// cannot tell which entries changed, so it rebuilds them all.
+		full := strings.HasPrefix(r.Action, "attestation.")
+		tx.OnCommit(func(next ent.Committer) ent.Committer {
+			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+				err := next.Commit(ctx, tx)
+				if err == nil {
+					s.disc.invalidate(full)
+				}
+				return err
+			})
+		})
+	}
 	return ev, nil
 }
 
-// invalidateOnCommit marks the discovery index stale once a transaction
-// holding an audited change has committed.
-func (s *Service) invalidateOnCommit(next ent.Committer) ent.Committer {
-	return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-		err := next.Commit(ctx, tx)
-		if err == nil {
-			s.disc.invalidate()
-		}
-		return err
-	})
-}
+// discoveryNeutral are the audited actions that never change what
+// discovery serves (no approved version gains or loses anything). Any
+// other action, including ones added later, rebuilds the index.
+var discoveryNeutral = map[string]bool{"version.submit": true, "version.reject": true, "token.create": true,
+	"token.revoke": true, "principal.create": true, "policy.update": true, "drift.decline": true}

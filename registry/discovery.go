@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	apiv0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 	"github.com/modelcontextprotocol/registry/pkg/model"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/contract"
+	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/attestation"
@@ -22,7 +24,6 @@ import (
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/version"
-	"github.com/mcpreg/mcpreg/serverjson"
 )
 
 // discoveryIndex is the in-memory answer to discovery reads: every
@@ -33,6 +34,9 @@ type discoveryIndex struct {
 	builtAt time.Time
 	servers []discoveryServer // sorted by name
 	byName  map[string]int
+
+	shadowOnce sync.Once
+	shadow     *diffreview.Index
 }
 
 type discoveryServer struct {
@@ -76,6 +80,7 @@ func (v *discoveryVersion) visibleTo(labels []string) bool {
 type discoveryCache struct {
 	cur     atomic.Pointer[discoveryIndex]
 	stale   atomic.Bool
+	full    atomic.Bool // rebuild every version, not only changed ones
 	group   singleflight.Group
 	mu      sync.Mutex
 	version atomic.Int64 // bumps on every rebuild, for caches built on the index
@@ -87,12 +92,33 @@ func newDiscoveryCache() *discoveryCache {
 	return c
 }
 
-// invalidate marks the index stale.
-func (c *discoveryCache) invalidate() { c.stale.Store(true) }
+// invalidate marks the index stale; full asks for every entry to be
+// read again.
+func (c *discoveryCache) invalidate(full bool) {
+	if full {
+		c.full.Store(true)
+	}
+	c.stale.Store(true)
+}
 
 // Invalidate marks the discovery index stale, e.g. after a change made
 // by another replica.
-func (s *Service) InvalidateDiscovery() { s.disc.invalidate() }
+func (s *Service) InvalidateDiscovery() { s.disc.invalidate(true) }
+
+// DiscoveryView names what a caller sees of the discovery index right
+// now: the index generation and the caller's visibility. Answers computed
+// for equal views are equal, so callers may cache them under it. It
+// brings a stale index up to date first.
+func (s *Service) DiscoveryView(ctx context.Context, c *Caller) (string, error) {
+	if _, err := s.discoveryIndex(ctx); err != nil {
+		return "", err
+	}
+	vis := "public"
+	if c != nil {
+		vis = fmt.Sprintf("%t|%s", c.Role != RoleHost, strings.Join(c.EnvLabels, ","))
+	}
+	return fmt.Sprintf("%d|%s", s.disc.version.Load(), vis), nil
+}
 
 // discoveryIndex returns a current index, rebuilding it if stale.
 func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
@@ -104,9 +130,10 @@ func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
 	v, err, _ := s.disc.group.Do("build", func() (any, error) {
 		// Clear first: a change committed while building marks it again.
 		s.disc.stale.Store(false)
-		idx, err := s.buildDiscovery(context.WithoutCancel(ctx))
+		idx, err := s.buildDiscovery(context.WithoutCancel(ctx), s.disc.cur.Load(), s.disc.full.Swap(false))
 		if err != nil {
 			s.disc.stale.Store(true)
+			s.disc.full.Store(true)
 			return nil, err
 		}
 		s.disc.cur.Store(idx)
@@ -120,61 +147,49 @@ func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
 }
 
 // buildDiscovery reads every approved version with its current pins,
-// verified attestations and approval.
-func (s *Service) buildDiscovery(ctx context.Context) (*discoveryIndex, error) {
+// verified attestations and approval. Versions unchanged since prev (same
+// approval time and pin revision) are reused, so a change costs one
+// narrow query of the approved set plus the changed versions, not a
+// rebuild of the fleet; full forces a complete rebuild (attestations
+// changed).
+func (s *Service) buildDiscovery(ctx context.Context, prev *discoveryIndex, full bool) (*discoveryIndex, error) {
 	c := s.store.Client
 	head, err := c.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).WithServer().All(ctx)
+	rows, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).
+		Select(version.FieldID, version.FieldServerID, version.FieldStateChangedAt, version.FieldPinRevision).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int, len(vs))
-	for i, v := range vs {
-		ids[i] = v.ID
-	}
-	pins := map[int][]*ent.PinRevision{}
-	atts := map[int][]*ent.Attestation{}
-	approvals := map[int]*ent.ReviewDecision{}
-	for chunk := range slices.Chunk(ids, 500) {
-		prs, err := c.PinRevision.Query().Where(pinrevision.VersionIDIn(chunk...)).All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range prs {
-			pins[p.VersionID] = append(pins[p.VersionID], p)
-		}
-		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true)).
-			Order(ent.Asc(attestation.FieldID)).All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range as {
-			atts[a.VersionID] = append(atts[a.VersionID], a)
-		}
-		ds, err := c.ReviewDecision.Query().Where(reviewdecision.VersionIDIn(chunk...), reviewdecision.Action(string(ActionApprove))).
-			Order(ent.Asc(reviewdecision.FieldID)).All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range ds {
-			approvals[d.VersionID] = d
+	old := map[int]*discoveryVersion{}
+	if prev != nil && !full {
+		for _, ds := range prev.servers {
+			for _, dv := range ds.versions {
+				old[dv.id] = dv
+			}
 		}
 	}
-	byServer := map[int]*discoveryServer{}
-	for _, v := range vs {
-		dv, err := discoveryVersionOf(v, pinsAt(pins[v.ID], v.PinRevision), atts[v.ID], approvals[v.ID])
-		if err != nil {
-			s.log.WarnContext(ctx, "discovery: version left out", "version", subjectOf(v.Edges.Server.Name, v.Version), "err", err)
-			continue
+	var keep []*discoveryVersion
+	var load []int
+	for _, r := range rows {
+		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.entry.Pins.Revision == r.PinRevision {
+			keep = append(keep, dv)
+		} else {
+			load = append(load, r.ID)
 		}
-		srv := v.Edges.Server
-		ds := byServer[srv.ID]
+	}
+	loaded, err := s.loadDiscoveryVersions(ctx, load)
+	if err != nil {
+		return nil, err
+	}
+	byServer := map[string]*discoveryServer{}
+	for _, dv := range append(keep, loaded...) {
+		ds := byServer[dv.entry.Name]
 		if ds == nil {
-			ds = &discoveryServer{name: srv.Name, namespace: srv.Namespace, owner: srv.Owner}
-			byServer[srv.ID] = ds
+			ds = &discoveryServer{name: dv.entry.Name, namespace: dv.entry.Namespace, owner: dv.entry.Owner}
+			byServer[dv.entry.Name] = ds
 		}
 		ds.versions = append(ds.versions, dv)
 	}
@@ -198,6 +213,56 @@ func (s *Service) buildDiscovery(ctx context.Context) (*discoveryIndex, error) {
 	return idx, nil
 }
 
+// loadDiscoveryVersions reads the given approved versions in full.
+func (s *Service) loadDiscoveryVersions(ctx context.Context, ids []int) ([]*discoveryVersion, error) {
+	c := s.store.Client
+	var out []*discoveryVersion
+	for chunk := range slices.Chunk(ids, 500) {
+		vs, err := c.Version.Query().Where(version.IDIn(chunk...)).WithServer().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pins := map[int][]*ent.PinRevision{}
+		atts := map[int][]*ent.Attestation{}
+		approvals := map[int]*ent.ReviewDecision{}
+		prs, err := c.PinRevision.Query().Where(pinrevision.VersionIDIn(chunk...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prs {
+			pins[p.VersionID] = append(pins[p.VersionID], p)
+		}
+		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true)).
+			Order(ent.Asc(attestation.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			atts[a.VersionID] = append(atts[a.VersionID], a)
+		}
+		ds, err := c.ReviewDecision.Query().Where(reviewdecision.VersionIDIn(chunk...), reviewdecision.Action(string(ActionApprove))).
+			Order(ent.Asc(reviewdecision.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			approvals[d.VersionID] = d
+		}
+		for _, v := range vs {
+			if v.State != version.StateApproved {
+				continue // changed since the narrow query; the next build sees it
+			}
+			dv, err := discoveryVersionOf(v, pinsAt(pins[v.ID], v.PinRevision), atts[v.ID], approvals[v.ID])
+			if err != nil {
+				s.log.WarnContext(ctx, "discovery: version left out", "version", subjectOf(v.Edges.Server.Name, v.Version), "err", err)
+				continue
+			}
+			out = append(out, dv)
+		}
+	}
+	return out, nil
+}
+
 func pinsAt(prs []*ent.PinRevision, rev int) *ent.PinRevision {
 	for _, p := range prs {
 		if p.Revision == rev {
@@ -212,9 +277,10 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 	if pr == nil {
 		return nil, fmt.Errorf("no pin revision %d", v.PinRevision)
 	}
-	doc, err := serverjson.Parse(v.ServerJSON)
-	if err != nil {
-		return nil, err
+	// Stored documents were validated at submission: decode only.
+	var doc struct{ Server apiv0.ServerJSON }
+	if err := json.Unmarshal(v.ServerJSON, &doc.Server); err != nil {
+		return nil, fmt.Errorf("stored server.json: %w", err)
 	}
 	meta, err := registryMeta(v.ServerJSON)
 	if err != nil {

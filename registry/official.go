@@ -156,23 +156,16 @@ func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuer
 
 // OfficialVersions answers GET /v0.1/servers/{serverName}/versions.
 func (s *Service) OfficialVersions(ctx context.Context, c *Caller, name string) (*OfficialList, error) {
-	labels, all, err := officialVisibility(c)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := s.discoveryIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := &OfficialList{Servers: []OfficialServer{}}
-	if i, ok := idx.byName[name]; ok {
-		ds := &idx.servers[i]
-		latest := ds.pick("", labels, all)
+	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
 		for _, v := range ds.versions {
-			if all || v.visibleTo(labels) {
+			if visible(v) {
 				out.Servers = append(out.Servers, v.official(v == latest))
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out.Servers) == 0 {
 		return nil, notFoundf("server %s", name)
@@ -184,27 +177,43 @@ func (s *Service) OfficialVersions(ctx context.Context, c *Caller, name string) 
 // OfficialVersion answers GET /v0.1/servers/{serverName}/versions/{version}
 // ("latest" or an exact version).
 func (s *Service) OfficialVersion(ctx context.Context, c *Caller, name, ver string) (*OfficialServer, error) {
-	labels, all, err := officialVisibility(c)
+	var out *OfficialServer
+	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
+		for _, v := range ds.versions {
+			if visible(v) && (v.entry.Version == ver || (ver == "latest" && v == latest)) {
+				o := v.official(v == latest)
+				out = &o
+				return
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if out == nil {
+		return nil, notFoundf("server %s version %s", name, ver)
+	}
+	return out, nil
+}
+
+// officialServer calls fn with the named server of the index, what the
+// caller may see of it and its latest visible version; fn is not called
+// for a server with no approved version.
+func (s *Service) officialServer(ctx context.Context, c *Caller, name string,
+	fn func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion)) error {
+	labels, all, err := officialVisibility(c)
+	if err != nil {
+		return err
 	}
 	idx, err := s.discoveryIndex(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if i, ok := idx.byName[name]; ok {
 		ds := &idx.servers[i]
-		latest := ds.pick("", labels, all)
-		want := ver
-		if want == "latest" {
-			want = ""
-		}
-		if v := ds.pick(want, labels, all); v != nil {
-			o := v.official(v == latest)
-			return &o, nil
-		}
+		fn(ds, func(v *discoveryVersion) bool { return all || v.visibleTo(labels) }, ds.pick("", labels, all))
 	}
-	return nil, notFoundf("server %s version %s", name, ver)
+	return nil
 }
 
 func parseLimit(text string) (int, error) {

@@ -59,6 +59,8 @@ type Service struct {
 	disc *discoveryCache
 	// signer signs discovery documents; nil refuses discovery reads.
 	signer *DiscoverySigner
+	// auth caches verified tokens briefly.
+	auth authCache
 }
 
 // Option configures a Service.

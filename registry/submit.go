@@ -47,6 +47,9 @@ type parsedSubmission struct {
 	reqHash  string
 	subject  string
 	versionS string
+	// text are the poisoning and shadowing findings, found before the
+	// transaction (shadowing reads the discovery index).
+	text []recorded
 	// attestations and their verifications under the server's policy.
 	attestations  []attestationItem
 	verifications []verification
@@ -79,6 +82,9 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 		}
 	}
 	if err := s.checkSubmittedAttestations(ctx, p, sub.Attestations); err != nil {
+		return nil, err
+	}
+	if p.text, err = s.textFindings(ctx, p.doc.Server.Name, p.tools); err != nil {
 		return nil, err
 	}
 	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
@@ -351,11 +357,7 @@ func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, server
 	if err != nil {
 		return err
 	}
-	text, err := s.textFindings(ctx, tx, serverID, p.doc.Server.Name, p.tools)
-	if err != nil {
-		return err
-	}
-	fs = append(append(fs, wideningRecords(ws, against)...), text...)
+	fs = append(append(fs, wideningRecords(ws, against)...), p.text...)
 	return saveFindings(ctx, tx, versionID, fs)
 }
 

@@ -179,6 +179,7 @@ func (s *Service) RevokeToken(ctx context.Context, actor *Caller, publicID, reas
 		if t.RevokedAt != nil {
 			return fmt.Errorf("%w: token %s was already revoked at %s", ErrFailedPrecondition, publicID, t.RevokedAt.UTC().Format(time.RFC3339))
 		}
+		tx.OnCommit(s.forgetTokensOnCommit)
 		if out, err = t.Update().SetRevokedAt(s.now()).Save(ctx); err != nil {
 			return err
 		}
@@ -200,13 +201,17 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*Caller, err
 	if !strings.HasPrefix(secret, TokenPrefix) || len(secret) > 128 {
 		return nil, fmt.Errorf("%w: malformed token (want %s...)", ErrUnauthenticated, TokenPrefix)
 	}
-	t, err := s.store.Client.Token.Query().Where(token.SecretHash(hashSecret(secret))).WithPrincipal().Only(ctx)
+	hash := hashSecret(secret)
+	now := s.now()
+	if c, ok := s.auth.get(hash, now); ok {
+		return c, nil
+	}
+	t, err := s.store.Client.Token.Query().Where(token.SecretHash(hash)).WithPrincipal().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, fmt.Errorf("%w: unknown token", ErrUnauthenticated)
 	} else if err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	now := s.now()
 	switch {
 	case t.RevokedAt != nil:
 		return nil, fmt.Errorf("%w: token %s was revoked", ErrUnauthenticated, t.PublicID)
@@ -215,7 +220,13 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*Caller, err
 	}
 	s.touch(ctx, t, now)
 	p := t.Edges.Principal
-	return &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: t.PublicID}, nil
+	c := Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: t.PublicID}
+	until := now.Add(AuthCacheTTL)
+	if t.ExpiresAt != nil && t.ExpiresAt.Before(until) {
+		until = *t.ExpiresAt
+	}
+	s.auth.put(hash, c, until)
+	return &c, nil
 }
 
 func (s *Service) touch(ctx context.Context, t *ent.Token, now time.Time) {
@@ -225,4 +236,13 @@ func (s *Service) touch(ctx context.Context, t *ent.Token, now time.Time) {
 	if err := s.store.Client.Token.UpdateOneID(t.ID).SetLastUsedAt(now).Exec(ctx); err != nil {
 		s.log.WarnContext(ctx, "record token use", "token", t.PublicID, "err", err)
 	}
+}
+
+// forgetTokensOnCommit empties the token cache once a revocation commits.
+func (s *Service) forgetTokensOnCommit(next ent.Committer) ent.Committer {
+	return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+		err := next.Commit(ctx, tx)
+		s.auth.forget()
+		return err
+	})
 }

@@ -71,6 +71,12 @@ func TestAttestedApproval(t *testing.T) {
 				t.Fatalf("receipt on the version: %v", a)
 			}
 			ok(t, "approve 1.1.0", e.transition(t, "approve", attestServer, "1.1.0"))
+			// Discovery tells hosts the digest to check and who signed it.
+			doc := decodePayload(t, ok(t, "resolve", call(t, "GET", e.in.URL+"/v1/discovery/servers?name="+attestServer+"&version=1.1.0", e.reviewer, nil)).Body)
+			if !strings.Contains(doc, `"san":"`+releaseSAN+`"`) || !strings.Contains(doc, `"digest":"sha512:`) ||
+				!strings.Contains(doc, `"digestSource":"server_json_meta"`) {
+				t.Fatalf("discovery entry lacks the attestation summary or digest: %s", doc)
+			}
 
 			r = ok(t, "submit 1.2.0 signed by another identity", e.submit(t, npmServerJSON("1.2.0"),
 				map[string]any{"packageIndex": 0, "bundle": e.provenance(t, otherSAN, "1.2.0")}))

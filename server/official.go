@@ -5,6 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,6 +24,49 @@ type officialAPI struct {
 	svc    *registry.Service
 	log    *slog.Logger
 	public bool
+
+	mu    sync.Mutex
+	cache map[string][]byte // by discovery view and request URI
+	gen   string            // the index generation the cache holds
+}
+
+// cached answers from the cache, or computes, encodes and keeps the answer
+// for the caller's discovery view. Errors are not kept.
+func (a *officialAPI) cached(w http.ResponseWriter, r *http.Request, c *registry.Caller, compute func() (any, error)) {
+	view, err := a.svc.DiscoveryView(r.Context(), c)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	gen, _, _ := strings.Cut(view, "|")
+	key := view + "|" + r.URL.RequestURI()
+	a.mu.Lock()
+	if a.gen != gen || len(a.cache) > 4096 {
+		a.cache, a.gen = map[string][]byte{}, gen
+	}
+	body, ok := a.cache[key]
+	a.mu.Unlock()
+	if !ok {
+		v, err := compute()
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if body, err = json.Marshal(v); err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		a.mu.Lock()
+		if a.gen == gen {
+			a.cache[key] = body
+		}
+		a.mu.Unlock()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 }
 
 func (a *officialAPI) register(mux *http.ServeMux) {
@@ -52,9 +98,10 @@ func (a *officialAPI) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := r.URL.Query()
-	out, err := a.svc.OfficialServers(r.Context(), c, registry.OfficialQuery{Cursor: v.Get("cursor"), Limit: v.Get("limit"),
-		Search: v.Get("search"), Version: v.Get("version"), UpdatedSince: v.Get("updated_since")})
-	a.reply(w, r, out, err)
+	a.cached(w, r, c, func() (any, error) {
+		return a.svc.OfficialServers(r.Context(), c, registry.OfficialQuery{Cursor: v.Get("cursor"), Limit: v.Get("limit"),
+			Search: v.Get("search"), Version: v.Get("version"), UpdatedSince: v.Get("updated_since")})
+	})
 }
 
 func (a *officialAPI) versions(w http.ResponseWriter, r *http.Request) {
@@ -62,8 +109,7 @@ func (a *officialAPI) versions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := a.svc.OfficialVersions(r.Context(), c, r.PathValue("serverName"))
-	a.reply(w, r, out, err)
+	a.cached(w, r, c, func() (any, error) { return a.svc.OfficialVersions(r.Context(), c, r.PathValue("serverName")) })
 }
 
 func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
@@ -71,17 +117,9 @@ func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := a.svc.OfficialVersion(r.Context(), c, r.PathValue("serverName"), r.PathValue("version"))
-	a.reply(w, r, out, err)
-}
-
-func (a *officialAPI) reply(w http.ResponseWriter, r *http.Request, body any, err error) {
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "private, no-cache")
-	writeJSON(w, http.StatusOK, body)
+	a.cached(w, r, c, func() (any, error) {
+		return a.svc.OfficialVersion(r.Context(), c, r.PathValue("serverName"), r.PathValue("version"))
+	})
 }
 
 // fail answers as the official registry does: a problem document (RFC

@@ -23,6 +23,7 @@ const schemaURL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/ser
 func main() {
 	base := flag.String("server", "http://127.0.0.1:18080", "service URL")
 	token := flag.String("token", "", "owner token for namespace io.github.load")
+	approver := flag.String("approve-token", "", "reviewer token: approve each version after submitting it")
 	n := flag.Int("servers", 5000, "servers to submit")
 	workers := flag.Int("workers", 4, "concurrent submitters")
 	flag.Parse()
@@ -34,7 +35,11 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1); i <= int64(*n); i = next.Add(1) {
-				if err := submit(*base, *token, i); err != nil {
+				err := submit(*base, *token, i)
+				if err == nil && *approver != "" {
+					err = approve(*base, *approver, i)
+				}
+				if err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					failed.Add(1)
 				}
@@ -54,8 +59,17 @@ func submit(base, token string, i int64) error {
  "remotes":[{"type":"streamable-http","url":"https://mcp%d.example.com/mcp"}]}`, schemaURL, i, i, i)
 	tools := fmt.Sprintf(`{"tools":[{"name":"search_%d","description":"Search things.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}},
  {"name":"fetch_%d","description":"Fetch one thing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}]}`, i, i)
-	body, _ := json.Marshal(map[string]string{"serverJson": sj, "tools": tools})
-	req, _ := http.NewRequest("POST", base+"/v1/versions", bytes.NewReader(body))
+	return post(base+"/v1/versions", token, map[string]string{"serverJson": sj, "tools": tools}, i)
+}
+
+func approve(base, token string, i int64) error {
+	return post(fmt.Sprintf("%s/v1/servers/io.github.load/server-%05d/versions/1.0.0/approve", base, i), token,
+		map[string]string{"reason": "load test"}, i)
+}
+
+func post(url, token string, v any, i int64) error {
+	body, _ := json.Marshal(v)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

@@ -1,0 +1,158 @@
+package hostclient
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/scan"
+)
+
+// Statuses of a configured server, as mcpreg host check prints them.
+const (
+	StatusApproved    = "approved"          // matches an entry and its pins
+	StatusBlocked     = "drifted (blocked)" // Gate said Block
+	StatusWarning     = "drifted (warning)" // Gate said Warn
+	StatusUnapproved  = "unapproved"        // no matching entry: not contacted
+	StatusUnreachable = "unreachable"       // reading it failed
+)
+
+// CheckOptions configure CheckServers.
+type CheckOptions struct {
+	Policy Policy
+	// Limits bound each server's read; Limits.Deadline is its timeout.
+	Limits scan.Limits
+	// Path is the PATH of stdio servers whose env sets none; "" means
+	// scan.DefaultPath.
+	Path string
+	// Parallel is how many servers are read at once; 0 or less means 4.
+	Parallel int
+}
+
+// ServerResult is the outcome for one configured server.
+type ServerResult struct {
+	Server    string    `json:"server"`
+	Transport string    `json:"transport"`
+	Name      string    `json:"registryName,omitempty"`
+	Version   string    `json:"registryVersion,omitempty"`
+	MatchedBy string    `json:"matchedBy,omitempty"`
+	Status    string    `json:"status"`
+	Detail    string    `json:"detail"`
+	Decision  *Decision `json:"decision,omitempty"`
+}
+
+// Exposable reports whether a host may expose the server: approved, or
+// drift that is only reported.
+func (r ServerResult) Exposable() bool {
+	return r.Status == StatusApproved || r.Status == StatusWarning
+}
+
+// CheckServers checks every configured server against doc (from Resolve):
+// match, read it (stdio or HTTP, through package scan), gate it. A server
+// without a matching entry is neither started nor contacted. Results are in
+// the order of servers.
+func (c *Client) CheckServers(ctx context.Context, doc *discovery.Document, servers []ServerConfig, o CheckOptions) []ServerResult {
+	out := make([]ServerResult, len(servers))
+	n := o.Parallel
+	if n <= 0 {
+		n = 4
+	}
+	limit := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() {
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			out[i] = c.CheckServer(ctx, doc, s, o)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// CheckServer checks one configured server; see CheckServers.
+func (c *Client) CheckServer(ctx context.Context, doc *discovery.Document, s ServerConfig, o CheckOptions) ServerResult {
+	res := ServerResult{Server: s.Name, Transport: s.Transport()}
+	m := Match(doc, s)
+	if m.Entry == nil {
+		res.Status, res.Detail = StatusUnapproved, m.Detail
+		return res
+	}
+	res.Name, res.Version, res.MatchedBy = m.Entry.Name, m.Entry.Version, m.By
+	snap, err := readServer(ctx, s, o)
+	if err != nil {
+		res.Status, res.Detail = StatusUnreachable, joinDetail(err.Error(), m.Detail)
+		return res
+	}
+	d := c.Gate(ctx, *m.Entry, snap, o.Policy)
+	res.Decision = &d
+	res.Status, res.Detail = statusOf(d.Verdict), joinDetail(d.Reason, m.Detail)
+	return res
+}
+
+func statusOf(v Verdict) string {
+	switch v {
+	case Allow:
+		return StatusApproved
+	case Warn:
+		return StatusWarning
+	}
+	return StatusBlocked
+}
+
+func joinDetail(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "; ")
+}
+
+// readServer connects to s and reads its tools.
+func readServer(ctx context.Context, s ServerConfig, o CheckOptions) (*scan.Snapshot, error) {
+	target, allow, err := s.target(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := scan.NewReader(o.Limits, allow)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.Read(ctx, target)
+	if err == nil {
+		return snap, nil
+	}
+	if s.Type == "sse" {
+		err = fmt.Errorf("%w (type sse: the reader speaks Streamable HTTP only)", err)
+	}
+	if line, _, _ := strings.Cut(strings.TrimSpace(snap.Stderr), "\n"); line != "" {
+		err = fmt.Errorf("%w (stderr: %s)", err, line)
+	}
+	return nil, err
+}
+
+// target is how to reach s. An HTTP server's reader may dial what its URL
+// names, loopback and private addresses included (the host's own
+// configuration says to), and nothing else restricted.
+func (s ServerConfig) target(path string) (scan.Target, scan.AllowList, error) {
+	if s.URL != "" {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return nil, scan.AllowList{}, fmt.Errorf("url %q: %w", s.URL, err)
+		}
+		allow, err := scan.ParseAllowList(u.Hostname())
+		return scan.HTTPTarget{URL: s.URL, Headers: s.Headers}, allow, err
+	}
+	env := map[string]string{}
+	if path != "" {
+		env["PATH"] = path
+	}
+	maps.Copy(env, s.Env)
+	return scan.StdioTarget{Command: s.Command, Args: s.Args, Env: env}, scan.AllowList{}, nil
+}

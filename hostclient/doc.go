@@ -1,0 +1,32 @@
+// Package hostclient is what an agent host imports to use an mcpreg
+// registry: resolve the signed allowlist of MCP servers it may connect to,
+// compare what a server serves with the approved pins, and decide whether
+// to expose it.
+//
+// [Client.Resolve] fetches every page of the discovery document and fails
+// closed: each page's DSSE signature must verify with a key the host
+// trusts ([Client].Keys: pin them out of band; [Client.FetchKeys] reads the
+// registry's published keys, which come over the same connection as the
+// documents and so prove nothing about them), the document must be fresh
+// (now before ExpiresAt, IssuedAt at most [MaxClockSkew] ahead), it must
+// answer the query that was asked, every page must carry the same sequence,
+// and the sequence must not be lower than the last one accepted from that
+// registry ([SequenceStore]: [MemoryStore] in a long-running host,
+// [FileStore] across restarts).
+//
+// [Compare] checks a tools/list against an entry's pins locally, per tool,
+// with no network. [Client.Gate] turns that into a [Decision]: a match is
+// allowed; otherwise the registry's connect-time check ([Client.Check])
+// classifies the drift, and quarantine-class drift is blocked, warn-class
+// drift is reported (or blocked under [Policy].BlockWarn), and a check that
+// fails blocks.
+//
+// [ParseHostConfig] reads the common host configuration files
+// ({"mcpServers": {...}}, VS Code's {"servers": {...}}); [Match] finds the
+// allowlist entry a configured server stands for, and
+// [Client.CheckServers] does the whole round for a configuration: match,
+// connect (package scan), pin, gate. Servers without a matching entry are
+// never started or contacted.
+//
+// Errors wrap the sentinels in errors.go; test them with errors.Is.
+package hostclient

@@ -1,0 +1,128 @@
+package hostclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpreg/mcpreg/discovery"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/scan"
+)
+
+// Policy is what a host tolerates.
+type Policy struct {
+	// BlockWarn blocks warn-class drift too, instead of reporting it.
+	BlockWarn bool
+}
+
+// Verdict is what a host does with a server.
+type Verdict string
+
+// Verdicts.
+const (
+	Allow Verdict = "allow" // expose the server
+	Warn  Verdict = "warn"  // expose it, and report the drift
+	Block Verdict = "block" // do not expose it
+)
+
+// Registry answers of a connect-time check (CheckConnectionResponse).
+const (
+	checkAllowed     = "allowed"
+	checkDrifted     = "drifted"
+	actionQuarantine = "quarantine"
+	actionWarn       = "warn"
+)
+
+// Decision is the outcome of Gate.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	// Action is the registry's action for the drift (quarantine, warn) when
+	// it was asked.
+	Action string `json:"action,omitempty"`
+	Reason string `json:"reason"`
+	// Tools are the per-tool details: the local status, and the registry's
+	// verdict, classes and severity when it was asked.
+	Tools []ToolDecision `json:"tools"`
+	// ToolDefinitionHash is the served tools' hash (see Comparison).
+	ToolDefinitionHash string `json:"toolDefinitionHash,omitempty"`
+	// Comparison is the local comparison Tools was built from.
+	Comparison Comparison `json:"-"`
+	// Check is the registry's answer; nil when the local comparison matched
+	// or the check failed.
+	Check *mcpregv1.CheckConnectionResponse `json:"-"`
+}
+
+// ToolDecision is one tool's part of a Decision.
+type ToolDecision struct {
+	ToolComparison
+	Verdict  string   `json:"verdict,omitempty"`
+	Classes  []string `json:"classes,omitempty"`
+	Severity string   `json:"severity,omitempty"`
+	Action   string   `json:"action,omitempty"`
+}
+
+// Gate decides about a server the host read (snap, from package scan) that
+// stands for entry e. A local match with the pins is allowed without the
+// network. Otherwise the registry classifies the drift: quarantine-class
+// drift blocks, warn-class drift warns (blocks under p.BlockWarn), and
+// anything else blocks, a failed check included: the host fails closed.
+func (c *Client) Gate(ctx context.Context, e discovery.Entry, snap *scan.Snapshot, p Policy) Decision {
+	if snap == nil || snap.Tools == nil {
+		return Decision{Verdict: Block, Reason: "no tools were read from the server"}
+	}
+	cmp := Compare(e, snap.Tools)
+	d := Decision{Comparison: cmp, Tools: toolDecisions(cmp, nil), ToolDefinitionHash: cmp.ToolDefinitionHash}
+	if cmp.Match {
+		d.Verdict, d.Reason = Allow, "every tool matches the pins"
+		return d
+	}
+	resp, err := c.Check(ctx, e.Name, e.Version, snap.ToolsFile, snap.InitializeResult)
+	if err != nil {
+		d.Verdict, d.Reason = Block, fmt.Sprintf("%s; the registry's check failed: %v", cmp.Summary(), err)
+		return d
+	}
+	d.Check, d.Action, d.Tools = resp, resp.GetAction(), toolDecisions(cmp, resp.GetTools())
+	d.Verdict, d.Reason = judge(resp, p)
+	d.Reason = cmp.Summary() + "; " + d.Reason
+	return d
+}
+
+// judge turns the registry's answer into a verdict and a reason.
+func judge(resp *mcpregv1.CheckConnectionResponse, p Policy) (Verdict, string) {
+	msg := resp.GetMessage()
+	switch {
+	case resp.GetVerdict() == checkDrifted && resp.GetAction() == actionQuarantine:
+		return Block, "registry: " + msg
+	case resp.GetVerdict() == checkDrifted && (resp.GetAction() == actionWarn || resp.GetAction() == ""):
+		if p.BlockWarn {
+			return Block, "registry (warn-class drift, blocked by policy): " + msg
+		}
+		return Warn, "registry (warn-class drift): " + msg
+	case resp.GetVerdict() == checkAllowed:
+		// The registry accepts what the host's signed pins do not (say it
+		// re-pinned since): report it; the next resolve settles it.
+		if p.BlockWarn {
+			return Block, "registry says allowed, but the signed pins differ (blocked by policy); resolve again"
+		}
+		return Warn, "registry says allowed, but the signed pins differ; resolve again"
+	}
+	return Block, fmt.Sprintf("registry verdict %q action %q: %s", resp.GetVerdict(), resp.GetAction(), msg)
+}
+
+// toolDecisions joins the local comparison with the registry's per-tool
+// verdicts.
+func toolDecisions(cmp Comparison, verdicts []*mcpregv1.ToolVerdict) []ToolDecision {
+	byName := map[string]*mcpregv1.ToolVerdict{}
+	for _, v := range verdicts {
+		byName[v.GetName()] = v
+	}
+	out := make([]ToolDecision, 0, len(cmp.Tools))
+	for _, t := range cmp.Tools {
+		td := ToolDecision{ToolComparison: t}
+		if v := byName[t.Name]; v != nil {
+			td.Verdict, td.Classes, td.Severity, td.Action = v.GetVerdict(), v.GetClasses(), v.GetSeverity(), v.GetAction()
+		}
+		out = append(out, td)
+	}
+	return out
+}
