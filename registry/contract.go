@@ -86,16 +86,22 @@ func (s *Service) contractFindings(pc *parsedContract, tools *pin.ToolsList) []r
 // previousApproved returns the contract of the server's highest approved
 // version other than exclude, or false when there is none.
 func previousApproved(ctx context.Context, tx *ent.Tx, serverID, exclude int) (contract.Normalized, string, bool, error) {
-	vs, err := tx.Version.Query().Where(version.ServerID(serverID), version.StateEQ(version.StateApproved), version.IDNEQ(exclude)).
-		Select(version.FieldID, version.FieldVersion, version.FieldContract).All(ctx)
-	if err != nil || len(vs) == 0 {
+	// Filter the state here, not in SQL: without statistics SQLite would
+	// walk the state index (every approved version of the fleet) instead
+	// of this server's few versions.
+	vs, err := tx.Version.Query().Where(version.ServerID(serverID)).
+		Select(version.FieldID, version.FieldVersion, version.FieldState, version.FieldContract).All(ctx)
+	if err != nil {
 		return contract.Normalized{}, "", false, err
 	}
-	best := vs[0]
-	for _, v := range vs[1:] {
-		if higherVersion(v.Version, best.Version) {
+	var best *ent.Version
+	for _, v := range vs {
+		if v.State == version.StateApproved && v.ID != exclude && (best == nil || higherVersion(v.Version, best.Version)) {
 			best = v
 		}
+	}
+	if best == nil {
+		return contract.Normalized{}, "", false, nil
 	}
 	n, err := contract.DecodeNormalized(best.Contract)
 	if err != nil {

@@ -43,6 +43,13 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 		}
 	}
 	res, err, _ := s.scans.Do(strconv.Itoa(v.ID), func() (any, error) {
+		// Again inside the merge: a request that passed the check above
+		// while another scan was finishing must not start a second one.
+		if trigger != TriggerSchedule && s.limits.ScanCooldown > 0 {
+			if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
+				return recent, err
+			}
+		}
 		return s.runScan(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
 	})
 	if err != nil {

@@ -11,7 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
 	"github.com/mcpreg/mcpreg/discovery"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/servertest"
 	"github.com/mcpreg/mcpreg/signing"
@@ -408,4 +414,30 @@ func decodePayload(t *testing.T, envelope []byte) string {
 		t.Fatal(err)
 	}
 	return string(p)
+}
+
+// TestDiscoveryOverGRPC: gRPC clients get the same signed document.
+func TestDiscoveryOverGRPC(t *testing.T) {
+	e := startDiscovery(t, storetest.Dialects(t)[0])
+	conn, err := grpc.NewClient(e.in.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dc := mcpregv1.NewDiscoveryServiceClient(conn)
+	res, err := dc.ResolveServers(withToken(t.Context(), e.prodHost), &mcpregv1.ResolveServersRequest{PageSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _, err := signing.Verify([]byte(res.GetEnvelope()), signing.PayloadType, e.trusted(t))
+	if err != nil || res.GetEtag() == "" {
+		t.Fatalf("gRPC envelope: %v", err)
+	}
+	var doc discovery.Document
+	if err := json.Unmarshal(payload, &doc); err != nil || len(doc.Servers) != 1 || doc.TotalSize != 2 || doc.NextPageToken == "" {
+		t.Fatalf("gRPC document: %v %v", err, entries(&doc))
+	}
+	if _, err := dc.ResolveServers(withToken(t.Context(), e.owner), &mcpregv1.ResolveServersRequest{}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("owner over gRPC: %v", err)
+	}
 }
