@@ -32,6 +32,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/ent/websession"
 
 	stdsql "database/sql"
 )
@@ -75,6 +76,8 @@ type Client struct {
 	ToolSnapshot *ToolSnapshotClient
 	// Version is the client for interacting with the Version builders.
 	Version *VersionClient
+	// WebSession is the client for interacting with the WebSession builders.
+	WebSession *WebSessionClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -103,6 +106,7 @@ func (c *Client) init() {
 	c.Tool = NewToolClient(c.config)
 	c.ToolSnapshot = NewToolSnapshotClient(c.config)
 	c.Version = NewVersionClient(c.config)
+	c.WebSession = NewWebSessionClient(c.config)
 }
 
 type (
@@ -212,6 +216,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
 		Version:        NewVersionClient(cfg),
+		WebSession:     NewWebSessionClient(cfg),
 	}, nil
 }
 
@@ -248,6 +253,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
 		Version:        NewVersionClient(cfg),
+		WebSession:     NewWebSessionClient(cfg),
 	}, nil
 }
 
@@ -280,6 +286,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
 		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -292,6 +299,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
 		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -334,6 +342,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ToolSnapshot.mutate(ctx, m)
 	case *VersionMutation:
 		return c.Version.mutate(ctx, m)
+	case *WebSessionMutation:
+		return c.WebSession.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1584,6 +1594,22 @@ func (c *PrincipalClient) QueryTokens(_m *Principal) *TokenQuery {
 			sqlgraph.From(principal.Table, principal.FieldID, id),
 			sqlgraph.To(token.Table, token.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, principal.TokensTable, principal.TokensColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWebSessions queries the web_sessions edge of a Principal.
+func (c *PrincipalClient) QueryWebSessions(_m *Principal) *WebSessionQuery {
+	query := (&WebSessionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(principal.Table, principal.FieldID, id),
+			sqlgraph.To(websession.Table, websession.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, principal.WebSessionsTable, principal.WebSessionsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -2952,17 +2978,166 @@ func (c *VersionClient) mutate(ctx context.Context, m *VersionMutation) (Value, 
 	}
 }
 
+// WebSessionClient is a client for the WebSession schema.
+type WebSessionClient struct {
+	config
+}
+
+// NewWebSessionClient returns a client for the WebSession from the given config.
+func NewWebSessionClient(c config) *WebSessionClient {
+	return &WebSessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `websession.Hooks(f(g(h())))`.
+func (c *WebSessionClient) Use(hooks ...Hook) {
+	c.hooks.WebSession = append(c.hooks.WebSession, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `websession.Intercept(f(g(h())))`.
+func (c *WebSessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebSession = append(c.inters.WebSession, interceptors...)
+}
+
+// Create returns a builder for creating a WebSession entity.
+func (c *WebSessionClient) Create() *WebSessionCreate {
+	mutation := newWebSessionMutation(c.config, OpCreate)
+	return &WebSessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebSession entities.
+func (c *WebSessionClient) CreateBulk(builders ...*WebSessionCreate) *WebSessionCreateBulk {
+	return &WebSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebSessionClient) MapCreateBulk(slice any, setFunc func(*WebSessionCreate, int)) *WebSessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebSessionCreateBulk{err: fmt.Errorf("calling to WebSessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebSessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebSession.
+func (c *WebSessionClient) Update() *WebSessionUpdate {
+	mutation := newWebSessionMutation(c.config, OpUpdate)
+	return &WebSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebSessionClient) UpdateOne(_m *WebSession) *WebSessionUpdateOne {
+	mutation := newWebSessionMutation(c.config, OpUpdateOne, withWebSession(_m))
+	return &WebSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebSessionClient) UpdateOneID(id int) *WebSessionUpdateOne {
+	mutation := newWebSessionMutation(c.config, OpUpdateOne, withWebSessionID(id))
+	return &WebSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebSession.
+func (c *WebSessionClient) Delete() *WebSessionDelete {
+	mutation := newWebSessionMutation(c.config, OpDelete)
+	return &WebSessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebSessionClient) DeleteOne(_m *WebSession) *WebSessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebSessionClient) DeleteOneID(id int) *WebSessionDeleteOne {
+	builder := c.Delete().Where(websession.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebSessionDeleteOne{builder}
+}
+
+// Query returns a query builder for WebSession.
+func (c *WebSessionClient) Query() *WebSessionQuery {
+	return &WebSessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebSession entity by its id.
+func (c *WebSessionClient) Get(ctx context.Context, id int) (*WebSession, error) {
+	return c.Query().Where(websession.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebSessionClient) GetX(ctx context.Context, id int) *WebSession {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryPrincipal queries the principal edge of a WebSession.
+func (c *WebSessionClient) QueryPrincipal(_m *WebSession) *PrincipalQuery {
+	query := (&PrincipalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(websession.Table, websession.FieldID, id),
+			sqlgraph.To(principal.Table, principal.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, websession.PrincipalTable, websession.PrincipalColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebSessionClient) Hooks() []Hook {
+	return c.hooks.WebSession
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebSessionClient) Interceptors() []Interceptor {
+	return c.inters.WebSession
+}
+
+func (c *WebSessionClient) mutate(ctx context.Context, m *WebSessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebSessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebSessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebSession mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
 		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
-		ServerPolicy, Token, Tool, ToolSnapshot, Version []ent.Hook
+		ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
 		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
-		ServerPolicy, Token, Tool, ToolSnapshot, Version []ent.Interceptor
+		ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Interceptor
 	}
 )
 

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -106,6 +107,7 @@ func checkColumn(t, c string) error {
 			tool.Table:           tool.ValidColumn,
 			toolsnapshot.Table:   toolsnapshot.ValidColumn,
 			version.Table:        version.ValidColumn,
+			websession.Table:     websession.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

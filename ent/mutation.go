@@ -30,6 +30,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 const (
@@ -58,6 +59,7 @@ const (
 	TypeTool           = "Tool"
 	TypeToolSnapshot   = "ToolSnapshot"
 	TypeVersion        = "Version"
+	TypeWebSession     = "WebSession"
 )
 
 // AttestationMutation represents an operation that mutates the Attestation nodes in the graph.
@@ -7139,23 +7141,27 @@ func (m *PinRevisionMutation) ResetEdge(name string) error {
 // PrincipalMutation represents an operation that mutates the Principal nodes in the graph.
 type PrincipalMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int
-	name             *string
-	role             *principal.Role
-	namespaces       *[]string
-	appendnamespaces []string
-	env_labels       *[]string
-	appendenv_labels []string
-	created_at       *time.Time
-	clearedFields    map[string]struct{}
-	tokens           map[int]struct{}
-	removedtokens    map[int]struct{}
-	clearedtokens    bool
-	done             bool
-	oldValue         func(context.Context) (*Principal, error)
-	predicates       []predicate.Principal
+	op                  Op
+	typ                 string
+	id                  *int
+	name                *string
+	role                *principal.Role
+	namespaces          *[]string
+	appendnamespaces    []string
+	env_labels          *[]string
+	appendenv_labels    []string
+	password_hash       *string
+	created_at          *time.Time
+	clearedFields       map[string]struct{}
+	tokens              map[int]struct{}
+	removedtokens       map[int]struct{}
+	clearedtokens       bool
+	web_sessions        map[int]struct{}
+	removedweb_sessions map[int]struct{}
+	clearedweb_sessions bool
+	done                bool
+	oldValue            func(context.Context) (*Principal, error)
+	predicates          []predicate.Principal
 }
 
 var _ ent.Mutation = (*PrincipalMutation)(nil)
@@ -7458,6 +7464,42 @@ func (m *PrincipalMutation) ResetEnvLabels() {
 	delete(m.clearedFields, principal.FieldEnvLabels)
 }
 
+// SetPasswordHash sets the "password_hash" field.
+func (m *PrincipalMutation) SetPasswordHash(s string) {
+	m.password_hash = &s
+}
+
+// PasswordHash returns the value of the "password_hash" field in the mutation.
+func (m *PrincipalMutation) PasswordHash() (r string, exists bool) {
+	v := m.password_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPasswordHash returns the old "password_hash" field's value of the Principal entity.
+// If the Principal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrincipalMutation) OldPasswordHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPasswordHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPasswordHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPasswordHash: %w", err)
+	}
+	return oldValue.PasswordHash, nil
+}
+
+// ResetPasswordHash resets all changes to the "password_hash" field.
+func (m *PrincipalMutation) ResetPasswordHash() {
+	m.password_hash = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *PrincipalMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -7548,6 +7590,60 @@ func (m *PrincipalMutation) ResetTokens() {
 	m.removedtokens = nil
 }
 
+// AddWebSessionIDs adds the "web_sessions" edge to the WebSession entity by ids.
+func (m *PrincipalMutation) AddWebSessionIDs(ids ...int) {
+	if m.web_sessions == nil {
+		m.web_sessions = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.web_sessions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearWebSessions clears the "web_sessions" edge to the WebSession entity.
+func (m *PrincipalMutation) ClearWebSessions() {
+	m.clearedweb_sessions = true
+}
+
+// WebSessionsCleared reports if the "web_sessions" edge to the WebSession entity was cleared.
+func (m *PrincipalMutation) WebSessionsCleared() bool {
+	return m.clearedweb_sessions
+}
+
+// RemoveWebSessionIDs removes the "web_sessions" edge to the WebSession entity by IDs.
+func (m *PrincipalMutation) RemoveWebSessionIDs(ids ...int) {
+	if m.removedweb_sessions == nil {
+		m.removedweb_sessions = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.web_sessions, ids[i])
+		m.removedweb_sessions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedWebSessions returns the removed IDs of the "web_sessions" edge to the WebSession entity.
+func (m *PrincipalMutation) RemovedWebSessionsIDs() (ids []int) {
+	for id := range m.removedweb_sessions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// WebSessionsIDs returns the "web_sessions" edge IDs in the mutation.
+func (m *PrincipalMutation) WebSessionsIDs() (ids []int) {
+	for id := range m.web_sessions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetWebSessions resets all changes to the "web_sessions" edge.
+func (m *PrincipalMutation) ResetWebSessions() {
+	m.web_sessions = nil
+	m.clearedweb_sessions = false
+	m.removedweb_sessions = nil
+}
+
 // Where appends a list predicates to the PrincipalMutation builder.
 func (m *PrincipalMutation) Where(ps ...predicate.Principal) {
 	m.predicates = append(m.predicates, ps...)
@@ -7582,7 +7678,7 @@ func (m *PrincipalMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PrincipalMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.name != nil {
 		fields = append(fields, principal.FieldName)
 	}
@@ -7594,6 +7690,9 @@ func (m *PrincipalMutation) Fields() []string {
 	}
 	if m.env_labels != nil {
 		fields = append(fields, principal.FieldEnvLabels)
+	}
+	if m.password_hash != nil {
+		fields = append(fields, principal.FieldPasswordHash)
 	}
 	if m.created_at != nil {
 		fields = append(fields, principal.FieldCreatedAt)
@@ -7614,6 +7713,8 @@ func (m *PrincipalMutation) Field(name string) (ent.Value, bool) {
 		return m.Namespaces()
 	case principal.FieldEnvLabels:
 		return m.EnvLabels()
+	case principal.FieldPasswordHash:
+		return m.PasswordHash()
 	case principal.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -7633,6 +7734,8 @@ func (m *PrincipalMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldNamespaces(ctx)
 	case principal.FieldEnvLabels:
 		return m.OldEnvLabels(ctx)
+	case principal.FieldPasswordHash:
+		return m.OldPasswordHash(ctx)
 	case principal.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -7671,6 +7774,13 @@ func (m *PrincipalMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEnvLabels(v)
+		return nil
+	case principal.FieldPasswordHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPasswordHash(v)
 		return nil
 	case principal.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -7755,6 +7865,9 @@ func (m *PrincipalMutation) ResetField(name string) error {
 	case principal.FieldEnvLabels:
 		m.ResetEnvLabels()
 		return nil
+	case principal.FieldPasswordHash:
+		m.ResetPasswordHash()
+		return nil
 	case principal.FieldCreatedAt:
 		m.ResetCreatedAt()
 		return nil
@@ -7764,9 +7877,12 @@ func (m *PrincipalMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *PrincipalMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.tokens != nil {
 		edges = append(edges, principal.EdgeTokens)
+	}
+	if m.web_sessions != nil {
+		edges = append(edges, principal.EdgeWebSessions)
 	}
 	return edges
 }
@@ -7781,15 +7897,24 @@ func (m *PrincipalMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case principal.EdgeWebSessions:
+		ids := make([]ent.Value, 0, len(m.web_sessions))
+		for id := range m.web_sessions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *PrincipalMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.removedtokens != nil {
 		edges = append(edges, principal.EdgeTokens)
+	}
+	if m.removedweb_sessions != nil {
+		edges = append(edges, principal.EdgeWebSessions)
 	}
 	return edges
 }
@@ -7804,15 +7929,24 @@ func (m *PrincipalMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case principal.EdgeWebSessions:
+		ids := make([]ent.Value, 0, len(m.removedweb_sessions))
+		for id := range m.removedweb_sessions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *PrincipalMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedtokens {
 		edges = append(edges, principal.EdgeTokens)
+	}
+	if m.clearedweb_sessions {
+		edges = append(edges, principal.EdgeWebSessions)
 	}
 	return edges
 }
@@ -7823,6 +7957,8 @@ func (m *PrincipalMutation) EdgeCleared(name string) bool {
 	switch name {
 	case principal.EdgeTokens:
 		return m.clearedtokens
+	case principal.EdgeWebSessions:
+		return m.clearedweb_sessions
 	}
 	return false
 }
@@ -7841,6 +7977,9 @@ func (m *PrincipalMutation) ResetEdge(name string) error {
 	switch name {
 	case principal.EdgeTokens:
 		m.ResetTokens()
+		return nil
+	case principal.EdgeWebSessions:
+		m.ResetWebSessions()
 		return nil
 	}
 	return fmt.Errorf("unknown Principal edge %s", name)
@@ -15469,4 +15608,711 @@ func (m *VersionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Version edge %s", name)
+}
+
+// WebSessionMutation represents an operation that mutates the WebSession nodes in the graph.
+type WebSessionMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	token_hash       *string
+	csrf_token       *string
+	remote           *string
+	created_at       *time.Time
+	expires_at       *time.Time
+	last_seen_at     *time.Time
+	clearedFields    map[string]struct{}
+	principal        *int
+	clearedprincipal bool
+	done             bool
+	oldValue         func(context.Context) (*WebSession, error)
+	predicates       []predicate.WebSession
+}
+
+var _ ent.Mutation = (*WebSessionMutation)(nil)
+
+// websessionOption allows management of the mutation configuration using functional options.
+type websessionOption func(*WebSessionMutation)
+
+// newWebSessionMutation creates new mutation for the WebSession entity.
+func newWebSessionMutation(c config, op Op, opts ...websessionOption) *WebSessionMutation {
+	m := &WebSessionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWebSession,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWebSessionID sets the ID field of the mutation.
+func withWebSessionID(id int) websessionOption {
+	return func(m *WebSessionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WebSession
+		)
+		m.oldValue = func(ctx context.Context) (*WebSession, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WebSession.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWebSession sets the old WebSession of the mutation.
+func withWebSession(node *WebSession) websessionOption {
+	return func(m *WebSessionMutation) {
+		m.oldValue = func(context.Context) (*WebSession, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WebSessionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WebSessionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WebSessionMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WebSessionMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WebSession.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *WebSessionMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *WebSessionMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *WebSessionMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetPrincipalID sets the "principal_id" field.
+func (m *WebSessionMutation) SetPrincipalID(i int) {
+	m.principal = &i
+}
+
+// PrincipalID returns the value of the "principal_id" field in the mutation.
+func (m *WebSessionMutation) PrincipalID() (r int, exists bool) {
+	v := m.principal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrincipalID returns the old "principal_id" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldPrincipalID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrincipalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrincipalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrincipalID: %w", err)
+	}
+	return oldValue.PrincipalID, nil
+}
+
+// ResetPrincipalID resets all changes to the "principal_id" field.
+func (m *WebSessionMutation) ResetPrincipalID() {
+	m.principal = nil
+}
+
+// SetCsrfToken sets the "csrf_token" field.
+func (m *WebSessionMutation) SetCsrfToken(s string) {
+	m.csrf_token = &s
+}
+
+// CsrfToken returns the value of the "csrf_token" field in the mutation.
+func (m *WebSessionMutation) CsrfToken() (r string, exists bool) {
+	v := m.csrf_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCsrfToken returns the old "csrf_token" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldCsrfToken(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCsrfToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCsrfToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCsrfToken: %w", err)
+	}
+	return oldValue.CsrfToken, nil
+}
+
+// ResetCsrfToken resets all changes to the "csrf_token" field.
+func (m *WebSessionMutation) ResetCsrfToken() {
+	m.csrf_token = nil
+}
+
+// SetRemote sets the "remote" field.
+func (m *WebSessionMutation) SetRemote(s string) {
+	m.remote = &s
+}
+
+// Remote returns the value of the "remote" field in the mutation.
+func (m *WebSessionMutation) Remote() (r string, exists bool) {
+	v := m.remote
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemote returns the old "remote" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldRemote(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemote: %w", err)
+	}
+	return oldValue.Remote, nil
+}
+
+// ResetRemote resets all changes to the "remote" field.
+func (m *WebSessionMutation) ResetRemote() {
+	m.remote = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *WebSessionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *WebSessionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *WebSessionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *WebSessionMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *WebSessionMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *WebSessionMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetLastSeenAt sets the "last_seen_at" field.
+func (m *WebSessionMutation) SetLastSeenAt(t time.Time) {
+	m.last_seen_at = &t
+}
+
+// LastSeenAt returns the value of the "last_seen_at" field in the mutation.
+func (m *WebSessionMutation) LastSeenAt() (r time.Time, exists bool) {
+	v := m.last_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSeenAt returns the old "last_seen_at" field's value of the WebSession entity.
+// If the WebSession object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebSessionMutation) OldLastSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSeenAt: %w", err)
+	}
+	return oldValue.LastSeenAt, nil
+}
+
+// ResetLastSeenAt resets all changes to the "last_seen_at" field.
+func (m *WebSessionMutation) ResetLastSeenAt() {
+	m.last_seen_at = nil
+}
+
+// ClearPrincipal clears the "principal" edge to the Principal entity.
+func (m *WebSessionMutation) ClearPrincipal() {
+	m.clearedprincipal = true
+	m.clearedFields[websession.FieldPrincipalID] = struct{}{}
+}
+
+// PrincipalCleared reports if the "principal" edge to the Principal entity was cleared.
+func (m *WebSessionMutation) PrincipalCleared() bool {
+	return m.clearedprincipal
+}
+
+// PrincipalIDs returns the "principal" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PrincipalID instead. It exists only for internal usage by the builders.
+func (m *WebSessionMutation) PrincipalIDs() (ids []int) {
+	if id := m.principal; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPrincipal resets all changes to the "principal" edge.
+func (m *WebSessionMutation) ResetPrincipal() {
+	m.principal = nil
+	m.clearedprincipal = false
+}
+
+// Where appends a list predicates to the WebSessionMutation builder.
+func (m *WebSessionMutation) Where(ps ...predicate.WebSession) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WebSessionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WebSessionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WebSession, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WebSessionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WebSessionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WebSession).
+func (m *WebSessionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WebSessionMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.token_hash != nil {
+		fields = append(fields, websession.FieldTokenHash)
+	}
+	if m.principal != nil {
+		fields = append(fields, websession.FieldPrincipalID)
+	}
+	if m.csrf_token != nil {
+		fields = append(fields, websession.FieldCsrfToken)
+	}
+	if m.remote != nil {
+		fields = append(fields, websession.FieldRemote)
+	}
+	if m.created_at != nil {
+		fields = append(fields, websession.FieldCreatedAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, websession.FieldExpiresAt)
+	}
+	if m.last_seen_at != nil {
+		fields = append(fields, websession.FieldLastSeenAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WebSessionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case websession.FieldTokenHash:
+		return m.TokenHash()
+	case websession.FieldPrincipalID:
+		return m.PrincipalID()
+	case websession.FieldCsrfToken:
+		return m.CsrfToken()
+	case websession.FieldRemote:
+		return m.Remote()
+	case websession.FieldCreatedAt:
+		return m.CreatedAt()
+	case websession.FieldExpiresAt:
+		return m.ExpiresAt()
+	case websession.FieldLastSeenAt:
+		return m.LastSeenAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WebSessionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case websession.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case websession.FieldPrincipalID:
+		return m.OldPrincipalID(ctx)
+	case websession.FieldCsrfToken:
+		return m.OldCsrfToken(ctx)
+	case websession.FieldRemote:
+		return m.OldRemote(ctx)
+	case websession.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case websession.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case websession.FieldLastSeenAt:
+		return m.OldLastSeenAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown WebSession field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebSessionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case websession.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case websession.FieldPrincipalID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrincipalID(v)
+		return nil
+	case websession.FieldCsrfToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCsrfToken(v)
+		return nil
+	case websession.FieldRemote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemote(v)
+		return nil
+	case websession.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case websession.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case websession.FieldLastSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSeenAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WebSession field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WebSessionMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WebSessionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebSessionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown WebSession numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WebSessionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WebSessionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WebSessionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown WebSession nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WebSessionMutation) ResetField(name string) error {
+	switch name {
+	case websession.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case websession.FieldPrincipalID:
+		m.ResetPrincipalID()
+		return nil
+	case websession.FieldCsrfToken:
+		m.ResetCsrfToken()
+		return nil
+	case websession.FieldRemote:
+		m.ResetRemote()
+		return nil
+	case websession.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case websession.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case websession.FieldLastSeenAt:
+		m.ResetLastSeenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown WebSession field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WebSessionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.principal != nil {
+		edges = append(edges, websession.EdgePrincipal)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WebSessionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case websession.EdgePrincipal:
+		if id := m.principal; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WebSessionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WebSessionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WebSessionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedprincipal {
+		edges = append(edges, websession.EdgePrincipal)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WebSessionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case websession.EdgePrincipal:
+		return m.clearedprincipal
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WebSessionMutation) ClearEdge(name string) error {
+	switch name {
+	case websession.EdgePrincipal:
+		m.ClearPrincipal()
+		return nil
+	}
+	return fmt.Errorf("unknown WebSession unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WebSessionMutation) ResetEdge(name string) error {
+	switch name {
+	case websession.EdgePrincipal:
+		m.ResetPrincipal()
+		return nil
+	}
+	return fmt.Errorf("unknown WebSession edge %s", name)
 }

@@ -26,6 +26,8 @@ type Principal struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 	// EnvLabels holds the value of the "env_labels" field.
 	EnvLabels []string `json:"env_labels,omitempty"`
+	// PasswordHash holds the value of the "password_hash" field.
+	PasswordHash string `json:"-"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -38,9 +40,11 @@ type Principal struct {
 type PrincipalEdges struct {
 	// Tokens holds the value of the tokens edge.
 	Tokens []*Token `json:"tokens,omitempty"`
+	// WebSessions holds the value of the web_sessions edge.
+	WebSessions []*WebSession `json:"web_sessions,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // TokensOrErr returns the Tokens value or an error if the edge
@@ -52,6 +56,15 @@ func (e PrincipalEdges) TokensOrErr() ([]*Token, error) {
 	return nil, &NotLoadedError{edge: "tokens"}
 }
 
+// WebSessionsOrErr returns the WebSessions value or an error if the edge
+// was not loaded in eager-loading.
+func (e PrincipalEdges) WebSessionsOrErr() ([]*WebSession, error) {
+	if e.loadedTypes[1] {
+		return e.WebSessions, nil
+	}
+	return nil, &NotLoadedError{edge: "web_sessions"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Principal) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -61,7 +74,7 @@ func (*Principal) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case principal.FieldID:
 			values[i] = new(sql.NullInt64)
-		case principal.FieldName, principal.FieldRole:
+		case principal.FieldName, principal.FieldRole, principal.FieldPasswordHash:
 			values[i] = new(sql.NullString)
 		case principal.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -114,6 +127,12 @@ func (_m *Principal) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field env_labels: %w", err)
 				}
 			}
+		case principal.FieldPasswordHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field password_hash", values[i])
+			} else if value.Valid {
+				_m.PasswordHash = value.String
+			}
 		case principal.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
@@ -136,6 +155,11 @@ func (_m *Principal) Value(name string) (ent.Value, error) {
 // QueryTokens queries the "tokens" edge of the Principal entity.
 func (_m *Principal) QueryTokens() *TokenQuery {
 	return NewPrincipalClient(_m.config).QueryTokens(_m)
+}
+
+// QueryWebSessions queries the "web_sessions" edge of the Principal entity.
+func (_m *Principal) QueryWebSessions() *WebSessionQuery {
+	return NewPrincipalClient(_m.config).QueryWebSessions(_m)
 }
 
 // Update returns a builder for updating this Principal.
@@ -172,6 +196,8 @@ func (_m *Principal) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("env_labels=")
 	builder.WriteString(fmt.Sprintf("%v", _m.EnvLabels))
+	builder.WriteString(", ")
+	builder.WriteString("password_hash=<sensitive>")
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/token"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 // PrincipalCreate is the builder for creating a Principal entity.
@@ -47,6 +48,20 @@ func (_c *PrincipalCreate) SetEnvLabels(v []string) *PrincipalCreate {
 	return _c
 }
 
+// SetPasswordHash sets the "password_hash" field.
+func (_c *PrincipalCreate) SetPasswordHash(v string) *PrincipalCreate {
+	_c.mutation.SetPasswordHash(v)
+	return _c
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_c *PrincipalCreate) SetNillablePasswordHash(v *string) *PrincipalCreate {
+	if v != nil {
+		_c.SetPasswordHash(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *PrincipalCreate) SetCreatedAt(v time.Time) *PrincipalCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -74,6 +89,21 @@ func (_c *PrincipalCreate) AddTokens(v ...*Token) *PrincipalCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddTokenIDs(ids...)
+}
+
+// AddWebSessionIDs adds the "web_sessions" edge to the WebSession entity by IDs.
+func (_c *PrincipalCreate) AddWebSessionIDs(ids ...int) *PrincipalCreate {
+	_c.mutation.AddWebSessionIDs(ids...)
+	return _c
+}
+
+// AddWebSessions adds the "web_sessions" edges to the WebSession entity.
+func (_c *PrincipalCreate) AddWebSessions(v ...*WebSession) *PrincipalCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddWebSessionIDs(ids...)
 }
 
 // Mutation returns the PrincipalMutation object of the builder.
@@ -111,6 +141,10 @@ func (_c *PrincipalCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PrincipalCreate) defaults() {
+	if _, ok := _c.mutation.PasswordHash(); !ok {
+		v := principal.DefaultPasswordHash
+		_c.mutation.SetPasswordHash(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := principal.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -134,6 +168,9 @@ func (_c *PrincipalCreate) check() error {
 		if err := principal.RoleValidator(v); err != nil {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Principal.role": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.PasswordHash(); !ok {
+		return &ValidationError{Name: "password_hash", err: errors.New(`ent: missing required field "Principal.password_hash"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Principal.created_at"`)}
@@ -181,6 +218,10 @@ func (_c *PrincipalCreate) createSpec() (*Principal, *sqlgraph.CreateSpec) {
 		_spec.SetField(principal.FieldEnvLabels, field.TypeJSON, value)
 		_node.EnvLabels = value
 	}
+	if value, ok := _c.mutation.PasswordHash(); ok {
+		_spec.SetField(principal.FieldPasswordHash, field.TypeString, value)
+		_node.PasswordHash = value
+	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(principal.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
@@ -194,6 +235,22 @@ func (_c *PrincipalCreate) createSpec() (*Principal, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(token.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WebSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -313,6 +370,18 @@ func (u *PrincipalUpsert) ClearEnvLabels() *PrincipalUpsert {
 	return u
 }
 
+// SetPasswordHash sets the "password_hash" field.
+func (u *PrincipalUpsert) SetPasswordHash(v string) *PrincipalUpsert {
+	u.Set(principal.FieldPasswordHash, v)
+	return u
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *PrincipalUpsert) UpdatePasswordHash() *PrincipalUpsert {
+	u.SetExcluded(principal.FieldPasswordHash)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -425,6 +494,20 @@ func (u *PrincipalUpsertOne) UpdateEnvLabels() *PrincipalUpsertOne {
 func (u *PrincipalUpsertOne) ClearEnvLabels() *PrincipalUpsertOne {
 	return u.Update(func(s *PrincipalUpsert) {
 		s.ClearEnvLabels()
+	})
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (u *PrincipalUpsertOne) SetPasswordHash(v string) *PrincipalUpsertOne {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.SetPasswordHash(v)
+	})
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *PrincipalUpsertOne) UpdatePasswordHash() *PrincipalUpsertOne {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.UpdatePasswordHash()
 	})
 }
 
@@ -706,6 +789,20 @@ func (u *PrincipalUpsertBulk) UpdateEnvLabels() *PrincipalUpsertBulk {
 func (u *PrincipalUpsertBulk) ClearEnvLabels() *PrincipalUpsertBulk {
 	return u.Update(func(s *PrincipalUpsert) {
 		s.ClearEnvLabels()
+	})
+}
+
+// SetPasswordHash sets the "password_hash" field.
+func (u *PrincipalUpsertBulk) SetPasswordHash(v string) *PrincipalUpsertBulk {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.SetPasswordHash(v)
+	})
+}
+
+// UpdatePasswordHash sets the "password_hash" field to the value that was provided on create.
+func (u *PrincipalUpsertBulk) UpdatePasswordHash() *PrincipalUpsertBulk {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.UpdatePasswordHash()
 	})
 }
 

@@ -16,17 +16,19 @@ import (
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/token"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 // PrincipalQuery is the builder for querying Principal entities.
 type PrincipalQuery struct {
 	config
-	ctx        *QueryContext
-	order      []principal.OrderOption
-	inters     []Interceptor
-	predicates []predicate.Principal
-	withTokens *TokenQuery
-	modifiers  []func(*sql.Selector)
+	ctx             *QueryContext
+	order           []principal.OrderOption
+	inters          []Interceptor
+	predicates      []predicate.Principal
+	withTokens      *TokenQuery
+	withWebSessions *WebSessionQuery
+	modifiers       []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -78,6 +80,28 @@ func (_q *PrincipalQuery) QueryTokens() *TokenQuery {
 			sqlgraph.From(principal.Table, principal.FieldID, selector),
 			sqlgraph.To(token.Table, token.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, principal.TokensTable, principal.TokensColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryWebSessions chains the current query on the "web_sessions" edge.
+func (_q *PrincipalQuery) QueryWebSessions() *WebSessionQuery {
+	query := (&WebSessionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(principal.Table, principal.FieldID, selector),
+			sqlgraph.To(websession.Table, websession.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, principal.WebSessionsTable, principal.WebSessionsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -272,12 +296,13 @@ func (_q *PrincipalQuery) Clone() *PrincipalQuery {
 		return nil
 	}
 	return &PrincipalQuery{
-		config:     _q.config,
-		ctx:        _q.ctx.Clone(),
-		order:      append([]principal.OrderOption{}, _q.order...),
-		inters:     append([]Interceptor{}, _q.inters...),
-		predicates: append([]predicate.Principal{}, _q.predicates...),
-		withTokens: _q.withTokens.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]principal.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.Principal{}, _q.predicates...),
+		withTokens:      _q.withTokens.Clone(),
+		withWebSessions: _q.withWebSessions.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -292,6 +317,17 @@ func (_q *PrincipalQuery) WithTokens(opts ...func(*TokenQuery)) *PrincipalQuery 
 		opt(query)
 	}
 	_q.withTokens = query
+	return _q
+}
+
+// WithWebSessions tells the query-builder to eager-load the nodes that are connected to
+// the "web_sessions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *PrincipalQuery) WithWebSessions(opts ...func(*WebSessionQuery)) *PrincipalQuery {
+	query := (&WebSessionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWebSessions = query
 	return _q
 }
 
@@ -373,8 +409,9 @@ func (_q *PrincipalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Pr
 	var (
 		nodes       = []*Principal{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withTokens != nil,
+			_q.withWebSessions != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -405,6 +442,13 @@ func (_q *PrincipalQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Pr
 			return nil, err
 		}
 	}
+	if query := _q.withWebSessions; query != nil {
+		if err := _q.loadWebSessions(ctx, query, nodes,
+			func(n *Principal) { n.Edges.WebSessions = []*WebSession{} },
+			func(n *Principal, e *WebSession) { n.Edges.WebSessions = append(n.Edges.WebSessions, e) }); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -423,6 +467,36 @@ func (_q *PrincipalQuery) loadTokens(ctx context.Context, query *TokenQuery, nod
 	}
 	query.Where(predicate.Token(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(principal.TokensColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.PrincipalID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "principal_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *PrincipalQuery) loadWebSessions(ctx context.Context, query *WebSessionQuery, nodes []*Principal, init func(*Principal), assign func(*Principal, *WebSession)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Principal)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(websession.FieldPrincipalID)
+	}
+	query.Where(predicate.WebSession(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(principal.WebSessionsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/token"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 // PrincipalUpdate is the builder for updating Principal entities.
@@ -93,6 +94,20 @@ func (_u *PrincipalUpdate) ClearEnvLabels() *PrincipalUpdate {
 	return _u
 }
 
+// SetPasswordHash sets the "password_hash" field.
+func (_u *PrincipalUpdate) SetPasswordHash(v string) *PrincipalUpdate {
+	_u.mutation.SetPasswordHash(v)
+	return _u
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_u *PrincipalUpdate) SetNillablePasswordHash(v *string) *PrincipalUpdate {
+	if v != nil {
+		_u.SetPasswordHash(*v)
+	}
+	return _u
+}
+
 // AddTokenIDs adds the "tokens" edge to the Token entity by IDs.
 func (_u *PrincipalUpdate) AddTokenIDs(ids ...int) *PrincipalUpdate {
 	_u.mutation.AddTokenIDs(ids...)
@@ -106,6 +121,21 @@ func (_u *PrincipalUpdate) AddTokens(v ...*Token) *PrincipalUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddTokenIDs(ids...)
+}
+
+// AddWebSessionIDs adds the "web_sessions" edge to the WebSession entity by IDs.
+func (_u *PrincipalUpdate) AddWebSessionIDs(ids ...int) *PrincipalUpdate {
+	_u.mutation.AddWebSessionIDs(ids...)
+	return _u
+}
+
+// AddWebSessions adds the "web_sessions" edges to the WebSession entity.
+func (_u *PrincipalUpdate) AddWebSessions(v ...*WebSession) *PrincipalUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebSessionIDs(ids...)
 }
 
 // Mutation returns the PrincipalMutation object of the builder.
@@ -132,6 +162,27 @@ func (_u *PrincipalUpdate) RemoveTokens(v ...*Token) *PrincipalUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveTokenIDs(ids...)
+}
+
+// ClearWebSessions clears all "web_sessions" edges to the WebSession entity.
+func (_u *PrincipalUpdate) ClearWebSessions() *PrincipalUpdate {
+	_u.mutation.ClearWebSessions()
+	return _u
+}
+
+// RemoveWebSessionIDs removes the "web_sessions" edge to WebSession entities by IDs.
+func (_u *PrincipalUpdate) RemoveWebSessionIDs(ids ...int) *PrincipalUpdate {
+	_u.mutation.RemoveWebSessionIDs(ids...)
+	return _u
+}
+
+// RemoveWebSessions removes "web_sessions" edges to WebSession entities.
+func (_u *PrincipalUpdate) RemoveWebSessions(v ...*WebSession) *PrincipalUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebSessionIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -216,6 +267,9 @@ func (_u *PrincipalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.EnvLabelsCleared() {
 		_spec.ClearField(principal.FieldEnvLabels, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.PasswordHash(); ok {
+		_spec.SetField(principal.FieldPasswordHash, field.TypeString, value)
+	}
 	if _u.mutation.TokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -254,6 +308,51 @@ func (_u *PrincipalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(token.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WebSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebSessionsIDs(); len(nodes) > 0 && !_u.mutation.WebSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -345,6 +444,20 @@ func (_u *PrincipalUpdateOne) ClearEnvLabels() *PrincipalUpdateOne {
 	return _u
 }
 
+// SetPasswordHash sets the "password_hash" field.
+func (_u *PrincipalUpdateOne) SetPasswordHash(v string) *PrincipalUpdateOne {
+	_u.mutation.SetPasswordHash(v)
+	return _u
+}
+
+// SetNillablePasswordHash sets the "password_hash" field if the given value is not nil.
+func (_u *PrincipalUpdateOne) SetNillablePasswordHash(v *string) *PrincipalUpdateOne {
+	if v != nil {
+		_u.SetPasswordHash(*v)
+	}
+	return _u
+}
+
 // AddTokenIDs adds the "tokens" edge to the Token entity by IDs.
 func (_u *PrincipalUpdateOne) AddTokenIDs(ids ...int) *PrincipalUpdateOne {
 	_u.mutation.AddTokenIDs(ids...)
@@ -358,6 +471,21 @@ func (_u *PrincipalUpdateOne) AddTokens(v ...*Token) *PrincipalUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.AddTokenIDs(ids...)
+}
+
+// AddWebSessionIDs adds the "web_sessions" edge to the WebSession entity by IDs.
+func (_u *PrincipalUpdateOne) AddWebSessionIDs(ids ...int) *PrincipalUpdateOne {
+	_u.mutation.AddWebSessionIDs(ids...)
+	return _u
+}
+
+// AddWebSessions adds the "web_sessions" edges to the WebSession entity.
+func (_u *PrincipalUpdateOne) AddWebSessions(v ...*WebSession) *PrincipalUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebSessionIDs(ids...)
 }
 
 // Mutation returns the PrincipalMutation object of the builder.
@@ -384,6 +512,27 @@ func (_u *PrincipalUpdateOne) RemoveTokens(v ...*Token) *PrincipalUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveTokenIDs(ids...)
+}
+
+// ClearWebSessions clears all "web_sessions" edges to the WebSession entity.
+func (_u *PrincipalUpdateOne) ClearWebSessions() *PrincipalUpdateOne {
+	_u.mutation.ClearWebSessions()
+	return _u
+}
+
+// RemoveWebSessionIDs removes the "web_sessions" edge to WebSession entities by IDs.
+func (_u *PrincipalUpdateOne) RemoveWebSessionIDs(ids ...int) *PrincipalUpdateOne {
+	_u.mutation.RemoveWebSessionIDs(ids...)
+	return _u
+}
+
+// RemoveWebSessions removes "web_sessions" edges to WebSession entities.
+func (_u *PrincipalUpdateOne) RemoveWebSessions(v ...*WebSession) *PrincipalUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebSessionIDs(ids...)
 }
 
 // Where appends a list predicates to the PrincipalUpdate builder.
@@ -498,6 +647,9 @@ func (_u *PrincipalUpdateOne) sqlSave(ctx context.Context) (_node *Principal, er
 	if _u.mutation.EnvLabelsCleared() {
 		_spec.ClearField(principal.FieldEnvLabels, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.PasswordHash(); ok {
+		_spec.SetField(principal.FieldPasswordHash, field.TypeString, value)
+	}
 	if _u.mutation.TokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -536,6 +688,51 @@ func (_u *PrincipalUpdateOne) sqlSave(ctx context.Context) (_node *Principal, er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(token.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WebSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebSessionsIDs(); len(nodes) > 0 && !_u.mutation.WebSessionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebSessionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   principal.WebSessionsTable,
+			Columns: []string{principal.WebSessionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(websession.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
+	"github.com/mcpreg/mcpreg/ent/websession"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -200,8 +201,12 @@ func init() {
 			return nil
 		}
 	}()
+	// principalDescPasswordHash is the schema descriptor for password_hash field.
+	principalDescPasswordHash := principalFields[4].Descriptor()
+	// principal.DefaultPasswordHash holds the default value on creation for the password_hash field.
+	principal.DefaultPasswordHash = principalDescPasswordHash.Default.(string)
 	// principalDescCreatedAt is the schema descriptor for created_at field.
-	principalDescCreatedAt := principalFields[4].Descriptor()
+	principalDescCreatedAt := principalFields[5].Descriptor()
 	// principal.DefaultCreatedAt holds the default value on creation for the created_at field.
 	principal.DefaultCreatedAt = principalDescCreatedAt.Default.(func() time.Time)
 	reviewdecisionFields := schema.ReviewDecision{}.Fields()
@@ -434,4 +439,18 @@ func init() {
 	versionDescLiveSource := versionFields[16].Descriptor()
 	// version.DefaultLiveSource holds the default value on creation for the live_source field.
 	version.DefaultLiveSource = versionDescLiveSource.Default.(string)
+	websessionFields := schema.WebSession{}.Fields()
+	_ = websessionFields
+	// websessionDescRemote is the schema descriptor for remote field.
+	websessionDescRemote := websessionFields[3].Descriptor()
+	// websession.DefaultRemote holds the default value on creation for the remote field.
+	websession.DefaultRemote = websessionDescRemote.Default.(string)
+	// websessionDescCreatedAt is the schema descriptor for created_at field.
+	websessionDescCreatedAt := websessionFields[4].Descriptor()
+	// websession.DefaultCreatedAt holds the default value on creation for the created_at field.
+	websession.DefaultCreatedAt = websessionDescCreatedAt.Default.(func() time.Time)
+	// websessionDescLastSeenAt is the schema descriptor for last_seen_at field.
+	websessionDescLastSeenAt := websessionFields[6].Descriptor()
+	// websession.DefaultLastSeenAt holds the default value on creation for the last_seen_at field.
+	websession.DefaultLastSeenAt = websessionDescLastSeenAt.Default.(func() time.Time)
 }

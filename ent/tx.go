@@ -48,6 +48,8 @@ type Tx struct {
 	ToolSnapshot *ToolSnapshotClient
 	// Version is the client for interacting with the Version builders.
 	Version *VersionClient
+	// WebSession is the client for interacting with the WebSession builders.
+	WebSession *WebSessionClient
 
 	// lazily loaded.
 	client     *Client
@@ -196,6 +198,7 @@ func (tx *Tx) init() {
 	tx.Tool = NewToolClient(tx.config)
 	tx.ToolSnapshot = NewToolSnapshotClient(tx.config)
 	tx.Version = NewVersionClient(tx.config)
+	tx.WebSession = NewWebSessionClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -61,6 +61,8 @@ type Service struct {
 	signer *DiscoverySigner
 	// auth caches verified tokens briefly.
 	auth authCache
+	// signins throttles failed web sign-ins.
+	signins throttle
 }
 
 // Option configures a Service.

@@ -37,7 +37,7 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&g.logLevel, "log-level", def.LogLevel, "log level: debug, info, warn, error (env MCPREG_LOG_LEVEL)")
 	pf.StringVar(&g.logFormat, "log-format", def.LogFormat, "log format: json or text (env MCPREG_LOG_FORMAT)")
 	root.AddCommand(newServeCmd(g), newMigrateCmd(g), newTokenCmd(g), newAuditCmd(g), newAttestCmd(g))
-	root.AddCommand(newDiscoveryCmd())
+	root.AddCommand(newDiscoveryCmd(), newUserCmd(g))
 	return root
 }
 

@@ -213,6 +213,18 @@ func (f VersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VersionMutation", m)
 }
 
+// The WebSessionFunc type is an adapter to allow the use of ordinary
+// function as WebSession mutator.
+type WebSessionFunc func(context.Context, *ent.WebSessionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WebSessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WebSessionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WebSessionMutation", m)
+}
+
 // Condition is a hook condition function.
 type Condition func(context.Context, ent.Mutation) bool
 

@@ -269,6 +269,7 @@ var (
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "reviewer", "owner", "host"}},
 		{Name: "namespaces", Type: field.TypeJSON, Nullable: true},
 		{Name: "env_labels", Type: field.TypeJSON, Nullable: true},
+		{Name: "password_hash", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 	}
 	// PrincipalsTable holds the schema information for the "principals" table.
@@ -543,6 +544,38 @@ var (
 			},
 		},
 	}
+	// WebSessionsColumns holds the columns for the "web_sessions" table.
+	WebSessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "csrf_token", Type: field.TypeString},
+		{Name: "remote", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "principal_id", Type: field.TypeInt},
+	}
+	// WebSessionsTable holds the schema information for the "web_sessions" table.
+	WebSessionsTable = &schema.Table{
+		Name:       "web_sessions",
+		Columns:    WebSessionsColumns,
+		PrimaryKey: []*schema.Column{WebSessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "web_sessions_principals_web_sessions",
+				Columns:    []*schema.Column{WebSessionsColumns[7]},
+				RefColumns: []*schema.Column{PrincipalsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "websession_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebSessionsColumns[5]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AttestationsTable,
@@ -562,6 +595,7 @@ var (
 		ToolsTable,
 		ToolSnapshotsTable,
 		VersionsTable,
+		WebSessionsTable,
 	}
 )
 
@@ -577,4 +611,5 @@ func init() {
 	ToolsTable.ForeignKeys[0].RefTable = ToolSnapshotsTable
 	ToolSnapshotsTable.ForeignKeys[0].RefTable = VersionsTable
 	VersionsTable.ForeignKeys[0].RefTable = ServersTable
+	WebSessionsTable.ForeignKeys[0].RefTable = PrincipalsTable
 }

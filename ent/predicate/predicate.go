@@ -56,3 +56,6 @@ type ToolSnapshot func(*sql.Selector)
 
 // Version is the predicate function for version builders.
 type Version func(*sql.Selector)
+
+// WebSession is the predicate function for websession builders.
+type WebSession func(*sql.Selector)

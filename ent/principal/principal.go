@@ -23,10 +23,14 @@ const (
 	FieldNamespaces = "namespaces"
 	// FieldEnvLabels holds the string denoting the env_labels field in the database.
 	FieldEnvLabels = "env_labels"
+	// FieldPasswordHash holds the string denoting the password_hash field in the database.
+	FieldPasswordHash = "password_hash"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTokens holds the string denoting the tokens edge name in mutations.
 	EdgeTokens = "tokens"
+	// EdgeWebSessions holds the string denoting the web_sessions edge name in mutations.
+	EdgeWebSessions = "web_sessions"
 	// Table holds the table name of the principal in the database.
 	Table = "principals"
 	// TokensTable is the table that holds the tokens relation/edge.
@@ -36,6 +40,13 @@ const (
 	TokensInverseTable = "tokens"
 	// TokensColumn is the table column denoting the tokens relation/edge.
 	TokensColumn = "principal_id"
+	// WebSessionsTable is the table that holds the web_sessions relation/edge.
+	WebSessionsTable = "web_sessions"
+	// WebSessionsInverseTable is the table name for the WebSession entity.
+	// It exists in this package in order to avoid circular dependency with the "websession" package.
+	WebSessionsInverseTable = "web_sessions"
+	// WebSessionsColumn is the table column denoting the web_sessions relation/edge.
+	WebSessionsColumn = "principal_id"
 )
 
 // Columns holds all SQL columns for principal fields.
@@ -45,6 +56,7 @@ var Columns = []string{
 	FieldRole,
 	FieldNamespaces,
 	FieldEnvLabels,
+	FieldPasswordHash,
 	FieldCreatedAt,
 }
 
@@ -61,6 +73,8 @@ func ValidColumn(column string) bool {
 var (
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultPasswordHash holds the default value on creation for the "password_hash" field.
+	DefaultPasswordHash string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -108,6 +122,11 @@ func ByRole(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRole, opts...).ToFunc()
 }
 
+// ByPasswordHash orders the results by the password_hash field.
+func ByPasswordHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPasswordHash, opts...).ToFunc()
+}
+
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
@@ -126,10 +145,31 @@ func ByTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newTokensStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByWebSessionsCount orders the results by web_sessions count.
+func ByWebSessionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newWebSessionsStep(), opts...)
+	}
+}
+
+// ByWebSessions orders the results by web_sessions terms.
+func ByWebSessions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWebSessionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newTokensStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(TokensInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, TokensTable, TokensColumn),
+	)
+}
+func newWebSessionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WebSessionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, WebSessionsTable, WebSessionsColumn),
 	)
 }

@@ -19,13 +19,16 @@ func (Principal) Fields() []ent.Field {
 		field.Enum("role").Values("admin", "reviewer", "owner", "host"),
 		field.JSON("namespaces", []string{}).Optional(),
 		field.JSON("env_labels", []string{}).Optional(),
+		// password_hash is an argon2id hash (PHC string) for web sign-in;
+		// empty for principals that only use tokens.
+		field.String("password_hash").Default("").Sensitive(),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }
 
 // Edges of Principal.
 func (Principal) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("tokens", Token.Type)}
+	return []ent.Edge{edge.To("tokens", Token.Type), edge.To("web_sessions", WebSession.Type)}
 }
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
