@@ -3,8 +3,12 @@ package registry
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/mcpreg/mcpreg/ent"
+	entfinding "github.com/mcpreg/mcpreg/ent/finding"
+	"github.com/mcpreg/mcpreg/ent/server"
+	"github.com/mcpreg/mcpreg/ent/version"
 	"github.com/mcpreg/mcpreg/finding"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -54,4 +58,57 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 			Pointer: f.Pointer, Message: f.Message, Evidence: f.Evidence, WideningId: f.WideningID}
 	}
 	return out
+}
+
+// FindingCounts counts the findings of many versions by severity in a
+// fixed number of queries (one GROUP BY over the wanted versions):
+// subject ("NAME@VERSION") → severity → count. Versions the caller may
+// not read are left out.
+func (s *Service) FindingCounts(ctx context.Context, c *Caller, subjects []string) (map[string]map[string]int, error) {
+	want := map[string]bool{}
+	var names []string
+	for _, sub := range subjects {
+		name, _, ok := strings.Cut(sub, "@")
+		if !ok || !serverNameRE.MatchString(name) {
+			return nil, invalidf("subject %q: want NAME@VERSION", sub)
+		}
+		if !want[sub] {
+			names = append(names, name)
+		}
+		want[sub] = true
+	}
+	out := map[string]map[string]int{}
+	for chunk := range slices.Chunk(names, 500) {
+		vs, err := s.store.Client.Version.Query().Where(version.HasServerWith(server.NameIn(chunk...))).
+			Select(version.FieldID, version.FieldServerID, version.FieldVersion).WithServer().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		subjectOfID := map[int]string{}
+		var ids []int
+		for _, v := range vs {
+			if sub := subjectOf(v.Edges.Server.Name, v.Version); want[sub] && c.MayRead(v.Edges.Server.Namespace) {
+				subjectOfID[v.ID] = sub
+				ids = append(ids, v.ID)
+			}
+		}
+		var rows []struct {
+			VersionID int    `json:"version_id"`
+			Severity  string `json:"severity"`
+			Count     int    `json:"count"`
+		}
+		err = s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...)).
+			GroupBy(entfinding.FieldVersionID, entfinding.FieldSeverity).Aggregate(ent.Count()).Scan(ctx, &rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			sub := subjectOfID[r.VersionID]
+			if out[sub] == nil {
+				out[sub] = map[string]int{}
+			}
+			out[sub][r.Severity] = r.Count
+		}
+	}
+	return out, nil
 }

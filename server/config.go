@@ -51,6 +51,9 @@ type Config struct {
 	DiscoveryTTL time.Duration
 	// PublicReadAPI serves /v0.1 without a token.
 	PublicReadAPI bool
+	// SecureCookies marks web UI cookies Secure without TLS here (TLS ends
+	// at a proxy in front); they are always Secure when serving TLS.
+	SecureCookies bool
 	// TrustedRoots are sigstore trust domains as NAME=PATH to a
 	// trusted_root.json; "public-good" is built in unless replaced.
 	TrustedRoots []string

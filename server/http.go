@@ -18,6 +18,7 @@ import (
 	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/openapi"
+	"github.com/mcpreg/mcpreg/web"
 )
 
 // pinger is what readiness needs of the store.
@@ -26,8 +27,14 @@ type pinger interface {
 }
 
 // httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
-func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svc *registry.Service, log *slog.Logger, publicRead bool) http.Handler {
+func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svc *registry.Service, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if ui != nil {
+		mux.Handle("GET /{$}", ui)
+		for _, p := range web.Prefixes {
+			mux.Handle(p, ui)
+		}
+	}
 	mux.Handle("/v1/", gw)
 	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, log))
 	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/web"
 )
 
 // Listeners are the bound sockets of a running service (useful to tests that
@@ -76,7 +77,11 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return fmt.Errorf("gateway: %w", err)
 	}
 	var draining atomic.Bool
-	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svc, log, cfg.PublicReadAPI), tlsCfg, log)
+	ui, err := web.New(svc, log, web.Options{Secure: tlsCfg != nil || cfg.SecureCookies})
+	if err != nil {
+		return err
+	}
+	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svc, log, cfg.PublicReadAPI, ui), tlsCfg, log)
 	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)

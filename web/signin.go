@@ -1,0 +1,93 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+// The sign-in form has no session to bind a CSRF token to, so it uses a
+// double-submit token: GET /signin sets a random token in a cookie scoped
+// to /signin (HttpOnly, SameSite=Strict) and in the form; POST /signin
+// needs both and equal. A cross-site page can neither read the cookie nor
+// make the browser send it (Strict), so it cannot sign a victim in to the
+// attacker's account (login CSRF). http.CrossOriginProtection, in front of
+// every route, refuses cross-origin browser POSTs as well.
+
+const signInPath = "/signin"
+
+type signInView struct {
+	Name, Next, CSRF string
+}
+
+func (a *app) signInForm(w http.ResponseWriter, r *http.Request) {
+	next := localPath(r.URL.Query().Get("next"))
+	if _, err := a.sessionOf(r); err == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	a.renderSignIn(w, r, http.StatusOK, signInView{Next: next}, "")
+}
+
+// renderSignIn shows the form with a fresh double-submit token.
+func (a *app) renderSignIn(w http.ResponseWriter, r *http.Request, status int, v signInView, msg string) {
+	v.CSRF = rand.Text()
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: v.CSRF, Path: signInPath, MaxAge: 3600,
+		HttpOnly: true, Secure: a.opt.Secure, SameSite: http.SameSiteStrictMode})
+	a.render(w, r, status, "signin", page{Title: "Sign in", Error: msg, Body: v})
+}
+
+func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		a.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
+		return
+	}
+	v := signInView{Name: strings.TrimSpace(r.PostForm.Get("name")), Next: localPath(r.PostForm.Get("next"))}
+	c, err := r.Cookie(signInCookie)
+	if err != nil || !sameToken(c.Value, r.PostForm.Get("csrf")) {
+		a.renderSignIn(w, r, http.StatusForbidden, v, "The sign-in form expired or did not come from this site. Please try again.")
+		return
+	}
+	ws, err := a.svc.SignIn(r.Context(), v.Name, r.PostForm.Get("password"), remoteHost(r))
+	if err != nil {
+		status, msg := a.describe(r, err)
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "60")
+		}
+		a.renderSignIn(w, r, status, v, msg)
+		return
+	}
+	a.clearCookie(w, signInCookie, signInPath)
+	a.setSessionCookie(w, ws)
+	http.Redirect(w, r, v.Next, http.StatusSeeOther)
+}
+
+func (a *app) signOut(w http.ResponseWriter, r *http.Request) {
+	if err := a.svc.SignOut(r.Context(), viewerFrom(r).session.Token); err != nil && !errors.Is(err, registry.ErrUnauthenticated) {
+		a.serviceError(w, r, err)
+		return
+	}
+	a.clearCookie(w, sessionCookie, "/")
+	http.Redirect(w, r, signInPath, http.StatusSeeOther)
+}
+
+// remoteHost is the peer address that sign-in throttling counts. Behind a
+// proxy this is the proxy; forwarded headers are not trusted.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// sameToken compares a token in constant time; an empty token never matches.
+func sameToken(want, got string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(want), []byte(got)) == 1
+}

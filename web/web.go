@@ -1,0 +1,87 @@
+package web
+
+import (
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+// Options configure the web UI.
+type Options struct {
+	// Secure marks cookies Secure. Set it when the HTTP port serves TLS or
+	// sits behind a proxy that ends TLS.
+	Secure bool
+}
+
+// Prefixes are the paths the handler serves; mount it for each of them.
+// "/" itself is served as an exact match (it redirects).
+var Prefixes = []string{"/signin", "/signout", "/queue", "/review/", "/servers", "/servers/",
+	"/quarantine", "/audit", "/admin/", "/static/"}
+
+// app holds what every handler needs.
+type app struct {
+	svc   *registry.Service
+	log   *slog.Logger
+	opt   Options
+	pages map[string]*template.Template
+	cop   *http.CrossOriginProtection
+}
+
+// New returns the web UI handler.
+func New(svc *registry.Service, log *slog.Logger, opt Options) (http.Handler, error) {
+	if svc == nil {
+		return nil, errors.New("web: no registry service")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	a := &app{svc: svc, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
+	a.cop.SetDenyHandler(http.HandlerFunc(a.crossOrigin))
+	return a.cop.Handler(a.routes()), nil
+}
+
+func (a *app) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.home)
+	mux.HandleFunc("GET /signin", a.signInForm)
+	mux.HandleFunc("POST /signin", a.signIn)
+	mux.Handle("POST /signout", a.form(a.signOut))
+	mux.Handle("GET /queue", a.page(a.queue))
+	mux.Handle("GET /review/{ns}/{name}/{version}", a.page(a.review))
+	mux.Handle("POST /review/{ns}/{name}/{version}/{action}", a.form(a.transition))
+	mux.Handle("POST /review/{ns}/{name}/{version}/drift/{id}/{decision}", a.form(a.decideDrift))
+	mux.Handle("GET /servers", a.page(a.servers))
+	mux.Handle("GET /servers/{ns}/{name}", a.page(a.server))
+	mux.Handle("GET /quarantine", a.page(a.quarantine))
+	mux.Handle("GET /audit", a.page(a.audit))
+	mux.Handle("GET /admin/tokens", a.page(a.adminOnly(a.tokens)))
+	mux.HandleFunc("GET /static/{file}", serveStatic)
+	for _, p := range []string{"/review/", "/servers/", "/admin/", "/static/"} {
+		mux.Handle(p, a.page(a.notFound))
+	}
+	return mux
+}
+
+// home sends signed-in reviewers to the queue, others to sign-in.
+func (a *app) home(w http.ResponseWriter, r *http.Request) {
+	if _, err := a.sessionOf(r); err != nil {
+		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/queue", http.StatusSeeOther)
+}
+
+func (a *app) notFound(w http.ResponseWriter, r *http.Request) {
+	a.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
+}
+
+func (a *app) crossOrigin(w http.ResponseWriter, r *http.Request) {
+	a.fail(w, r, http.StatusForbidden, "Cross-origin request refused: forms must be sent from this site.")
+}
