@@ -174,3 +174,29 @@ func serverIn(ps ...predicate.Server) predicate.Version {
 		s.Where(sql.In(s.C(version.FieldServerID), sub))
 	}
 }
+
+// PinRevision is one set of pins of a version, with why it was made.
+type PinRevision struct {
+	Version string
+	Pins    *mcpregv1.Pins
+	Reason  string
+}
+
+// PinHistory lists every pin revision of a server's versions, newest
+// first, in one query: pins over time.
+func (s *Service) PinHistory(ctx context.Context, c *Caller, name string) ([]PinRevision, error) {
+	if err := checkReadName(c, name); err != nil {
+		return nil, err
+	}
+	prs, err := s.store.Client.PinRevision.Query().Where(pinrevision.HasVersionWith(serverIn(server.Name(name)))).
+		WithVersion(func(q *ent.VersionQuery) { q.Select(version.FieldID, version.FieldVersion) }).
+		Order(ent.Desc(pinrevision.FieldCreatedAt), ent.Desc(pinrevision.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PinRevision, len(prs))
+	for i, p := range prs {
+		out[i] = PinRevision{Version: p.Edges.Version.Version, Pins: pinsProto(p), Reason: p.Reason}
+	}
+	return out, nil
+}

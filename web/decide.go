@@ -123,3 +123,19 @@ func driftForms(v *reviewView, d driftView) driftFormsView {
 	return driftFormsView{URL: reviewURL(v.V.GetName(), v.V.GetVersion()) + "/drift/" + strconv.FormatInt(d.E.GetId(), 10),
 		ID: d.E.GetId(), CSRF: v.CSRF, Form: v.Form, Decisions: driftDecisions}
 }
+
+// scan reads the version's live server now (any signed-in role may) and
+// shows the outcome; drift shows up in the page's Drift section.
+func (a *app) scan(w http.ResponseWriter, r *http.Request) {
+	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
+	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, registry.TriggerManual)
+	if err == nil && res.GetScan().GetOutcome() == "error" {
+		err = fmt.Errorf("%w: the scan could not read the server (%s): %s", registry.ErrFailedPrecondition,
+			res.GetScan().GetErrorKind(), res.GetScan().GetError())
+	}
+	if err != nil {
+		a.refused(w, r, err, decisionForm{Action: "scan"})
+		return
+	}
+	http.Redirect(w, r, reviewURL(name, ver)+"?done=scan-"+res.GetScan().GetOutcome(), http.StatusSeeOther)
+}

@@ -162,6 +162,10 @@ func doneNotice(done string) string {
 		return "Drift accepted: the version is re-pinned to the live snapshot."
 	case "decline":
 		return "Drift declined."
+	case "scan-match":
+		return "Scanned: the live server matches the pins."
+	case "scan-drift":
+		return "Scanned: the live server differs from the pins; see Drift."
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -35,6 +36,11 @@ func TestFourEyesRefusalIsShownAndASecondReviewerApproves(t *testing.T) {
 	}
 	page = alice.get(r.Location)
 	mustContain(t, page.Body, "Version approved.", "descriptions reviewed", `<form class="decide" method="post" action="/review/io.github.acme/weather/1.0.0/quarantine"`)
+	// Scanning when the registry cannot read the server live says why.
+	if r := alice.post("/review/"+weather+"/1.0.0/scan", url.Values{"csrf": {alice.csrf}}); r.Status != http.StatusConflict ||
+		!strings.Contains(r.Body, `role="alert"><p>live reading is not enabled on this registry`) {
+		t.Fatalf("scan without a way to read the server: %d\n%s", r.Status, r.Body)
+	}
 	audit := alice.get("/audit?subject=" + weather + "@1.0.0")
 	mustContain(t, audit.Body, "version.approve", "alice", "descriptions reviewed", `<span class="ok">verified</span>`)
 }

@@ -40,6 +40,8 @@ type serverView struct {
 	S        *mcpregv1.Server
 	Versions []*mcpregv1.Version
 	More     bool
+	// Pins are every pin revision of every version, newest first.
+	Pins []registry.PinRevision
 }
 
 // server shows one server with its version history: states and the pins
@@ -59,7 +61,12 @@ func (a *app) server(w http.ResponseWriter, r *http.Request) {
 		a.serviceError(w, r, err)
 		return
 	}
-	a.render(w, r, http.StatusOK, "server", page{Title: name, Nav: "servers", Body: serverView{S: srv, Versions: vs, More: more}})
+	pins, err := a.svc.PinHistory(r.Context(), c, name)
+	if err != nil {
+		a.serviceError(w, r, err)
+		return
+	}
+	a.render(w, r, http.StatusOK, "server", page{Title: name, Nav: "servers", Body: serverView{S: srv, Versions: vs, More: more, Pins: pins}})
 }
 
 type quarantineView struct {

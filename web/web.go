@@ -56,6 +56,7 @@ func (a *app) routes() *http.ServeMux {
 	mux.Handle("GET /queue", a.page(a.queue))
 	mux.Handle("GET /review/{ns}/{name}/{version}", a.page(a.review))
 	mux.Handle("POST /review/{ns}/{name}/{version}/{action}", a.form(a.transition))
+	mux.Handle("POST /review/{ns}/{name}/{version}/scan", a.form(a.scan))
 	mux.Handle("POST /review/{ns}/{name}/{version}/drift/{id}/{decision}", a.form(a.decideDrift))
 	mux.Handle("GET /servers", a.page(a.servers))
 	mux.Handle("GET /servers/{ns}/{name}", a.page(a.server))
