@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -54,6 +56,9 @@ type Config struct {
 	// SecureCookies marks web UI cookies Secure without TLS here (TLS ends
 	// at a proxy in front); they are always Secure when serving TLS.
 	SecureCookies bool
+	// TrustedProxies (CIDRs) may tell the web UI the client address in
+	// X-Forwarded-For, for sign-in throttling.
+	TrustedProxies []string
 	// TrustedRoots are sigstore trust domains as NAME=PATH to a
 	// trusted_root.json; "public-good" is built in unless replaced.
 	TrustedRoots []string
@@ -95,6 +100,9 @@ func (c Config) Verify() error {
 	if c.ContractMaxTokenTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--contract-max-token-ttl %s: want at least 1s", c.ContractMaxTokenTTL))
 	}
+	if _, err := ParseTrustedProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DiscoveryTTL < 10*time.Second || c.DiscoveryTTL > 24*time.Hour {
 		errs = append(errs, fmt.Errorf("--discovery-ttl %s: want 10s to 24h", c.DiscoveryTTL))
 	}
@@ -119,4 +127,30 @@ func parseLevel(s string) (slog.Level, error) {
 		return l, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
 	}
 	return l, nil
+}
+
+// ParseTrustedProxies reads --trusted-proxies CIDRs (a bare address is a
+// single host).
+func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range list {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if !strings.Contains(item, "/") {
+			a, err := netip.ParseAddr(item)
+			if err != nil {
+				return nil, fmt.Errorf("--trusted-proxies %q: want a CIDR or an address", item)
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies %q: want a CIDR or an address", item)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

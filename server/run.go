@@ -77,7 +77,11 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return fmt.Errorf("gateway: %w", err)
 	}
 	var draining atomic.Bool
-	ui, err := web.New(svc, log, web.Options{Secure: tlsCfg != nil || cfg.SecureCookies})
+	proxies, err := ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	ui, err := web.New(svc, log, web.Options{Secure: tlsCfg != nil || cfg.SecureCookies, TrustedProxies: proxies})
 	if err != nil {
 		return err
 	}

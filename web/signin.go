@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/mcpreg/mcpreg/registry"
@@ -54,7 +55,7 @@ func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
 		a.renderSignIn(w, r, http.StatusForbidden, v, "The sign-in form expired or did not come from this site. Please try again.")
 		return
 	}
-	ws, err := a.svc.SignIn(r.Context(), v.Name, r.PostForm.Get("password"), remoteHost(r))
+	ws, err := a.svc.SignIn(r.Context(), v.Name, r.PostForm.Get("password"), a.remoteHost(r))
 	if err != nil {
 		status, msg := a.describe(r, err)
 		if status == http.StatusTooManyRequests {
@@ -77,14 +78,43 @@ func (a *app) signOut(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, signInPath, http.StatusSeeOther)
 }
 
-// remoteHost is the peer address that sign-in throttling counts. Behind a
-// proxy this is the proxy; forwarded headers are not trusted.
-func remoteHost(r *http.Request) string {
+// remoteHost is the client address that sign-in throttling counts: the
+// peer, or, when the peer is a trusted proxy, the nearest address in
+// X-Forwarded-For that is not one (forwarded headers from anyone else are
+// ignored, since clients can write them).
+func (a *app) remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if !a.trustedProxy(host) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if hop == "" {
+			continue
+		}
+		if !a.trustedProxy(hop) {
+			return hop
+		}
+		host = hop
 	}
 	return host
+}
+
+func (a *app) trustedProxy(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	for _, p := range a.opt.TrustedProxies {
+		if p.Contains(ip.Unmap()) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameToken compares a token in constant time; an empty token never matches.

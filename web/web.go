@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/mcpreg/mcpreg/registry"
 )
@@ -14,6 +15,9 @@ type Options struct {
 	// Secure marks cookies Secure. Set it when the HTTP port serves TLS or
 	// sits behind a proxy that ends TLS.
 	Secure bool
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed
+	// when counting failed sign-ins per client address.
+	TrustedProxies []netip.Prefix
 }
 
 // Prefixes are the paths the handler serves; mount it for each of them.

@@ -74,6 +74,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringArrayVar(&cfg.DiscoveryPreviousKeys, "discovery-previous-key", nil, "a rotated-out discovery key (PEM, public or private), listed as retiring until its documents expire (repeatable; env MCPREG_DISCOVERY_PREVIOUS_KEY)")
 	f.DurationVar(&cfg.DiscoveryTTL, "discovery-ttl", cfg.DiscoveryTTL, "validity of a signed discovery document (env MCPREG_DISCOVERY_TTL)")
 	f.BoolVar(&cfg.SecureCookies, "secure-cookies", false, "mark web UI cookies Secure although this port serves plain HTTP (TLS ends at a proxy in front); always on with --tls-cert (env MCPREG_SECURE_COOKIES)")
+	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", nil, "CIDRs of proxies in front whose X-Forwarded-For names the client, for web sign-in throttling (env MCPREG_TRUSTED_PROXIES)")
 	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token (env MCPREG_PUBLIC_READ_API)")
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
 	return cmd
