@@ -1,0 +1,70 @@
+package registry
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/auditevent"
+	"github.com/mcpreg/mcpreg/ent/audithead"
+)
+
+// DefaultChangePoll is how often WatchChanges looks for changes made by
+// other replicas.
+const DefaultChangePoll = 200 * time.Millisecond
+
+// WatchChanges keeps this replica's caches in step with changes committed
+// by others on the same database: every change appends to the audit
+// chain, so the replica reads the events after the last one it saw and
+// drops what they make stale (the discovery index; cached tokens after a
+// revocation). It runs until ctx ends. Changes made through this replica
+// already did so at commit; seeing them again costs nothing.
+func (s *Service) WatchChanges(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		every = DefaultChangePoll
+	}
+	head, err := s.store.Client.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
+	if err != nil {
+		return err
+	}
+	last := head.Seq
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		next, err := s.applyChanges(ctx, last)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			s.log.WarnContext(ctx, "watching for changes of other replicas", "err", err)
+			continue
+		}
+		last = next
+	}
+}
+
+// applyChanges reads audit events after seq and invalidates what they
+// touch; it returns the last sequence read.
+func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
+	evs, err := s.store.Client.AuditEvent.Query().Where(auditevent.SeqGT(seq)).Order(ent.Asc(auditevent.FieldSeq)).
+		Select(auditevent.FieldSeq, auditevent.FieldAction).Limit(1000).All(ctx)
+	if err != nil {
+		return seq, err
+	}
+	for _, ev := range evs {
+		switch {
+		case ev.Action == "token.revoke" || ev.Action == "principal.password_set":
+			s.auth.forget()
+		case !discoveryNeutral[ev.Action]:
+			s.disc.invalidate(strings.HasPrefix(ev.Action, "attestation."))
+		}
+		seq = ev.Seq
+	}
+	return seq, nil
+}
