@@ -56,6 +56,8 @@ type Config struct {
 	// SecureCookies marks web UI cookies Secure without TLS here (TLS ends
 	// at a proxy in front); they are always Secure when serving TLS.
 	SecureCookies bool
+	// OIDC single sign-on for the web UI, when OIDCIssuer is set.
+	OIDCIssuer, OIDCClientID, OIDCClientSecret, OIDCRedirectURL, OIDCPrincipalClaim string
 	// TrustedProxies (CIDRs) may tell the web UI the client address in
 	// X-Forwarded-For, for sign-in throttling.
 	TrustedProxies []string
@@ -67,16 +69,17 @@ type Config struct {
 // DefaultConfig is what `mcpregd serve` runs with when nothing is set.
 func DefaultConfig() Config {
 	return Config{
-		DB:              "sqlite://./mcpreg.db",
-		HTTPAddr:        "127.0.0.1:8080",
-		GRPCAddr:        "127.0.0.1:9090",
-		MetricsAddr:     "127.0.0.1:9091",
-		MaxBodyBytes:    8 << 20,
-		DiscoveryKey:    "mcpreg-discovery.key",
-		DiscoveryTTL:    5 * time.Minute,
-		ShutdownTimeout: 15 * time.Second,
-		LogLevel:        "info",
-		LogFormat:       "json",
+		DB:                 "sqlite://./mcpreg.db",
+		HTTPAddr:           "127.0.0.1:8080",
+		GRPCAddr:           "127.0.0.1:9090",
+		MetricsAddr:        "127.0.0.1:9091",
+		MaxBodyBytes:       8 << 20,
+		DiscoveryKey:       "mcpreg-discovery.key",
+		DiscoveryTTL:       5 * time.Minute,
+		OIDCPrincipalClaim: "email",
+		ShutdownTimeout:    15 * time.Second,
+		LogLevel:           "info",
+		LogFormat:          "json",
 
 		ContractMaxTokenTTL: 24 * time.Hour,
 		ScanInterval:        time.Hour,
@@ -99,6 +102,9 @@ func (c Config) Verify() error {
 	}
 	if c.ContractMaxTokenTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--contract-max-token-ttl %s: want at least 1s", c.ContractMaxTokenTTL))
+	}
+	if c.OIDCIssuer != "" && (c.OIDCClientID == "" || c.OIDCRedirectURL == "") {
+		errs = append(errs, errors.New("--oidc-issuer needs --oidc-client-id and --oidc-redirect-url"))
 	}
 	if _, err := ParseTrustedProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, err)

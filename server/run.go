@@ -81,7 +81,12 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	if err != nil {
 		return err
 	}
-	ui, err := web.New(svc, log, web.Options{Secure: tlsCfg != nil || cfg.SecureCookies, TrustedProxies: proxies})
+	opt := web.Options{Secure: tlsCfg != nil || cfg.SecureCookies, TrustedProxies: proxies}
+	if cfg.OIDCIssuer != "" {
+		opt.OIDC = &web.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret,
+			RedirectURL: cfg.OIDCRedirectURL, PrincipalClaim: cfg.OIDCPrincipalClaim}
+	}
+	ui, err := web.New(svc, log, opt)
 	if err != nil {
 		return err
 	}

@@ -143,7 +143,7 @@ func localPath(next string) string {
 		}
 	}
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Path == "/signin" || u.Path == "/signout" {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Path == "/signin" || strings.HasPrefix(u.Path, "/signin/") || u.Path == "/signout" {
 		return fallback
 	}
 	return next

@@ -24,6 +24,7 @@ const signInPath = "/signin"
 
 type signInView struct {
 	Name, Next, CSRF string
+	SSO              bool // offer single sign-on
 }
 
 func (a *app) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +39,7 @@ func (a *app) signInForm(w http.ResponseWriter, r *http.Request) {
 // renderSignIn shows the form with a fresh double-submit token.
 func (a *app) renderSignIn(w http.ResponseWriter, r *http.Request, status int, v signInView, msg string) {
 	v.CSRF = rand.Text()
+	v.SSO = a.sso != nil
 	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: v.CSRF, Path: signInPath, MaxAge: 3600,
 		HttpOnly: true, Secure: a.opt.Secure, SameSite: http.SameSiteStrictMode})
 	a.render(w, r, status, "signin", page{Title: "Sign in", Error: msg, Body: v})

@@ -18,11 +18,13 @@ type Options struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed
 	// when counting failed sign-ins per client address.
 	TrustedProxies []netip.Prefix
+	// OIDC, when set, offers single sign-on on the sign-in page.
+	OIDC *OIDCConfig
 }
 
 // Prefixes are the paths the handler serves; mount it for each of them.
 // "/" itself is served as an exact match (it redirects).
-var Prefixes = []string{"/signin", "/signout", "/queue", "/review/", "/servers", "/servers/",
+var Prefixes = []string{"/signin", "/signin/sso", "/signin/sso/callback", "/signout", "/queue", "/review/", "/servers", "/servers/",
 	"/quarantine", "/audit", "/admin/", "/static/"}
 
 // app holds what every handler needs.
@@ -32,6 +34,7 @@ type app struct {
 	opt   Options
 	pages map[string]*template.Template
 	cop   *http.CrossOriginProtection
+	sso   *sso // nil without OIDC
 }
 
 // New returns the web UI handler.
@@ -47,6 +50,11 @@ func New(svc *registry.Service, log *slog.Logger, opt Options) (http.Handler, er
 		return nil, err
 	}
 	a := &app{svc: svc, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
+	if opt.OIDC != nil {
+		if a.sso, err = newSSO(opt.OIDC); err != nil {
+			return nil, err
+		}
+	}
 	a.cop.SetDenyHandler(http.HandlerFunc(a.crossOrigin))
 	return a.cop.Handler(a.routes()), nil
 }
@@ -56,6 +64,8 @@ func (a *app) routes() *http.ServeMux {
 	mux.HandleFunc("GET /{$}", a.home)
 	mux.HandleFunc("GET /signin", a.signInForm)
 	mux.HandleFunc("POST /signin", a.signIn)
+	mux.HandleFunc("GET "+ssoPath, a.ssoStart)
+	mux.HandleFunc("GET "+ssoCallbackPath, a.ssoCallback)
 	mux.Handle("POST /signout", a.form(a.signOut))
 	mux.Handle("GET /queue", a.page(a.queue))
 	mux.Handle("GET /review/{ns}/{name}/{version}", a.page(a.review))
