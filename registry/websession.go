@@ -148,7 +148,6 @@ var dummyHash = func() string {
 // only "wrong name or password"; after a few in a row for one name or one
 // address, attempts are refused for a while (ErrThrottled).
 func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*WebSession, error) {
-	now := s.now()
 	keys := []string{"name:" + name, "addr:" + remote}
 	if !s.signins.allowed(time.Now(), keys...) {
 		return nil, fmt.Errorf("%w: too many failed sign-ins for this name or address; wait a minute", ErrThrottled)
@@ -173,12 +172,9 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {
 		return nil, deniedf("role %s does not use the web UI", p.Role)
 	}
-	ws := &WebSession{Token: randomToken(), CSRF: randomToken(), ExpiresAt: now.Add(SessionTTL),
-		Caller: &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: "web"}}
-	err = s.store.Client.WebSession.Create().SetTokenHash(hashSecret(ws.Token)).SetPrincipalID(p.ID).SetCsrfToken(ws.CSRF).
-		SetRemote(remote).SetCreatedAt(now).SetExpiresAt(ws.ExpiresAt).SetLastSeenAt(now).Exec(ctx)
+	ws, err := s.openWebSession(ctx, p, remote)
 	if err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
+		return nil, err
 	}
 	s.log.InfoContext(ctx, "web sign-in", "principal", p.Name, "remote", remote)
 	return ws, nil

@@ -37,8 +37,7 @@ func (s *Service) SignInExternal(ctx context.Context, name, via, remote string) 
 	return ws, nil
 }
 
-// openWebSession stores a new session for p. It repeats the two
-// statements at the end of SignIn.
+// openWebSession stores a new session for p (password or single sign-on).
 func (s *Service) openWebSession(ctx context.Context, p *ent.Principal, remote string) (*WebSession, error) {
 	now := s.now()
 	ws := &WebSession{Token: randomToken(), CSRF: randomToken(), ExpiresAt: now.Add(SessionTTL),
