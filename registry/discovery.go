@@ -30,6 +30,8 @@ import (
 // approved version (quarantined and revoked ones are not approved), as of
 // audit sequence seq. It is immutable once built.
 type discoveryIndex struct {
+	// gen is the invalidation count read before building it.
+	gen     int64
 	seq     int64
 	builtAt time.Time
 	servers []discoveryServer // sorted by name
@@ -75,22 +77,21 @@ func (v *discoveryVersion) visibleTo(labels []string) bool {
 }
 
 // discoveryCache holds the current index. Every committed audited change
-// marks it stale (appendAudit registers a commit hook), and the next read
-// rebuilds it, so a quarantine is gone from the very next answer.
+// counts as an invalidation (appendAudit registers a commit hook), and the
+// next read rebuilds the index, so a quarantine is gone from the very next
+// answer.
 type discoveryCache struct {
-	cur     atomic.Pointer[discoveryIndex]
-	stale   atomic.Bool
+	cur atomic.Pointer[discoveryIndex]
+	// changes counts invalidations; an index built after reading n
+	// includes every change counted up to n.
+	changes atomic.Int64
 	full    atomic.Bool // rebuild every version, not only changed ones
 	group   singleflight.Group
 	mu      sync.Mutex
 	version atomic.Int64 // bumps on every rebuild, for caches built on the index
 }
 
-func newDiscoveryCache() *discoveryCache {
-	c := &discoveryCache{}
-	c.stale.Store(true)
-	return c
-}
+func newDiscoveryCache() *discoveryCache { return &discoveryCache{} }
 
 // invalidate marks the index stale; full asks for every entry to be
 // read again.
@@ -98,7 +99,7 @@ func (c *discoveryCache) invalidate(full bool) {
 	if full {
 		c.full.Store(true)
 	}
-	c.stale.Store(true)
+	c.changes.Add(1)
 }
 
 // Invalidate marks the discovery index stale, e.g. after a change made
@@ -120,30 +121,35 @@ func (s *Service) DiscoveryView(ctx context.Context, c *Caller) (string, error) 
 	return fmt.Sprintf("%d|%s", s.disc.version.Load(), vis), nil
 }
 
-// discoveryIndex returns a current index, rebuilding it if stale.
+// discoveryIndex returns an index that includes every change committed
+// before the call, building one if needed. Concurrent callers share one
+// build; a caller whose change came after a running build started waits
+// for the next one, so no answer misses a change made before it was asked.
 func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
-	if !s.disc.stale.Load() {
-		if idx := s.disc.cur.Load(); idx != nil {
+	for {
+		want := s.disc.changes.Load()
+		if idx := s.disc.cur.Load(); idx != nil && idx.gen >= want {
+			return idx, nil
+		}
+		v, err, _ := s.disc.group.Do("build", func() (any, error) {
+			gen := s.disc.changes.Load()
+			idx, err := s.buildDiscovery(context.WithoutCancel(ctx), s.disc.cur.Load(), s.disc.full.Swap(false))
+			if err != nil {
+				s.disc.full.Store(true)
+				return nil, err
+			}
+			idx.gen = gen
+			s.disc.cur.Store(idx)
+			s.disc.version.Add(1)
+			return idx, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("discovery index: %w", err)
+		}
+		if idx := v.(*discoveryIndex); idx.gen >= want {
 			return idx, nil
 		}
 	}
-	v, err, _ := s.disc.group.Do("build", func() (any, error) {
-		// Clear first: a change committed while building marks it again.
-		s.disc.stale.Store(false)
-		idx, err := s.buildDiscovery(context.WithoutCancel(ctx), s.disc.cur.Load(), s.disc.full.Swap(false))
-		if err != nil {
-			s.disc.stale.Store(true)
-			s.disc.full.Store(true)
-			return nil, err
-		}
-		s.disc.cur.Store(idx)
-		s.disc.version.Add(1)
-		return idx, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("discovery index: %w", err)
-	}
-	return v.(*discoveryIndex), nil
 }
 
 // buildDiscovery reads every approved version with its current pins,

@@ -79,3 +79,48 @@ func TestIncrementalDiscoveryIndex(t *testing.T) {
 		}
 	})
 }
+
+// TestDiscoveryNeverAnswersStale: while other callers keep resolving (and
+// so keep the index busy rebuilding), an answer asked for after a
+// quarantine or release returned always reflects it.
+func TestDiscoveryNeverAnswersStale(t *testing.T) {
+	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		svc := discoveryService(t, st)
+		bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
+		submit(t, svc, owner, "io.github.acme/weather", "1.0.0")
+		if _, err := svc.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
+			t.Fatal(err)
+		}
+		count := func() int {
+			res, err := svc.Resolve(ctx, reviewer, registry.ResolveQuery{})
+			if err != nil {
+				if ctx.Err() == nil {
+					t.Error(err)
+				}
+				return -1
+			}
+			return len(res.Document.Servers)
+		}
+		for range 4 {
+			go func() {
+				for ctx.Err() == nil {
+					count()
+				}
+			}()
+		}
+		for i := range 20 {
+			a, want := registry.ActionQuarantine, 0
+			if i%2 == 1 {
+				a, want = registry.ActionRelease, 1
+			}
+			if _, err := svc.Transition(ctx, reviewer, a, "io.github.acme/weather", "1.0.0", "flip"); err != nil {
+				t.Fatal(err)
+			}
+			if got := count(); got != want {
+				t.Fatalf("step %d: after %s the answer has %d servers, want %d", i, a, got, want)
+			}
+		}
+	})
+}

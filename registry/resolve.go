@@ -32,8 +32,8 @@ type DiscoverySigner struct {
 
 	mu    sync.Mutex
 	cache map[string]*Resolved
-	// cacheOf is the discovery index version the cache was built for.
-	cacheOf int64
+	// cacheOf is the discovery index the cached answers were computed from.
+	cacheOf *discoveryIndex
 }
 
 func (d *DiscoverySigner) ttl() time.Duration {
@@ -104,10 +104,12 @@ func (s *Service) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Reso
 	now := s.now()
 	d := s.signer
 	d.mu.Lock()
-	if v := s.disc.version.Load(); d.cacheOf != v || len(d.cache) > 4096 {
-		d.cache, d.cacheOf = map[string]*Resolved{}, v
+	// The cache holds answers of one index; an older index (a caller that
+	// raced a rebuild) neither reads nor replaces it.
+	if d.cacheOf == nil || (d.cacheOf != idx && idx.gen >= d.cacheOf.gen) || len(d.cache) > 4096 {
+		d.cache, d.cacheOf = map[string]*Resolved{}, idx
 	}
-	if r := d.cache[key]; r != nil && now.Sub(r.IssuedAt) < d.ttl()/4 {
+	if r := d.cache[key]; d.cacheOf == idx && r != nil && now.Sub(r.IssuedAt) < d.ttl()/4 {
 		d.mu.Unlock()
 		return r, nil
 	}
@@ -122,7 +124,7 @@ func (s *Service) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Reso
 		return nil, err
 	}
 	d.mu.Lock()
-	if d.cacheOf == s.disc.version.Load() {
+	if d.cacheOf == idx {
 		d.cache[key] = r
 	}
 	d.mu.Unlock()
