@@ -114,6 +114,7 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*
 			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
 				err := next.Commit(ctx, tx)
 				if err == nil {
+					s.applied.add(e.Seq)
 					s.disc.invalidate(full)
 				}
 				return err

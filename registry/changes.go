@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpreg/mcpreg/ent"
@@ -58,6 +59,10 @@ func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
 		return seq, err
 	}
 	for _, ev := range evs {
+		if s.applied.take(ev.Seq) {
+			seq = ev.Seq
+			continue // committed through this replica, which applied it then
+		}
 		switch {
 		case ev.Action == "token.revoke" || ev.Action == "principal.password_set":
 			s.auth.forget()
@@ -67,4 +72,30 @@ func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
 		seq = ev.Seq
 	}
 	return seq, nil
+}
+
+// appliedSeqs remembers audit sequence numbers whose effects this replica
+// applied at commit, so WatchChanges does not apply them again (a second
+// rebuild would re-sign discovery answers and change their ETags for
+// nothing). Bounded: forgetting only costs a needless rebuild.
+type appliedSeqs struct {
+	mu sync.Mutex
+	m  map[int64]bool
+}
+
+func (a *appliedSeqs) add(seq int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil || len(a.m) > 10000 {
+		a.m = map[int64]bool{}
+	}
+	a.m[seq] = true
+}
+
+func (a *appliedSeqs) take(seq int64) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok := a.m[seq]
+	delete(a.m, seq)
+	return ok
 }

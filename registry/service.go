@@ -63,6 +63,8 @@ type Service struct {
 	auth authCache
 	// signins throttles failed web sign-ins.
 	signins throttle
+	// applied are audit sequences whose effects were applied at commit.
+	applied appliedSeqs
 }
 
 // Option configures a Service.
