@@ -69,7 +69,7 @@ func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetc
 	})
 }
 
-// checkArtifact refuses to approve or release a version whose published
+// checkArtifactFindings refuses to approve or release a version whose published
 // package was found not to match its digest. Package artifacts are
 // immutable, so the version cannot recover: the owner submits a new one.
 func (s *Service) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/mcpreg/mcpreg/ent"
 )
 
 // Role is what a principal may do.
@@ -34,6 +36,12 @@ type Caller struct {
 	EnvLabels  []string
 	TokenID    string
 	RequestID  string
+}
+
+// callerOf is principal p acting through a token (its public id) or a
+// web session ("web").
+func callerOf(p *ent.Principal, via string) *Caller {
+	return &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: via}
 }
 
 // ReadsEverything reports whether the caller may read every server.

@@ -33,7 +33,6 @@ type discoveryIndex struct {
 	// gen is the invalidation count read before building it.
 	gen     int64
 	seq     int64
-	builtAt time.Time
 	servers []discoveryServer // sorted by name
 	byName  map[string]int
 
@@ -87,7 +86,6 @@ type discoveryCache struct {
 	changes atomic.Int64
 	full    atomic.Bool // rebuild every version, not only changed ones
 	group   singleflight.Group
-	mu      sync.Mutex
 	version atomic.Int64 // bumps on every rebuild, for caches built on the index
 }
 
@@ -199,7 +197,7 @@ func (s *Service) buildDiscovery(ctx context.Context, prev *discoveryIndex, full
 		}
 		ds.versions = append(ds.versions, dv)
 	}
-	idx := &discoveryIndex{seq: int64(head.Seq), builtAt: s.now(), byName: map[string]int{}}
+	idx := &discoveryIndex{seq: int64(head.Seq), byName: map[string]int{}}
 	for _, ds := range byServer {
 		slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
 			switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/discovery"
@@ -162,12 +163,7 @@ func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes [
 	for _, tv := range byName {
 		out = append(out, tv)
 	}
-	slices.SortFunc(out, func(a, b *mcpregv1.ToolVerdict) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(out, func(a, b *mcpregv1.ToolVerdict) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

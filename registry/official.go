@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -217,8 +218,8 @@ func (s *Service) officialServer(ctx context.Context, c *Caller, name string,
 }
 
 func parseLimit(text string) (int, error) {
-	var n int
-	if _, err := fmt.Sscan(text, &n); err != nil || fmt.Sprint(n) != text {
+	n, err := strconv.Atoi(text)
+	if err != nil || strconv.Itoa(n) != text {
 		return 0, fmt.Errorf("%w: limit %q: want an integer from 1 to %d", ErrUnprocessable, text, OfficialMaxLimit)
 	}
 	if n < 1 || n > OfficialMaxLimit {

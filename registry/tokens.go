@@ -220,7 +220,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*Caller, err
 	}
 	s.touch(ctx, t, now)
 	p := t.Edges.Principal
-	c := Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: t.PublicID}
+	c := *callerOf(p, t.PublicID)
 	until := now.Add(AuthCacheTTL)
 	if t.ExpiresAt != nil && t.ExpiresAt.Before(until) {
 		until = *t.ExpiresAt

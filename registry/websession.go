@@ -201,7 +201,7 @@ func (s *Service) Session(ctx context.Context, token string) (*WebSession, error
 	}
 	p := ws.Edges.Principal
 	return &WebSession{Token: token, CSRF: ws.CsrfToken, ExpiresAt: ws.ExpiresAt,
-		Caller: &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: "web"}}, nil
+		Caller: callerOf(p, "web")}, nil
 }
 
 // SignOut ends a session (and any expired ones).

@@ -41,7 +41,7 @@ func (s *Service) SignInExternal(ctx context.Context, name, via, remote string) 
 func (s *Service) openWebSession(ctx context.Context, p *ent.Principal, remote string) (*WebSession, error) {
 	now := s.now()
 	ws := &WebSession{Token: randomToken(), CSRF: randomToken(), ExpiresAt: now.Add(SessionTTL),
-		Caller: &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: "web"}}
+		Caller: callerOf(p, "web")}
 	err := s.store.Client.WebSession.Create().SetTokenHash(hashSecret(ws.Token)).SetPrincipalID(p.ID).SetCsrfToken(ws.CSRF).
 		SetRemote(remote).SetCreatedAt(now).SetExpiresAt(ws.ExpiresAt).SetLastSeenAt(now).Exec(ctx)
 	if err != nil {
