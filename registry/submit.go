@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -231,14 +232,24 @@ func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p 
 }
 
 // serverFor returns the version's server, creating it on its first version.
+// First versions of a new server may be submitted at once through replicas
+// (PostgreSQL): the insert then waits for the other transaction and skips
+// the name it committed, and the server is read again.
 func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parsedSubmission) (*ent.Server, error) {
 	sj := p.doc.Server
 	srv, err := tx.Server.Query().Where(server.Name(sj.Name)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return tx.Server.Create().SetName(sj.Name).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
+		id, cerr := tx.Server.Create().SetName(sj.Name).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
 			SetDescription(sj.Description).SetTitle(sj.Title).SetLatestVersion(sj.Version).
-			SetCreatedAt(s.now()).SetUpdatedAt(s.now()).Save(ctx)
-	} else if err != nil {
+			SetCreatedAt(s.now()).SetUpdatedAt(s.now()).OnConflictColumns(server.FieldName).DoNothing().ID(ctx)
+		if cerr == nil {
+			return tx.Server.Get(ctx, id)
+		} else if !errors.Is(cerr, sql.ErrNoRows) {
+			return nil, cerr
+		}
+		srv, err = tx.Server.Query().Where(server.Name(sj.Name)).Only(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return srv.Update().SetDescription(sj.Description).SetTitle(sj.Title).
