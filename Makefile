@@ -8,7 +8,7 @@ MCPREG_TEST_POSTGRES_DSN ?=
 MCPREG_TEST_REQUIRE_ALL  ?=
 export MCPREG_TEST_POSTGRES_DSN MCPREG_TEST_REQUIRE_ALL
 
-.PHONY: all build run test test-go vet lint generate generate-proto generate-ent generate-migrations check-generated bench clean
+.PHONY: all build run replicas test test-go vet lint generate generate-proto generate-ent generate-migrations check-generated bench clean
 
 all: build
 
@@ -17,6 +17,13 @@ build:
 
 run:
 	$(GO) run ./cmd/mcpregd serve
+
+## replicas: N=3 replicas on one database (DB=postgres://... or an SQLite
+## file in replicas-data/) behind a round-robin proxy on 127.0.0.1:8080.
+N  ?= 3
+DB ?=
+replicas:
+	$(GO) run ./scripts/replicas -n $(N) $(if $(DB),-db '$(DB)')
 
 ## test: every suite. Missing outside components (PostgreSQL) are announced
 ## and their suites skipped, unless MCPREG_TEST_REQUIRE_ALL=1 (CI), where they fail.

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
@@ -64,6 +65,8 @@ type Client struct {
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
 	Scan *ScanClient
+	// ScanLease is the client for interacting with the ScanLease builders.
+	ScanLease *ScanLeaseClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
@@ -100,6 +103,7 @@ func (c *Client) init() {
 	c.Principal = NewPrincipalClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
 	c.Scan = NewScanClient(c.config)
+	c.ScanLease = NewScanLeaseClient(c.config)
 	c.Server = NewServerClient(c.config)
 	c.ServerPolicy = NewServerPolicyClient(c.config)
 	c.Token = NewTokenClient(c.config)
@@ -210,6 +214,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
 		Scan:           NewScanClient(cfg),
+		ScanLease:      NewScanLeaseClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
@@ -247,6 +252,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
 		Scan:           NewScanClient(cfg),
+		ScanLease:      NewScanLeaseClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
 		Token:          NewTokenClient(cfg),
@@ -285,8 +291,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
-		c.WebSession,
+		c.ScanLease, c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot,
+		c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -298,8 +304,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot, c.Version,
-		c.WebSession,
+		c.ScanLease, c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot,
+		c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -330,6 +336,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReviewDecision.mutate(ctx, m)
 	case *ScanMutation:
 		return c.Scan.mutate(ctx, m)
+	case *ScanLeaseMutation:
+		return c.ScanLease.mutate(ctx, m)
 	case *ServerMutation:
 		return c.Server.mutate(ctx, m)
 	case *ServerPolicyMutation:
@@ -1940,6 +1948,155 @@ func (c *ScanClient) mutate(ctx context.Context, m *ScanMutation) (Value, error)
 	}
 }
 
+// ScanLeaseClient is a client for the ScanLease schema.
+type ScanLeaseClient struct {
+	config
+}
+
+// NewScanLeaseClient returns a client for the ScanLease from the given config.
+func NewScanLeaseClient(c config) *ScanLeaseClient {
+	return &ScanLeaseClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `scanlease.Hooks(f(g(h())))`.
+func (c *ScanLeaseClient) Use(hooks ...Hook) {
+	c.hooks.ScanLease = append(c.hooks.ScanLease, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `scanlease.Intercept(f(g(h())))`.
+func (c *ScanLeaseClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ScanLease = append(c.inters.ScanLease, interceptors...)
+}
+
+// Create returns a builder for creating a ScanLease entity.
+func (c *ScanLeaseClient) Create() *ScanLeaseCreate {
+	mutation := newScanLeaseMutation(c.config, OpCreate)
+	return &ScanLeaseCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ScanLease entities.
+func (c *ScanLeaseClient) CreateBulk(builders ...*ScanLeaseCreate) *ScanLeaseCreateBulk {
+	return &ScanLeaseCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ScanLeaseClient) MapCreateBulk(slice any, setFunc func(*ScanLeaseCreate, int)) *ScanLeaseCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ScanLeaseCreateBulk{err: fmt.Errorf("calling to ScanLeaseClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ScanLeaseCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ScanLeaseCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ScanLease.
+func (c *ScanLeaseClient) Update() *ScanLeaseUpdate {
+	mutation := newScanLeaseMutation(c.config, OpUpdate)
+	return &ScanLeaseUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ScanLeaseClient) UpdateOne(_m *ScanLease) *ScanLeaseUpdateOne {
+	mutation := newScanLeaseMutation(c.config, OpUpdateOne, withScanLease(_m))
+	return &ScanLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ScanLeaseClient) UpdateOneID(id int) *ScanLeaseUpdateOne {
+	mutation := newScanLeaseMutation(c.config, OpUpdateOne, withScanLeaseID(id))
+	return &ScanLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ScanLease.
+func (c *ScanLeaseClient) Delete() *ScanLeaseDelete {
+	mutation := newScanLeaseMutation(c.config, OpDelete)
+	return &ScanLeaseDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ScanLeaseClient) DeleteOne(_m *ScanLease) *ScanLeaseDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ScanLeaseClient) DeleteOneID(id int) *ScanLeaseDeleteOne {
+	builder := c.Delete().Where(scanlease.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ScanLeaseDeleteOne{builder}
+}
+
+// Query returns a query builder for ScanLease.
+func (c *ScanLeaseClient) Query() *ScanLeaseQuery {
+	return &ScanLeaseQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeScanLease},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ScanLease entity by its id.
+func (c *ScanLeaseClient) Get(ctx context.Context, id int) (*ScanLease, error) {
+	return c.Query().Where(scanlease.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ScanLeaseClient) GetX(ctx context.Context, id int) *ScanLease {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a ScanLease.
+func (c *ScanLeaseClient) QueryVersion(_m *ScanLease) *VersionQuery {
+	query := (&VersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(scanlease.Table, scanlease.FieldID, id),
+			sqlgraph.To(version.Table, version.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, scanlease.VersionTable, scanlease.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ScanLeaseClient) Hooks() []Hook {
+	return c.hooks.ScanLease
+}
+
+// Interceptors returns the client interceptors.
+func (c *ScanLeaseClient) Interceptors() []Interceptor {
+	return c.inters.ScanLease
+}
+
+func (c *ScanLeaseClient) mutate(ctx context.Context, m *ScanLeaseMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ScanLeaseCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ScanLeaseUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ScanLeaseUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ScanLeaseDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ScanLease mutation op: %q", m.Op())
+	}
+}
+
 // ServerClient is a client for the Server schema.
 type ServerClient struct {
 	config
@@ -2953,6 +3110,22 @@ func (c *VersionClient) QueryAttestations(_m *Version) *AttestationQuery {
 	return query
 }
 
+// QueryScanLease queries the scan_lease edge of a Version.
+func (c *VersionClient) QueryScanLease(_m *Version) *ScanLeaseQuery {
+	query := (&ScanLeaseClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, id),
+			sqlgraph.To(scanlease.Table, scanlease.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, version.ScanLeaseTable, version.ScanLeaseColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *VersionClient) Hooks() []Hook {
 	return c.hooks.Version
@@ -3131,13 +3304,14 @@ func (c *WebSessionClient) mutate(ctx context.Context, m *WebSessionMutation) (V
 type (
 	hooks struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
-		ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
+		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
+		Server, ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, Server,
-		ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Interceptor
+		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
+		Server, ServerPolicy, Token, Tool, ToolSnapshot, Version,
+		WebSession []ent.Interceptor
 	}
 )
 

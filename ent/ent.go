@@ -23,6 +23,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/ent/token"
@@ -101,6 +102,7 @@ func checkColumn(t, c string) error {
 			principal.Table:      principal.ValidColumn,
 			reviewdecision.Table: reviewdecision.ValidColumn,
 			scan.Table:           scan.ValidColumn,
+			scanlease.Table:      scanlease.ValidColumn,
 			server.Table:         server.ValidColumn,
 			serverpolicy.Table:   serverpolicy.ValidColumn,
 			token.Table:          token.ValidColumn,

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
@@ -53,6 +54,7 @@ const (
 	TypePrincipal      = "Principal"
 	TypeReviewDecision = "ReviewDecision"
 	TypeScan           = "Scan"
+	TypeScanLease      = "ScanLease"
 	TypeServer         = "Server"
 	TypeServerPolicy   = "ServerPolicy"
 	TypeToken          = "Token"
@@ -8754,6 +8756,7 @@ type ScanMutation struct {
 	id                   *int
 	trigger              *string
 	requested_by         *string
+	replica              *string
 	started_at           *time.Time
 	finished_at          *time.Time
 	outcome              *string
@@ -8978,6 +8981,42 @@ func (m *ScanMutation) OldRequestedBy(ctx context.Context) (v string, err error)
 // ResetRequestedBy resets all changes to the "requested_by" field.
 func (m *ScanMutation) ResetRequestedBy() {
 	m.requested_by = nil
+}
+
+// SetReplica sets the "replica" field.
+func (m *ScanMutation) SetReplica(s string) {
+	m.replica = &s
+}
+
+// Replica returns the value of the "replica" field in the mutation.
+func (m *ScanMutation) Replica() (r string, exists bool) {
+	v := m.replica
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplica returns the old "replica" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldReplica(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplica is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplica requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplica: %w", err)
+	}
+	return oldValue.Replica, nil
+}
+
+// ResetReplica resets all changes to the "replica" field.
+func (m *ScanMutation) ResetReplica() {
+	m.replica = nil
 }
 
 // SetStartedAt sets the "started_at" field.
@@ -9510,7 +9549,7 @@ func (m *ScanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.version != nil {
 		fields = append(fields, scan.FieldVersionID)
 	}
@@ -9519,6 +9558,9 @@ func (m *ScanMutation) Fields() []string {
 	}
 	if m.requested_by != nil {
 		fields = append(fields, scan.FieldRequestedBy)
+	}
+	if m.replica != nil {
+		fields = append(fields, scan.FieldReplica)
 	}
 	if m.started_at != nil {
 		fields = append(fields, scan.FieldStartedAt)
@@ -9567,6 +9609,8 @@ func (m *ScanMutation) Field(name string) (ent.Value, bool) {
 		return m.Trigger()
 	case scan.FieldRequestedBy:
 		return m.RequestedBy()
+	case scan.FieldReplica:
+		return m.Replica()
 	case scan.FieldStartedAt:
 		return m.StartedAt()
 	case scan.FieldFinishedAt:
@@ -9604,6 +9648,8 @@ func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldTrigger(ctx)
 	case scan.FieldRequestedBy:
 		return m.OldRequestedBy(ctx)
+	case scan.FieldReplica:
+		return m.OldReplica(ctx)
 	case scan.FieldStartedAt:
 		return m.OldStartedAt(ctx)
 	case scan.FieldFinishedAt:
@@ -9655,6 +9701,13 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRequestedBy(v)
+		return nil
+	case scan.FieldReplica:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplica(v)
 		return nil
 	case scan.FieldStartedAt:
 		v, ok := value.(time.Time)
@@ -9833,6 +9886,9 @@ func (m *ScanMutation) ResetField(name string) error {
 	case scan.FieldRequestedBy:
 		m.ResetRequestedBy()
 		return nil
+	case scan.FieldReplica:
+		m.ResetReplica()
+		return nil
 	case scan.FieldStartedAt:
 		m.ResetStartedAt()
 		return nil
@@ -9942,6 +9998,680 @@ func (m *ScanMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Scan edge %s", name)
+}
+
+// ScanLeaseMutation represents an operation that mutates the ScanLease nodes in the graph.
+type ScanLeaseMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	due_at         *time.Time
+	holder         *string
+	expires_at     *time.Time
+	scan_id        *int
+	addscan_id     *int
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*ScanLease, error)
+	predicates     []predicate.ScanLease
+}
+
+var _ ent.Mutation = (*ScanLeaseMutation)(nil)
+
+// scanleaseOption allows management of the mutation configuration using functional options.
+type scanleaseOption func(*ScanLeaseMutation)
+
+// newScanLeaseMutation creates new mutation for the ScanLease entity.
+func newScanLeaseMutation(c config, op Op, opts ...scanleaseOption) *ScanLeaseMutation {
+	m := &ScanLeaseMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeScanLease,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withScanLeaseID sets the ID field of the mutation.
+func withScanLeaseID(id int) scanleaseOption {
+	return func(m *ScanLeaseMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ScanLease
+		)
+		m.oldValue = func(ctx context.Context) (*ScanLease, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ScanLease.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withScanLease sets the old ScanLease of the mutation.
+func withScanLease(node *ScanLease) scanleaseOption {
+	return func(m *ScanLeaseMutation) {
+		m.oldValue = func(context.Context) (*ScanLease, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ScanLeaseMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ScanLeaseMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ScanLeaseMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ScanLeaseMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ScanLease.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *ScanLeaseMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *ScanLeaseMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the ScanLease entity.
+// If the ScanLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanLeaseMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *ScanLeaseMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *ScanLeaseMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *ScanLeaseMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the ScanLease entity.
+// If the ScanLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanLeaseMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *ScanLeaseMutation) ResetDueAt() {
+	m.due_at = nil
+}
+
+// SetHolder sets the "holder" field.
+func (m *ScanLeaseMutation) SetHolder(s string) {
+	m.holder = &s
+}
+
+// Holder returns the value of the "holder" field in the mutation.
+func (m *ScanLeaseMutation) Holder() (r string, exists bool) {
+	v := m.holder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHolder returns the old "holder" field's value of the ScanLease entity.
+// If the ScanLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanLeaseMutation) OldHolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHolder: %w", err)
+	}
+	return oldValue.Holder, nil
+}
+
+// ResetHolder resets all changes to the "holder" field.
+func (m *ScanLeaseMutation) ResetHolder() {
+	m.holder = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *ScanLeaseMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *ScanLeaseMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the ScanLease entity.
+// If the ScanLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanLeaseMutation) OldExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ClearExpiresAt clears the value of the "expires_at" field.
+func (m *ScanLeaseMutation) ClearExpiresAt() {
+	m.expires_at = nil
+	m.clearedFields[scanlease.FieldExpiresAt] = struct{}{}
+}
+
+// ExpiresAtCleared returns if the "expires_at" field was cleared in this mutation.
+func (m *ScanLeaseMutation) ExpiresAtCleared() bool {
+	_, ok := m.clearedFields[scanlease.FieldExpiresAt]
+	return ok
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *ScanLeaseMutation) ResetExpiresAt() {
+	m.expires_at = nil
+	delete(m.clearedFields, scanlease.FieldExpiresAt)
+}
+
+// SetScanID sets the "scan_id" field.
+func (m *ScanLeaseMutation) SetScanID(i int) {
+	m.scan_id = &i
+	m.addscan_id = nil
+}
+
+// ScanID returns the value of the "scan_id" field in the mutation.
+func (m *ScanLeaseMutation) ScanID() (r int, exists bool) {
+	v := m.scan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScanID returns the old "scan_id" field's value of the ScanLease entity.
+// If the ScanLease object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanLeaseMutation) OldScanID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScanID: %w", err)
+	}
+	return oldValue.ScanID, nil
+}
+
+// AddScanID adds i to the "scan_id" field.
+func (m *ScanLeaseMutation) AddScanID(i int) {
+	if m.addscan_id != nil {
+		*m.addscan_id += i
+	} else {
+		m.addscan_id = &i
+	}
+}
+
+// AddedScanID returns the value that was added to the "scan_id" field in this mutation.
+func (m *ScanLeaseMutation) AddedScanID() (r int, exists bool) {
+	v := m.addscan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearScanID clears the value of the "scan_id" field.
+func (m *ScanLeaseMutation) ClearScanID() {
+	m.scan_id = nil
+	m.addscan_id = nil
+	m.clearedFields[scanlease.FieldScanID] = struct{}{}
+}
+
+// ScanIDCleared returns if the "scan_id" field was cleared in this mutation.
+func (m *ScanLeaseMutation) ScanIDCleared() bool {
+	_, ok := m.clearedFields[scanlease.FieldScanID]
+	return ok
+}
+
+// ResetScanID resets all changes to the "scan_id" field.
+func (m *ScanLeaseMutation) ResetScanID() {
+	m.scan_id = nil
+	m.addscan_id = nil
+	delete(m.clearedFields, scanlease.FieldScanID)
+}
+
+// ClearVersion clears the "version" edge to the Version entity.
+func (m *ScanLeaseMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[scanlease.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the Version entity was cleared.
+func (m *ScanLeaseMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *ScanLeaseMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *ScanLeaseMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the ScanLeaseMutation builder.
+func (m *ScanLeaseMutation) Where(ps ...predicate.ScanLease) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ScanLeaseMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ScanLeaseMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ScanLease, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ScanLeaseMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ScanLeaseMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ScanLease).
+func (m *ScanLeaseMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ScanLeaseMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.version != nil {
+		fields = append(fields, scanlease.FieldVersionID)
+	}
+	if m.due_at != nil {
+		fields = append(fields, scanlease.FieldDueAt)
+	}
+	if m.holder != nil {
+		fields = append(fields, scanlease.FieldHolder)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, scanlease.FieldExpiresAt)
+	}
+	if m.scan_id != nil {
+		fields = append(fields, scanlease.FieldScanID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ScanLeaseMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case scanlease.FieldVersionID:
+		return m.VersionID()
+	case scanlease.FieldDueAt:
+		return m.DueAt()
+	case scanlease.FieldHolder:
+		return m.Holder()
+	case scanlease.FieldExpiresAt:
+		return m.ExpiresAt()
+	case scanlease.FieldScanID:
+		return m.ScanID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ScanLeaseMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case scanlease.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case scanlease.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case scanlease.FieldHolder:
+		return m.OldHolder(ctx)
+	case scanlease.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case scanlease.FieldScanID:
+		return m.OldScanID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ScanLease field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanLeaseMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case scanlease.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case scanlease.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case scanlease.FieldHolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHolder(v)
+		return nil
+	case scanlease.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case scanlease.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScanID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ScanLeaseMutation) AddedFields() []string {
+	var fields []string
+	if m.addscan_id != nil {
+		fields = append(fields, scanlease.FieldScanID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ScanLeaseMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case scanlease.FieldScanID:
+		return m.AddedScanID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanLeaseMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case scanlease.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScanID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ScanLeaseMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(scanlease.FieldExpiresAt) {
+		fields = append(fields, scanlease.FieldExpiresAt)
+	}
+	if m.FieldCleared(scanlease.FieldScanID) {
+		fields = append(fields, scanlease.FieldScanID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ScanLeaseMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ScanLeaseMutation) ClearField(name string) error {
+	switch name {
+	case scanlease.FieldExpiresAt:
+		m.ClearExpiresAt()
+		return nil
+	case scanlease.FieldScanID:
+		m.ClearScanID()
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ScanLeaseMutation) ResetField(name string) error {
+	switch name {
+	case scanlease.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case scanlease.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case scanlease.FieldHolder:
+		m.ResetHolder()
+		return nil
+	case scanlease.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case scanlease.FieldScanID:
+		m.ResetScanID()
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ScanLeaseMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, scanlease.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ScanLeaseMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case scanlease.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ScanLeaseMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ScanLeaseMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ScanLeaseMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, scanlease.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ScanLeaseMutation) EdgeCleared(name string) bool {
+	switch name {
+	case scanlease.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ScanLeaseMutation) ClearEdge(name string) error {
+	switch name {
+	case scanlease.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ScanLeaseMutation) ResetEdge(name string) error {
+	switch name {
+	case scanlease.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown ScanLease edge %s", name)
 }
 
 // ServerMutation represents an operation that mutates the Server nodes in the graph.
@@ -13701,6 +14431,8 @@ type VersionMutation struct {
 	attestations           map[int]struct{}
 	removedattestations    map[int]struct{}
 	clearedattestations    bool
+	scan_lease             *int
+	clearedscan_lease      bool
 	done                   bool
 	oldValue               func(context.Context) (*Version, error)
 	predicates             []predicate.Version
@@ -14901,6 +15633,45 @@ func (m *VersionMutation) ResetAttestations() {
 	m.removedattestations = nil
 }
 
+// SetScanLeaseID sets the "scan_lease" edge to the ScanLease entity by id.
+func (m *VersionMutation) SetScanLeaseID(id int) {
+	m.scan_lease = &id
+}
+
+// ClearScanLease clears the "scan_lease" edge to the ScanLease entity.
+func (m *VersionMutation) ClearScanLease() {
+	m.clearedscan_lease = true
+}
+
+// ScanLeaseCleared reports if the "scan_lease" edge to the ScanLease entity was cleared.
+func (m *VersionMutation) ScanLeaseCleared() bool {
+	return m.clearedscan_lease
+}
+
+// ScanLeaseID returns the "scan_lease" edge ID in the mutation.
+func (m *VersionMutation) ScanLeaseID() (id int, exists bool) {
+	if m.scan_lease != nil {
+		return *m.scan_lease, true
+	}
+	return
+}
+
+// ScanLeaseIDs returns the "scan_lease" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ScanLeaseID instead. It exists only for internal usage by the builders.
+func (m *VersionMutation) ScanLeaseIDs() (ids []int) {
+	if id := m.scan_lease; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetScanLease resets all changes to the "scan_lease" edge.
+func (m *VersionMutation) ResetScanLease() {
+	m.scan_lease = nil
+	m.clearedscan_lease = false
+}
+
 // Where appends a list predicates to the VersionMutation builder.
 func (m *VersionMutation) Where(ps ...predicate.Version) {
 	m.predicates = append(m.predicates, ps...)
@@ -15354,7 +16125,7 @@ func (m *VersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *VersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.server != nil {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -15378,6 +16149,9 @@ func (m *VersionMutation) AddedEdges() []string {
 	}
 	if m.attestations != nil {
 		edges = append(edges, version.EdgeAttestations)
+	}
+	if m.scan_lease != nil {
+		edges = append(edges, version.EdgeScanLease)
 	}
 	return edges
 }
@@ -15432,13 +16206,17 @@ func (m *VersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case version.EdgeScanLease:
+		if id := m.scan_lease; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *VersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.removedsnapshots != nil {
 		edges = append(edges, version.EdgeSnapshots)
 	}
@@ -15515,7 +16293,7 @@ func (m *VersionMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *VersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.clearedserver {
 		edges = append(edges, version.EdgeServer)
 	}
@@ -15540,6 +16318,9 @@ func (m *VersionMutation) ClearedEdges() []string {
 	if m.clearedattestations {
 		edges = append(edges, version.EdgeAttestations)
 	}
+	if m.clearedscan_lease {
+		edges = append(edges, version.EdgeScanLease)
+	}
 	return edges
 }
 
@@ -15563,6 +16344,8 @@ func (m *VersionMutation) EdgeCleared(name string) bool {
 		return m.cleareddrift_events
 	case version.EdgeAttestations:
 		return m.clearedattestations
+	case version.EdgeScanLease:
+		return m.clearedscan_lease
 	}
 	return false
 }
@@ -15573,6 +16356,9 @@ func (m *VersionMutation) ClearEdge(name string) error {
 	switch name {
 	case version.EdgeServer:
 		m.ClearServer()
+		return nil
+	case version.EdgeScanLease:
+		m.ClearScanLease()
 		return nil
 	}
 	return fmt.Errorf("unknown Version unique edge %s", name)
@@ -15605,6 +16391,9 @@ func (m *VersionMutation) ResetEdge(name string) error {
 		return nil
 	case version.EdgeAttestations:
 		m.ResetAttestations()
+		return nil
+	case version.EdgeScanLease:
+		m.ResetScanLease()
 		return nil
 	}
 	return fmt.Errorf("unknown Version edge %s", name)

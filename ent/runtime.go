@@ -16,6 +16,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
@@ -225,34 +226,44 @@ func init() {
 	scanDescRequestedBy := scanFields[2].Descriptor()
 	// scan.DefaultRequestedBy holds the default value on creation for the requested_by field.
 	scan.DefaultRequestedBy = scanDescRequestedBy.Default.(string)
+	// scanDescReplica is the schema descriptor for replica field.
+	scanDescReplica := scanFields[3].Descriptor()
+	// scan.DefaultReplica holds the default value on creation for the replica field.
+	scan.DefaultReplica = scanDescReplica.Default.(string)
 	// scanDescStartedAt is the schema descriptor for started_at field.
-	scanDescStartedAt := scanFields[3].Descriptor()
+	scanDescStartedAt := scanFields[4].Descriptor()
 	// scan.DefaultStartedAt holds the default value on creation for the started_at field.
 	scan.DefaultStartedAt = scanDescStartedAt.Default.(func() time.Time)
 	// scanDescOutcome is the schema descriptor for outcome field.
-	scanDescOutcome := scanFields[5].Descriptor()
+	scanDescOutcome := scanFields[6].Descriptor()
 	// scan.DefaultOutcome holds the default value on creation for the outcome field.
 	scan.DefaultOutcome = scanDescOutcome.Default.(string)
 	// scanDescError is the schema descriptor for error field.
-	scanDescError := scanFields[6].Descriptor()
+	scanDescError := scanFields[7].Descriptor()
 	// scan.DefaultError holds the default value on creation for the error field.
 	scan.DefaultError = scanDescError.Default.(string)
 	// scanDescErrorKind is the schema descriptor for error_kind field.
-	scanDescErrorKind := scanFields[7].Descriptor()
+	scanDescErrorKind := scanFields[8].Descriptor()
 	// scan.DefaultErrorKind holds the default value on creation for the error_kind field.
 	scan.DefaultErrorKind = scanDescErrorKind.Default.(string)
 	// scanDescToolDefinitionHash is the schema descriptor for tool_definition_hash field.
-	scanDescToolDefinitionHash := scanFields[8].Descriptor()
+	scanDescToolDefinitionHash := scanFields[9].Descriptor()
 	// scan.DefaultToolDefinitionHash holds the default value on creation for the tool_definition_hash field.
 	scan.DefaultToolDefinitionHash = scanDescToolDefinitionHash.Default.(string)
 	// scanDescSchemaHash is the schema descriptor for schema_hash field.
-	scanDescSchemaHash := scanFields[9].Descriptor()
+	scanDescSchemaHash := scanFields[10].Descriptor()
 	// scan.DefaultSchemaHash holds the default value on creation for the schema_hash field.
 	scan.DefaultSchemaHash = scanDescSchemaHash.Default.(string)
 	// scanDescInstructionsHash is the schema descriptor for instructions_hash field.
-	scanDescInstructionsHash := scanFields[10].Descriptor()
+	scanDescInstructionsHash := scanFields[11].Descriptor()
 	// scan.DefaultInstructionsHash holds the default value on creation for the instructions_hash field.
 	scan.DefaultInstructionsHash = scanDescInstructionsHash.Default.(string)
+	scanleaseFields := schema.ScanLease{}.Fields()
+	_ = scanleaseFields
+	// scanleaseDescHolder is the schema descriptor for holder field.
+	scanleaseDescHolder := scanleaseFields[2].Descriptor()
+	// scanlease.DefaultHolder holds the default value on creation for the holder field.
+	scanlease.DefaultHolder = scanleaseDescHolder.Default.(string)
 	serverFields := schema.Server{}.Fields()
 	_ = serverFields
 	// serverDescName is the schema descriptor for name field.

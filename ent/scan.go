@@ -24,6 +24,8 @@ type Scan struct {
 	Trigger string `json:"trigger,omitempty"`
 	// RequestedBy holds the value of the "requested_by" field.
 	RequestedBy string `json:"requested_by,omitempty"`
+	// Replica holds the value of the "replica" field.
+	Replica string `json:"replica,omitempty"`
 	// StartedAt holds the value of the "started_at" field.
 	StartedAt time.Time `json:"started_at,omitempty"`
 	// FinishedAt holds the value of the "finished_at" field.
@@ -81,7 +83,7 @@ func (*Scan) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case scan.FieldID, scan.FieldVersionID, scan.FieldDriftEventID:
 			values[i] = new(sql.NullInt64)
-		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash:
+		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldReplica, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash:
 			values[i] = new(sql.NullString)
 		case scan.FieldStartedAt, scan.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -123,6 +125,12 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field requested_by", values[i])
 			} else if value.Valid {
 				_m.RequestedBy = value.String
+			}
+		case scan.FieldReplica:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field replica", values[i])
+			} else if value.Valid {
+				_m.Replica = value.String
 			}
 		case scan.FieldStartedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -241,6 +249,9 @@ func (_m *Scan) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("requested_by=")
 	builder.WriteString(_m.RequestedBy)
+	builder.WriteString(", ")
+	builder.WriteString("replica=")
+	builder.WriteString(_m.Replica)
 	builder.WriteString(", ")
 	builder.WriteString("started_at=")
 	builder.WriteString(_m.StartedAt.Format(time.ANSIC))

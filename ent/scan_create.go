@@ -49,6 +49,20 @@ func (_c *ScanCreate) SetNillableRequestedBy(v *string) *ScanCreate {
 	return _c
 }
 
+// SetReplica sets the "replica" field.
+func (_c *ScanCreate) SetReplica(v string) *ScanCreate {
+	_c.mutation.SetReplica(v)
+	return _c
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_c *ScanCreate) SetNillableReplica(v *string) *ScanCreate {
+	if v != nil {
+		_c.SetReplica(*v)
+	}
+	return _c
+}
+
 // SetStartedAt sets the "started_at" field.
 func (_c *ScanCreate) SetStartedAt(v time.Time) *ScanCreate {
 	_c.mutation.SetStartedAt(v)
@@ -231,6 +245,10 @@ func (_c *ScanCreate) defaults() {
 		v := scan.DefaultRequestedBy
 		_c.mutation.SetRequestedBy(v)
 	}
+	if _, ok := _c.mutation.Replica(); !ok {
+		v := scan.DefaultReplica
+		_c.mutation.SetReplica(v)
+	}
 	if _, ok := _c.mutation.StartedAt(); !ok {
 		v := scan.DefaultStartedAt()
 		_c.mutation.SetStartedAt(v)
@@ -271,6 +289,9 @@ func (_c *ScanCreate) check() error {
 	}
 	if _, ok := _c.mutation.RequestedBy(); !ok {
 		return &ValidationError{Name: "requested_by", err: errors.New(`ent: missing required field "Scan.requested_by"`)}
+	}
+	if _, ok := _c.mutation.Replica(); !ok {
+		return &ValidationError{Name: "replica", err: errors.New(`ent: missing required field "Scan.replica"`)}
 	}
 	if _, ok := _c.mutation.StartedAt(); !ok {
 		return &ValidationError{Name: "started_at", err: errors.New(`ent: missing required field "Scan.started_at"`)}
@@ -330,6 +351,10 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RequestedBy(); ok {
 		_spec.SetField(scan.FieldRequestedBy, field.TypeString, value)
 		_node.RequestedBy = value
+	}
+	if value, ok := _c.mutation.Replica(); ok {
+		_spec.SetField(scan.FieldReplica, field.TypeString, value)
+		_node.Replica = value
 	}
 	if value, ok := _c.mutation.StartedAt(); ok {
 		_spec.SetField(scan.FieldStartedAt, field.TypeTime, value)
@@ -465,6 +490,18 @@ func (u *ScanUpsert) SetRequestedBy(v string) *ScanUpsert {
 // UpdateRequestedBy sets the "requested_by" field to the value that was provided on create.
 func (u *ScanUpsert) UpdateRequestedBy() *ScanUpsert {
 	u.SetExcluded(scan.FieldRequestedBy)
+	return u
+}
+
+// SetReplica sets the "replica" field.
+func (u *ScanUpsert) SetReplica(v string) *ScanUpsert {
+	u.Set(scan.FieldReplica, v)
+	return u
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateReplica() *ScanUpsert {
+	u.SetExcluded(scan.FieldReplica)
 	return u
 }
 
@@ -700,6 +737,20 @@ func (u *ScanUpsertOne) SetRequestedBy(v string) *ScanUpsertOne {
 func (u *ScanUpsertOne) UpdateRequestedBy() *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateRequestedBy()
+	})
+}
+
+// SetReplica sets the "replica" field.
+func (u *ScanUpsertOne) SetReplica(v string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetReplica(v)
+	})
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateReplica() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateReplica()
 	})
 }
 
@@ -1128,6 +1179,20 @@ func (u *ScanUpsertBulk) SetRequestedBy(v string) *ScanUpsertBulk {
 func (u *ScanUpsertBulk) UpdateRequestedBy() *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateRequestedBy()
+	})
+}
+
+// SetReplica sets the "replica" field.
+func (u *ScanUpsertBulk) SetReplica(v string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetReplica(v)
+	})
+}
+
+// UpdateReplica sets the "replica" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateReplica() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateReplica()
 	})
 }
 

@@ -56,6 +56,20 @@ func (_u *ScanUpdate) SetNillableRequestedBy(v *string) *ScanUpdate {
 	return _u
 }
 
+// SetReplica sets the "replica" field.
+func (_u *ScanUpdate) SetReplica(v string) *ScanUpdate {
+	_u.mutation.SetReplica(v)
+	return _u
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_u *ScanUpdate) SetNillableReplica(v *string) *ScanUpdate {
+	if v != nil {
+		_u.SetReplica(*v)
+	}
+	return _u
+}
+
 // SetStartedAt sets the "started_at" field.
 func (_u *ScanUpdate) SetStartedAt(v time.Time) *ScanUpdate {
 	_u.mutation.SetStartedAt(v)
@@ -283,6 +297,9 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.RequestedBy(); ok {
 		_spec.SetField(scan.FieldRequestedBy, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Replica(); ok {
+		_spec.SetField(scan.FieldReplica, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(scan.FieldStartedAt, field.TypeTime, value)
 	}
@@ -375,6 +392,20 @@ func (_u *ScanUpdateOne) SetRequestedBy(v string) *ScanUpdateOne {
 func (_u *ScanUpdateOne) SetNillableRequestedBy(v *string) *ScanUpdateOne {
 	if v != nil {
 		_u.SetRequestedBy(*v)
+	}
+	return _u
+}
+
+// SetReplica sets the "replica" field.
+func (_u *ScanUpdateOne) SetReplica(v string) *ScanUpdateOne {
+	_u.mutation.SetReplica(v)
+	return _u
+}
+
+// SetNillableReplica sets the "replica" field if the given value is not nil.
+func (_u *ScanUpdateOne) SetNillableReplica(v *string) *ScanUpdateOne {
+	if v != nil {
+		_u.SetReplica(*v)
 	}
 	return _u
 }
@@ -635,6 +666,9 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	}
 	if value, ok := _u.mutation.RequestedBy(); ok {
 		_spec.SetField(scan.FieldRequestedBy, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Replica(); ok {
+		_spec.SetField(scan.FieldReplica, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(scan.FieldStartedAt, field.TypeTime, value)

@@ -36,6 +36,8 @@ type Tx struct {
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
 	Scan *ScanClient
+	// ScanLease is the client for interacting with the ScanLease builders.
+	ScanLease *ScanLeaseClient
 	// Server is the client for interacting with the Server builders.
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.Principal = NewPrincipalClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)
 	tx.Scan = NewScanClient(tx.config)
+	tx.ScanLease = NewScanLeaseClient(tx.config)
 	tx.Server = NewServerClient(tx.config)
 	tx.ServerPolicy = NewServerPolicyClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)

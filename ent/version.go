@@ -9,6 +9,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
@@ -76,9 +77,11 @@ type VersionEdges struct {
 	DriftEvents []*DriftEvent `json:"drift_events,omitempty"`
 	// Attestations holds the value of the attestations edge.
 	Attestations []*Attestation `json:"attestations,omitempty"`
+	// ScanLease holds the value of the scan_lease edge.
+	ScanLease *ScanLease `json:"scan_lease,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [9]bool
 }
 
 // ServerOrErr returns the Server value or an error if the edge
@@ -153,6 +156,17 @@ func (e VersionEdges) AttestationsOrErr() ([]*Attestation, error) {
 		return e.Attestations, nil
 	}
 	return nil, &NotLoadedError{edge: "attestations"}
+}
+
+// ScanLeaseOrErr returns the ScanLease value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e VersionEdges) ScanLeaseOrErr() (*ScanLease, error) {
+	if e.ScanLease != nil {
+		return e.ScanLease, nil
+	} else if e.loadedTypes[8] {
+		return nil, &NotFoundError{label: scanlease.Label}
+	}
+	return nil, &NotLoadedError{edge: "scan_lease"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -343,6 +357,11 @@ func (_m *Version) QueryDriftEvents() *DriftEventQuery {
 // QueryAttestations queries the "attestations" edge of the Version entity.
 func (_m *Version) QueryAttestations() *AttestationQuery {
 	return NewVersionClient(_m.config).QueryAttestations(_m)
+}
+
+// QueryScanLease queries the "scan_lease" edge of the Version entity.
+func (_m *Version) QueryScanLease() *ScanLeaseQuery {
+	return NewVersionClient(_m.config).QueryScanLease(_m)
 }
 
 // Update returns a builder for updating this Version.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -328,6 +329,25 @@ func (_c *VersionCreate) AddAttestations(v ...*Attestation) *VersionCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddAttestationIDs(ids...)
+}
+
+// SetScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID.
+func (_c *VersionCreate) SetScanLeaseID(id int) *VersionCreate {
+	_c.mutation.SetScanLeaseID(id)
+	return _c
+}
+
+// SetNillableScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID if the given value is not nil.
+func (_c *VersionCreate) SetNillableScanLeaseID(id *int) *VersionCreate {
+	if id != nil {
+		_c = _c.SetScanLeaseID(*id)
+	}
+	return _c
+}
+
+// SetScanLease sets the "scan_lease" edge to the ScanLease entity.
+func (_c *VersionCreate) SetScanLease(v *ScanLease) *VersionCreate {
+	return _c.SetScanLeaseID(v.ID)
 }
 
 // Mutation returns the VersionMutation object of the builder.
@@ -682,6 +702,22 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ScanLeaseIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   version.ScanLeaseTable,
+			Columns: []string{version.ScanLeaseColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scanlease.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

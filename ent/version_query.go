@@ -20,6 +20,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -40,6 +41,7 @@ type VersionQuery struct {
 	withScans        *ScanQuery
 	withDriftEvents  *DriftEventQuery
 	withAttestations *AttestationQuery
+	withScanLease    *ScanLeaseQuery
 	modifiers        []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -253,6 +255,28 @@ func (_q *VersionQuery) QueryAttestations() *AttestationQuery {
 	return query
 }
 
+// QueryScanLease chains the current query on the "scan_lease" edge.
+func (_q *VersionQuery) QueryScanLease() *ScanLeaseQuery {
+	query := (&ScanLeaseClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(version.Table, version.FieldID, selector),
+			sqlgraph.To(scanlease.Table, scanlease.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, version.ScanLeaseTable, version.ScanLeaseColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Version entity from the query.
 // Returns a *NotFoundError when no Version was found.
 func (_q *VersionQuery) First(ctx context.Context) (*Version, error) {
@@ -453,6 +477,7 @@ func (_q *VersionQuery) Clone() *VersionQuery {
 		withScans:        _q.withScans.Clone(),
 		withDriftEvents:  _q.withDriftEvents.Clone(),
 		withAttestations: _q.withAttestations.Clone(),
+		withScanLease:    _q.withScanLease.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -547,6 +572,17 @@ func (_q *VersionQuery) WithAttestations(opts ...func(*AttestationQuery)) *Versi
 	return _q
 }
 
+// WithScanLease tells the query-builder to eager-load the nodes that are connected to
+// the "scan_lease" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *VersionQuery) WithScanLease(opts ...func(*ScanLeaseQuery)) *VersionQuery {
+	query := (&ScanLeaseClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withScanLease = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -625,7 +661,7 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 	var (
 		nodes       = []*Version{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [9]bool{
 			_q.withServer != nil,
 			_q.withSnapshots != nil,
 			_q.withPinRevisions != nil,
@@ -634,6 +670,7 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 			_q.withScans != nil,
 			_q.withDriftEvents != nil,
 			_q.withAttestations != nil,
+			_q.withScanLease != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -709,6 +746,12 @@ func (_q *VersionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Vers
 		if err := _q.loadAttestations(ctx, query, nodes,
 			func(n *Version) { n.Edges.Attestations = []*Attestation{} },
 			func(n *Version, e *Attestation) { n.Edges.Attestations = append(n.Edges.Attestations, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withScanLease; query != nil {
+		if err := _q.loadScanLease(ctx, query, nodes, nil,
+			func(n *Version, e *ScanLease) { n.Edges.ScanLease = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -939,6 +982,33 @@ func (_q *VersionQuery) loadAttestations(ctx context.Context, query *Attestation
 	}
 	query.Where(predicate.Attestation(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(version.AttestationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *VersionQuery) loadScanLease(ctx context.Context, query *ScanLeaseQuery, nodes []*Version, init func(*Version), assign func(*Version, *ScanLease)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Version)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(scanlease.FieldVersionID)
+	}
+	query.Where(predicate.ScanLease(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(version.ScanLeaseColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

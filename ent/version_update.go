@@ -18,6 +18,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/ent/scan"
+	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
 )
@@ -244,6 +245,25 @@ func (_u *VersionUpdate) AddAttestations(v ...*Attestation) *VersionUpdate {
 	return _u.AddAttestationIDs(ids...)
 }
 
+// SetScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID.
+func (_u *VersionUpdate) SetScanLeaseID(id int) *VersionUpdate {
+	_u.mutation.SetScanLeaseID(id)
+	return _u
+}
+
+// SetNillableScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID if the given value is not nil.
+func (_u *VersionUpdate) SetNillableScanLeaseID(id *int) *VersionUpdate {
+	if id != nil {
+		_u = _u.SetScanLeaseID(*id)
+	}
+	return _u
+}
+
+// SetScanLease sets the "scan_lease" edge to the ScanLease entity.
+func (_u *VersionUpdate) SetScanLease(v *ScanLease) *VersionUpdate {
+	return _u.SetScanLeaseID(v.ID)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdate) Mutation() *VersionMutation {
 	return _u.mutation
@@ -394,6 +414,12 @@ func (_u *VersionUpdate) RemoveAttestations(v ...*Attestation) *VersionUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAttestationIDs(ids...)
+}
+
+// ClearScanLease clears the "scan_lease" edge to the ScanLease entity.
+func (_u *VersionUpdate) ClearScanLease() *VersionUpdate {
+	_u.mutation.ClearScanLease()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -796,6 +822,35 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.ScanLeaseCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   version.ScanLeaseTable,
+			Columns: []string{version.ScanLeaseColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scanlease.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ScanLeaseIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   version.ScanLeaseTable,
+			Columns: []string{version.ScanLeaseColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scanlease.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{version.Label}
@@ -1025,6 +1080,25 @@ func (_u *VersionUpdateOne) AddAttestations(v ...*Attestation) *VersionUpdateOne
 	return _u.AddAttestationIDs(ids...)
 }
 
+// SetScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID.
+func (_u *VersionUpdateOne) SetScanLeaseID(id int) *VersionUpdateOne {
+	_u.mutation.SetScanLeaseID(id)
+	return _u
+}
+
+// SetNillableScanLeaseID sets the "scan_lease" edge to the ScanLease entity by ID if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableScanLeaseID(id *int) *VersionUpdateOne {
+	if id != nil {
+		_u = _u.SetScanLeaseID(*id)
+	}
+	return _u
+}
+
+// SetScanLease sets the "scan_lease" edge to the ScanLease entity.
+func (_u *VersionUpdateOne) SetScanLease(v *ScanLease) *VersionUpdateOne {
+	return _u.SetScanLeaseID(v.ID)
+}
+
 // Mutation returns the VersionMutation object of the builder.
 func (_u *VersionUpdateOne) Mutation() *VersionMutation {
 	return _u.mutation
@@ -1175,6 +1249,12 @@ func (_u *VersionUpdateOne) RemoveAttestations(v ...*Attestation) *VersionUpdate
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAttestationIDs(ids...)
+}
+
+// ClearScanLease clears the "scan_lease" edge to the ScanLease entity.
+func (_u *VersionUpdateOne) ClearScanLease() *VersionUpdateOne {
+	_u.mutation.ClearScanLease()
+	return _u
 }
 
 // Where appends a list predicates to the VersionUpdate builder.
@@ -1600,6 +1680,35 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(attestation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ScanLeaseCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   version.ScanLeaseTable,
+			Columns: []string{version.ScanLeaseColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scanlease.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ScanLeaseIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   version.ScanLeaseTable,
+			Columns: []string{version.ScanLeaseColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(scanlease.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -54,6 +54,10 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
+// rollbackRetries are the pauses before asking again for an answer older
+// than one accepted before.
+var rollbackRetries = []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
+
 // api returns a REST client for the registry.
 func (c *Client) api() (*client.Client, error) {
 	return client.New(c.BaseURL, c.Token, client.WithHTTPClient(c.HTTP), client.WithUserAgent(userAgent))
@@ -77,13 +81,26 @@ func (c *Client) Resolve(ctx context.Context, q Query) (*discovery.Document, err
 	if err != nil {
 		return nil, fmt.Errorf("reading the last accepted sequence: %w", err)
 	}
-	doc, err := resolveAll(ctx, api, q, c.openVerified)
-	if err != nil {
-		return nil, err
-	}
-	if doc.Sequence < last {
-		return nil, fmt.Errorf("%w: sequence %d, but sequence %d from %s was accepted before (a replayed or rolled-back answer)",
-			ErrRollback, doc.Sequence, last, api.BaseURL())
+	var doc *discovery.Document
+	for attempt := 0; ; attempt++ {
+		if doc, err = resolveAll(ctx, api, q, c.openVerified); err != nil {
+			return nil, err
+		}
+		if doc.Sequence >= last {
+			break
+		}
+		// Behind a load balancer, a replica may still be catching up
+		// with a change another one made (well under a second): ask
+		// again a few times before calling it a rollback.
+		if attempt == len(rollbackRetries) {
+			return nil, fmt.Errorf("%w: sequence %d, but sequence %d from %s was accepted before (a replayed or rolled-back answer)",
+				ErrRollback, doc.Sequence, last, api.BaseURL())
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(rollbackRetries[attempt]):
+		}
 	}
 	if doc.Sequence > last {
 		if err := c.State.Save(api.BaseURL(), doc.Sequence); err != nil {

@@ -233,3 +233,33 @@ func TestFetchKeys(t *testing.T) {
 		t.Fatalf("TrustedKeys of nothing: %v", err)
 	}
 }
+
+// TestResolveWaitsForLaggingReplica: behind a load balancer a replica may
+// answer with an older sequence for a moment after another one changed;
+// Resolve asks again and accepts the caught-up answer, while an answer
+// that stays older is a rollback after a bounded number of tries.
+func TestResolveWaitsForLaggingReplica(t *testing.T) {
+	f := newFakeRegistry(t)
+	f.page = func(q url.Values, n int) *discovery.Document {
+		if n <= 4 { // two resolves of two pages from the lagging replica
+			return pages(7, 2, "a/one", "a/two", "a/three")(q, n)
+		}
+		return pages(9, 2, "a/one", "a/two", "a/three")(q, n)
+	}
+	c := f.client()
+	_ = c.State.Save(f.url, 8)
+	doc, err := c.Resolve(context.Background(), hostclient.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := c.State.Last(f.url); doc.Sequence != 9 || last != 9 || f.calls.Load() != 6 {
+		t.Fatalf("sequence %d, saved %d after %d requests; want 9, 9 after 6", doc.Sequence, last, f.calls.Load())
+	}
+
+	f.page = pages(7, 2, "a/one", "a/two", "a/three")
+	f.calls.Store(0)
+	_, err = c.Resolve(context.Background(), hostclient.Query{})
+	if !errors.Is(err, hostclient.ErrRollback) || f.calls.Load() != 8 {
+		t.Fatalf("an answer that stays older: %v after %d requests; want a rollback after 4 tries (8 requests)", err, f.calls.Load())
+	}
+}

@@ -71,7 +71,8 @@ func entryOf(ev *ent.AuditEvent) chainEntry {
 	}
 }
 
-// ensureAuditHead creates the chain-tip row once. Plain SQL, valid on both
+// ensureAuditHead creates the chain-tip row once and notes its sequence
+// (where the change feed starts). Plain SQL, valid on both
 // dialects: ent cannot set the id of an auto-increment table.
 func (s *Service) ensureAuditHead(ctx context.Context) error {
 	_, err := s.store.Client.ExecContext(ctx, fmt.Sprintf(
@@ -79,6 +80,11 @@ func (s *Service) ensureAuditHead(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("audit head: %w", err)
 	}
+	head, err := s.store.Client.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
+	if err != nil {
+		return fmt.Errorf("audit head: %w", err)
+	}
+	s.feedStart = head.Seq
 	return nil
 }
 

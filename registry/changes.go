@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
-	"github.com/mcpreg/mcpreg/ent/audithead"
 )
 
 // DefaultChangePoll is how often WatchChanges looks for changes made by
@@ -25,11 +24,10 @@ func (s *Service) WatchChanges(ctx context.Context, every time.Duration) error {
 	if every <= 0 {
 		every = DefaultChangePoll
 	}
-	head, err := s.store.Client.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
-	if err != nil {
-		return err
-	}
-	last := head.Seq
+	// From the chain's head when the service was made, not when the watch
+	// starts: a cache filled in between must not miss a change committed
+	// in between (seeing a change twice only costs a rebuild).
+	last := s.feedStart
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -20,7 +20,6 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		a, b := discoveryService(t, st), discoveryService(t, st)
-		go func() { _ = b.WatchChanges(ctx, 50*time.Millisecond) }()
 		bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
 		submit(t, a, owner, "io.github.acme/weather", "1.0.0")
 		if _, err := a.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
@@ -48,6 +47,10 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 		if _, err := a.Transition(ctx, reviewer, registry.ActionQuarantine, "io.github.acme/weather", "1.0.0", "incident"); err != nil {
 			t.Fatal(err)
 		}
+		// The watch starts late, after b built its index and a changed
+		// it (as when a request beats the watch at start): it must still
+		// see that change.
+		go func() { _ = b.WatchChanges(ctx, 50*time.Millisecond) }()
 		waitFor("quarantine", func() bool { return !visible(b) })
 
 		tok, err := a.CreateToken(ctx, admin, registry.NewToken{Principal: "edge", Role: registry.RoleHost})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/registry/pkg/model"
 
@@ -48,6 +49,16 @@ type Scanning struct {
 	// scanner runs the attested tarball. Without it such packages are not
 	// read (fail closed).
 	NPM *fetch.NPM
+	// Replica names this process in scan records and leases (default:
+	// host name and process id). Replicas on one database need distinct names.
+	Replica string
+	// Interval is the schedule's period (0: this replica runs no schedule)
+	// and Concurrency how many scheduled scans it runs at once.
+	Interval    time.Duration
+	Concurrency int
+	// LeaseTTL is how long a scan lease lasts without renewal (default
+	// DefaultLeaseTTL): how soon other replicas take over a dead one's scans.
+	LeaseTTL time.Duration
 }
 
 // verifiedLaunch starts an npm package fetched by digest when the npm

@@ -14,6 +14,9 @@ type scanMetrics struct {
 	duration    prometheus.Histogram
 	drift       *prometheus.CounterVec
 	quarantines *prometheus.CounterVec
+	// leaseTakeovers counts scan leases taken from a replica that stopped
+	// renewing them.
+	leaseTakeovers prometheus.Counter
 }
 
 func newScanMetrics() *scanMetrics {
@@ -21,20 +24,22 @@ func newScanMetrics() *scanMetrics {
 		scans: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_scans_total",
 			Help: "Scans by trigger and outcome (match, drift, error)."}, []string{"trigger", "outcome"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_scan_errors_total",
-			Help: "Failed scans by kind (timeout, limit, denied, invalid, protocol, unreachable)."}, []string{"kind"}),
+			Help: "Failed scans by kind (fetch, digest_mismatch, timeout, limit, denied, invalid, protocol, unreachable, abandoned)."}, []string{"kind"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mcpreg_scan_duration_seconds",
 			Help: "Duration of scans.", Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}),
 		drift: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_drift_changes_total",
 			Help: "Drift changes recorded, by class."}, []string{"class"}),
 		quarantines: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcpreg_quarantines_total",
 			Help: "Versions quarantined, by kind (manual, drift)."}, []string{"kind"}),
+		leaseTakeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "mcpreg_scan_lease_takeovers_total",
+			Help: "Scan leases taken over from a replica that stopped renewing them (its scans are marked abandoned)."}),
 	}
 }
 
 // Collectors are the service's Prometheus metrics.
 func (s *Service) Collectors() []prometheus.Collector {
 	m := s.metrics
-	return []prometheus.Collector{m.scans, m.errors, m.duration, m.drift, m.quarantines}
+	return []prometheus.Collector{m.scans, m.errors, m.duration, m.drift, m.quarantines, m.leaseTakeovers}
 }
 
 func (m *scanMetrics) scanned(trigger, outcome, errKind string, d time.Duration) {

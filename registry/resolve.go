@@ -84,7 +84,7 @@ func mayDiscover(c *Caller) error {
 
 // Resolve answers a discovery read from the in-memory index with a signed
 // document. Answers are kept briefly per (index, environments, query) and
-// re-signed once a quarter of their validity has passed.
+// re-signed each quarter of their validity.
 func (s *Service) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Resolved, error) {
 	if err := mayDiscover(c); err != nil {
 		return nil, err
@@ -118,7 +118,12 @@ func (s *Service) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Reso
 	if err != nil {
 		return nil, err
 	}
-	doc.IssuedAt, doc.ExpiresAt = now, now.Add(d.ttl())
+	// Issued at the start of the current quarter of the validity: every
+	// replica signing the same index in the same quarter produces the same
+	// bytes (Ed25519 is deterministic), so ETags agree behind a load
+	// balancer, and a document always has at least 3/4 of its validity left.
+	issued := now.Truncate(d.ttl() / 4)
+	doc.IssuedAt, doc.ExpiresAt = issued, issued.Add(d.ttl())
 	r, err := d.sign(doc)
 	if err != nil {
 		return nil, err

@@ -50,12 +50,35 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 				return recent, err
 			}
 		}
-		return s.runScan(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
+		return s.scanLeased(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res.(*mcpregv1.ScanResult), nil
+}
+
+// scanLeased scans a version under its lease. While another replica holds
+// the lease, it waits for that scan and answers with it: requests are
+// merged across replicas as they are within one.
+func (s *Service) scanLeased(ctx context.Context, versionID int, by, trigger string) (*mcpregv1.ScanResult, error) {
+	asked := s.now()
+	for {
+		l, holder, err := s.acquireLease(ctx, versionID)
+		if err != nil {
+			return nil, err
+		}
+		if holder == "" {
+			return s.runScan(ctx, l, by, trigger)
+		}
+		sc, err := s.awaitOtherScan(ctx, versionID, asked, holder)
+		if err != nil {
+			return nil, err
+		}
+		if sc != nil {
+			return s.scanResult(ctx, sc.ID)
+		}
+	}
 }
 
 func (s *Service) findVersion(ctx context.Context, name, ver string) (*ent.Version, error) {
@@ -85,9 +108,15 @@ func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.Scan
 	return s.scanResult(ctx, sc.ID)
 }
 
-// runScan records a scan, reads the server, and settles the outcome.
-func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string) (*mcpregv1.ScanResult, error) {
-	v, err := s.store.Client.Version.Query().Where(version.ID(versionID)).WithServer().Only(ctx)
+// runScan records a scan, reads the server, and settles the outcome, under
+// the version's lease l, which it keeps renewed and hands back at the end.
+func (s *Service) runScan(ctx context.Context, l lease, by, trigger string) (*mcpregv1.ScanResult, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := s.keepLease(l, func() { cancel(errLeaseLost) })
+	defer s.releaseLease(l)
+	defer stop()
+	v, err := s.store.Client.Version.Query().Where(version.ID(l.versionID)).WithServer().Only(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +133,7 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 	if fetchErr != nil && !errors.As(fetchErr, &mismatch) && !errors.Is(fetchErr, fetch.ErrFetch) {
 		return nil, fetchErr
 	}
-	sc, err := s.store.Client.Scan.Create().SetVersionID(v.ID).SetTrigger(trigger).SetRequestedBy(by).
-		SetStartedAt(s.now()).Save(ctx)
+	sc, err := s.startScan(ctx, l, trigger, by)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +151,11 @@ func (s *Service) runScan(ctx context.Context, versionID int, by, trigger string
 		}
 	}
 	var res *mcpregv1.ScanResult
+	if cause := context.Cause(ctx); errors.Is(cause, errLeaseLost) {
+		// The replica that took the lease marked this scan abandoned
+		// and scans again; settling here would do the work twice.
+		return nil, fmt.Errorf("scan of %s: %w", subjectOf(v.Edges.Server.Name, v.Version), cause)
+	}
 	if readErr != nil {
 		res, err = s.scanFailed(ctx, v.ID, sc.ID, readErr)
 	} else if err = s.settleScan(ctx, v, sc.ID, snap); err == nil {

@@ -2,54 +2,69 @@ package registry
 
 import (
 	"context"
-	"math/rand/v2"
+	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
-
-	"github.com/mcpreg/mcpreg/ent/version"
 )
 
 // scheduleCaller is the actor of scheduled scans.
 var scheduleCaller = &Caller{Principal: "mcpreg-scheduler", Role: RoleAdmin}
 
-// RunScheduler re-scans every approved and quarantined version each
-// interval (plus up to 20% jitter), at most concurrency at a time, until
-// ctx ends. Scan failures are recorded on the scans themselves.
-func (s *Service) RunScheduler(ctx context.Context, interval time.Duration, concurrency int) error {
-	if s.scanning == nil || interval <= 0 {
+// schedulePoll is how often the schedule looks for due versions: a
+// twentieth of the interval, between 100ms and 5s.
+func schedulePoll(interval time.Duration) time.Duration {
+	return min(max(interval/20, 100*time.Millisecond), 5*time.Second)
+}
+
+// RunScheduler re-scans every approved and quarantined version about once
+// per Scanning.Interval (plus up to 20% jitter), at most
+// Scanning.Concurrency at a time on this replica, until ctx ends. Replicas
+// on one database share the schedule through scan leases: each due version
+// is scanned by one of them, and the scans of a replica that died are
+// taken over once its leases expire. Scan failures are recorded on the
+// scans themselves.
+func (s *Service) RunScheduler(ctx context.Context) error {
+	if s.scanning == nil || s.scanning.Interval <= 0 {
 		return nil
 	}
+	concurrency := max(s.scanning.Concurrency, 1)
+	poll := schedulePoll(s.scanning.Interval)
+	slots := make(chan struct{}, concurrency)
+	var running sync.WaitGroup
+	defer running.Wait()
 	for {
-		jitter := time.Duration(rand.Int64N(int64(interval)/5 + 1))
+		if err := s.scheduleRound(ctx, slots, &running); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "scan schedule", "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(interval + jitter):
-		}
-		if err := s.scanRound(ctx, concurrency); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "scan round", "err", err)
+		case <-time.After(poll):
 		}
 	}
 }
 
-// scanRound scans every version under watch once.
-func (s *Service) scanRound(ctx context.Context, concurrency int) error {
-	vs, err := s.store.Client.Version.Query().
-		Where(version.StateIn(version.StateApproved, version.StateQuarantined)).WithServer().All(ctx)
+// scheduleRound claims as many due versions as there are free slots and
+// starts their scans.
+func (s *Service) scheduleRound(ctx context.Context, slots chan struct{}, running *sync.WaitGroup) error {
+	free := cap(slots) - len(slots)
+	if free == 0 {
+		return nil
+	}
+	if err := s.ensureLeaseRows(ctx); err != nil {
+		return err
+	}
+	leases, err := s.claimDue(ctx, free)
 	if err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(concurrency, 1))
-	for _, v := range vs {
-		g.Go(func() error {
-			_, err := s.ScanVersion(gctx, scheduleCaller, v.Edges.Server.Name, v.Version, TriggerSchedule)
-			if err != nil {
-				s.log.WarnContext(gctx, "scheduled scan", "version", subjectOf(v.Edges.Server.Name, v.Version), "err", err)
+	for _, l := range leases {
+		slots <- struct{}{}
+		running.Go(func() {
+			defer func() { <-slots }()
+			if _, err := s.runScan(context.WithoutCancel(ctx), l, scheduleCaller.Principal, TriggerSchedule); err != nil {
+				s.log.WarnContext(ctx, "scheduled scan", "version_id", l.versionID, "err", err)
 			}
-			return nil
 		})
 	}
-	return g.Wait()
+	return nil
 }

@@ -65,6 +65,12 @@ type Service struct {
 	signins throttle
 	// applied are audit sequences whose effects were applied at commit.
 	applied appliedSeqs
+	// defaultReplica names this process in scan records when Scanning
+	// does not.
+	defaultReplica string
+	// feedStart is the audit chain's length when the service was made:
+	// where WatchChanges starts reading.
+	feedStart int64
 }
 
 // Option configures a Service.
@@ -81,7 +87,8 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
-	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache()}
+	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache(),
+		defaultReplica: DefaultReplicaName()}
 	for _, o := range opts {
 		o(s)
 	}

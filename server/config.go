@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/mcpreg/mcpreg/registry"
 )
 
 // Config holds every setting of `mcpregd serve`.
@@ -20,9 +22,12 @@ type Config struct {
 	TLSKey          string
 	MaxBodyBytes    int64
 	ShutdownTimeout time.Duration
-	LogLevel        string
-	LogFormat       string
-	ScanAllowHosts  []string
+	// DrainDelay keeps serving, reported not ready, this long after a stop
+	// signal before listeners close (load balancers notice meanwhile).
+	DrainDelay     time.Duration
+	LogLevel       string
+	LogFormat      string
+	ScanAllowHosts []string
 	// ScanLaunchTemplates are admin-approved "TYPE=COMMAND ARGS" lines.
 	ScanLaunchTemplates []string
 	// ScanUser runs stdio servers as this user when mcpregd runs as root.
@@ -37,6 +42,12 @@ type Config struct {
 	// ScanCooldown answers on-demand scans of a version scanned this
 	// recently with that scan.
 	ScanCooldown time.Duration
+	// ScanLeaseTTL is how long a replica's scan lease lasts without
+	// renewal: how soon other replicas take over the scans of one that died.
+	ScanLeaseTTL time.Duration
+	// Replica names this process in scan records and leases; replicas on
+	// one database need distinct names (default: host name and process id).
+	Replica string
 	// DriftPolicy is a JSON file rating drift classes (severity and
 	// quarantine|warn per class); empty means the default policy.
 	DriftPolicy string
@@ -86,6 +97,7 @@ func DefaultConfig() Config {
 		ScanConcurrency:     4,
 		ScanDeadline:        60 * time.Second,
 		ScanCooldown:        10 * time.Second,
+		ScanLeaseTTL:        registry.DefaultLeaseTTL,
 	}
 }
 
@@ -111,6 +123,18 @@ func (c Config) Verify() error {
 	}
 	if c.DiscoveryTTL < 10*time.Second || c.DiscoveryTTL > 24*time.Hour {
 		errs = append(errs, fmt.Errorf("--discovery-ttl %s: want 10s to 24h", c.DiscoveryTTL))
+	}
+	if c.DrainDelay < 0 || c.DrainDelay > 5*time.Minute {
+		errs = append(errs, fmt.Errorf("--drain-delay %s: want 0 to 5m", c.DrainDelay))
+	}
+	if c.ScanLeaseTTL < time.Second {
+		errs = append(errs, fmt.Errorf("--scan-lease-ttl %s: want at least 1s", c.ScanLeaseTTL))
+	}
+	if c.ScanConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("--scan-concurrency %d: want at least 1", c.ScanConcurrency))
+	}
+	if strings.ContainsAny(c.Replica, "#\x00") || len(c.Replica) > 200 {
+		errs = append(errs, fmt.Errorf("--replica %q: at most 200 characters, without # or NUL", c.Replica))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))

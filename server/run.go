@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/signing"
 	"github.com/mcpreg/mcpreg/store"
 	"github.com/mcpreg/mcpreg/web"
 )
@@ -85,6 +86,9 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	if cfg.OIDCIssuer != "" {
 		opt.OIDC = &web.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret,
 			RedirectURL: cfg.OIDCRedirectURL, PrincipalClaim: cfg.OIDCPrincipalClaim}
+		if opt.FlowSecret, err = ssoFlowSecret(cfg); err != nil {
+			return err
+		}
 	}
 	ui, err := web.New(svc, log, opt)
 	if err != nil {
@@ -98,7 +102,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	g.Go(func() error { return serveGRPC(gwServer, internal) })
 	g.Go(func() error { return serveHTTP(httpSrv, l.HTTP, tlsCfg != nil) })
 	g.Go(func() error { return serveHTTP(metricsSrv, l.Metrics, false) })
-	g.Go(func() error { return svc.RunScheduler(gctx, cfg.ScanInterval, cfg.ScanConcurrency) })
+	g.Go(func() error { return svc.RunScheduler(gctx) })
 	g.Go(func() error { return svc.WatchChanges(gctx, registry.DefaultChangePoll) })
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	log.Info("mcpregd serving", "http", l.HTTP.Addr().String(), "grpc", l.GRPC.Addr().String(),
@@ -107,6 +111,10 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		<-gctx.Done()
 		draining.Store(true)
 		hs.Shutdown()
+		if cfg.DrainDelay > 0 {
+			log.Info("draining: not ready, still serving", "for", cfg.DrainDelay.String())
+			time.Sleep(cfg.DrainDelay)
+		}
 		return shutdown(cfg.ShutdownTimeout, log, httpSrv, metricsSrv, gs, gwServer)
 	})
 	return g.Wait()
@@ -176,4 +184,15 @@ func loadTLS(cfg Config) (*tls.Config, error) {
 		return nil, fmt.Errorf("tls: %w", err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// ssoFlowSecret is the secret every replica already shares, from which the
+// web UI derives its single sign-on flow key under its own HKDF label: the
+// seed of the discovery signing key (DiscoverySignerFrom made the file).
+func ssoFlowSecret(cfg Config) ([]byte, error) {
+	key, err := signing.LoadKeyFile(cfg.DiscoveryKey)
+	if err != nil {
+		return nil, fmt.Errorf("--discovery-key (single sign-on flow key): %w", err)
+	}
+	return key.Private.Seed(), nil
 }

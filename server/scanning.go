@@ -29,7 +29,8 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if err != nil {
 		return registry.Scanning{}, err
 	}
-	sc := registry.Scanning{Reader: reader}
+	sc := registry.Scanning{Reader: reader, Replica: cfg.Replica, Interval: cfg.ScanInterval,
+		Concurrency: cfg.ScanConcurrency, LeaseTTL: cfg.ScanLeaseTTL}
 	for _, t := range cfg.ScanLaunchTemplates {
 		lt, err := registry.ParseLaunchTemplate(t)
 		if err != nil {

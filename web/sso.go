@@ -51,10 +51,15 @@ type sso struct {
 	sealer   flowSealer
 }
 
-// newSSO checks cfg and discovers the provider.
-func newSSO(cfg *OIDCConfig) (*sso, error) {
+// newSSO checks cfg, makes the flow sealer from the replicas' shared
+// secret (see ssoflow.go) and discovers the provider.
+func newSSO(cfg *OIDCConfig, flowSecret []byte) (*sso, error) {
 	if err := checkOIDC(cfg); err != nil {
 		return nil, fmt.Errorf("web: OIDC: %w", err)
+	}
+	sealer, err := newFlowSealer(flowSecret)
+	if err != nil {
+		return nil, fmt.Errorf("web: single sign-on: %w", err)
 	}
 	client := &http.Client{Timeout: ssoTimeout}
 	ctx, cancel := context.WithTimeout(oidc.ClientContext(context.Background(), client), ssoTimeout)
@@ -71,7 +76,7 @@ func newSSO(cfg *OIDCConfig) (*sso, error) {
 	}
 	claim := cmp.Or(cfg.PrincipalClaim, "email")
 	scopes := []string{oidc.ScopeOpenID, "email", "profile"}
-	return &sso{issuer: cfg.Issuer, claim: claim, client: client, sealer: newFlowSealer(),
+	return &sso{issuer: cfg.Issuer, claim: claim, client: client, sealer: sealer,
 		oauth: &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
 			Endpoint: p.Endpoint(), Scopes: scopes},
 		verifier: p.Verifier(&oidc.Config{ClientID: cfg.ClientID})}, nil

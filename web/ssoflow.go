@@ -1,11 +1,13 @@
 package web
 
 import (
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -15,14 +17,23 @@ import (
 // nonce, PKCE verifier, the page to return to) in a cookie scoped to
 // /signin/sso: HttpOnly, SameSite=Lax (the callback is a cross-site
 // top-level GET from the identity provider, which Lax lets through and
-// Strict would not), ten minutes. Its content is sealed with HMAC-SHA256
-// under a key made at start, so a client can read but not forge or alter
-// it; a cookie from another process (a restart, another replica) fails
-// and the reviewer starts again.
+// Strict would not), ten minutes. Its content is sealed with HMAC-SHA256,
+// so a client can read but not forge or alter it. The key is derived from
+// Options.FlowSecret, which every replica shares, so the callback may reach
+// another replica than the one that started the flow (or this one after a
+// restart); without that secret the key is random per process, and a
+// cookie from another process fails and the reviewer starts again.
 
 const (
 	ssoCookie  = "mcpreg_sso"
 	ssoFlowTTL = 10 * time.Minute
+	// flowKeyInfo is the HKDF info label of the flow key: it keeps the key
+	// independent of any other use of the shared secret.
+	flowKeyInfo = "mcpreg web sso flow v1"
+	// flowKeySize is the HMAC-SHA256 key size; a shared secret must be at
+	// least minFlowSecret bytes.
+	flowKeySize   = 32
+	minFlowSecret = 16
 )
 
 // ssoFlow is one sign-in in progress.
@@ -37,10 +48,23 @@ type ssoFlow struct {
 // flowSealer seals and opens flow cookies.
 type flowSealer struct{ key []byte }
 
-func newFlowSealer() flowSealer {
-	key := make([]byte, 32)
-	_, _ = rand.Read(key) // never fails (crypto/rand)
-	return flowSealer{key: key}
+// newFlowSealer derives the key from secret with HKDF-SHA256 (no salt, info
+// flowKeyInfo), or makes a random one when secret is empty. An error names
+// the secret's length, never its value.
+func newFlowSealer(secret []byte) (flowSealer, error) {
+	if len(secret) == 0 {
+		key := make([]byte, flowKeySize)
+		_, _ = rand.Read(key) // never fails (crypto/rand)
+		return flowSealer{key: key}, nil
+	}
+	if len(secret) < minFlowSecret {
+		return flowSealer{}, fmt.Errorf("flow secret is %d bytes, want at least %d", len(secret), minFlowSecret)
+	}
+	key, err := hkdf.Key(sha256.New, secret, nil, flowKeyInfo, flowKeySize)
+	if err != nil {
+		return flowSealer{}, fmt.Errorf("derive the flow key: %w", err)
+	}
+	return flowSealer{key: key}, nil
 }
 
 func (s flowSealer) mac(payload string) []byte {

@@ -20,6 +20,13 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// OIDC, when set, offers single sign-on on the sign-in page.
 	OIDC *OIDCConfig
+	// FlowSecret is a secret every replica shares (at least 16 bytes; mcpregd
+	// gives the discovery signing key's seed). The key sealing the single
+	// sign-on flow cookie is derived from it with HKDF-SHA256 under its own
+	// label, so a sign-in started on one replica finishes on any other.
+	// Empty: a random key per process, and the provider's callback must reach
+	// the process that started the flow.
+	FlowSecret []byte
 }
 
 // Prefixes are the paths the handler serves; mount it for each of them.
@@ -49,9 +56,11 @@ func New(svc *registry.Service, log *slog.Logger, opt Options) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
+	secret := opt.FlowSecret
+	opt.FlowSecret = nil // the app keeps the derived key only
 	a := &app{svc: svc, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
 	if opt.OIDC != nil {
-		if a.sso, err = newSSO(opt.OIDC); err != nil {
+		if a.sso, err = newSSO(opt.OIDC, secret); err != nil {
 			return nil, err
 		}
 	}

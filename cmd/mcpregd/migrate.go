@@ -15,7 +15,7 @@ func newMigrateCmd(g *globalOpts) *cobra.Command {
 		Short: "Apply every pending migration",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := store.Open(cmd.Context(), g.db)
+			st, err := store.Open(cmd.Context(), g.db, g.pool()...)
 			if err != nil {
 				return err
 			}
@@ -32,7 +32,7 @@ func newMigrateCmd(g *globalOpts) *cobra.Command {
 		Short: "List migrations and whether each is applied",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := store.Open(cmd.Context(), g.db)
+			st, err := store.Open(cmd.Context(), g.db, g.pool()...)
 			if err != nil {
 				return err
 			}

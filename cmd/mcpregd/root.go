@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mcpreg/mcpreg/server"
+	"github.com/mcpreg/mcpreg/store"
 )
 
 // globalOpts are settings every subcommand reads.
@@ -18,6 +20,27 @@ type globalOpts struct {
 	db        string
 	logLevel  string
 	logFormat string
+	// Connection pool; zero keeps the store's default for the dialect.
+	maxOpen, maxIdle        int
+	maxLifetime, maxIdleFor time.Duration
+}
+
+// pool is the connection pool settings given.
+func (g *globalOpts) pool() []store.Option {
+	var opts []store.Option
+	if g.maxOpen > 0 {
+		opts = append(opts, store.WithMaxOpenConns(g.maxOpen))
+	}
+	if g.maxIdle > 0 {
+		opts = append(opts, store.WithMaxIdleConns(g.maxIdle))
+	}
+	if g.maxLifetime > 0 {
+		opts = append(opts, store.WithConnMaxLifetime(g.maxLifetime))
+	}
+	if g.maxIdleFor > 0 {
+		opts = append(opts, store.WithConnMaxIdleTime(g.maxIdleFor))
+	}
+	return opts
 }
 
 func newRootCmd() *cobra.Command {
@@ -36,6 +59,10 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&g.db, "db", def.DB, "database: sqlite://PATH or postgres://USER:PASS@HOST/DB (env MCPREG_DB)")
 	pf.StringVar(&g.logLevel, "log-level", def.LogLevel, "log level: debug, info, warn, error (env MCPREG_LOG_LEVEL)")
 	pf.StringVar(&g.logFormat, "log-format", def.LogFormat, "log format: json or text (env MCPREG_LOG_FORMAT)")
+	pf.IntVar(&g.maxOpen, "db-max-open-conns", 0, fmt.Sprintf("most open database connections per process (default PostgreSQL %d, SQLite %d; env MCPREG_DB_MAX_OPEN_CONNS)", store.DefaultPostgresMaxOpenConns, store.DefaultSQLiteMaxOpenConns))
+	pf.IntVar(&g.maxIdle, "db-max-idle-conns", 0, fmt.Sprintf("idle database connections kept per process (default PostgreSQL %d, SQLite %d; env MCPREG_DB_MAX_IDLE_CONNS)", store.DefaultPostgresMaxIdleConns, store.DefaultSQLiteMaxOpenConns))
+	pf.DurationVar(&g.maxLifetime, "db-conn-max-lifetime", 0, fmt.Sprintf("replace database connections this old (default PostgreSQL %s, SQLite never; env MCPREG_DB_CONN_MAX_LIFETIME)", store.DefaultPostgresConnMaxLifetime))
+	pf.DurationVar(&g.maxIdleFor, "db-conn-max-idle-time", 0, fmt.Sprintf("close database connections idle this long (default PostgreSQL %s, SQLite never; env MCPREG_DB_CONN_MAX_IDLE_TIME)", store.DefaultPostgresConnMaxIdleTime))
 	root.AddCommand(newServeCmd(g), newMigrateCmd(g), newTokenCmd(g), newAuditCmd(g), newAttestCmd(g))
 	root.AddCommand(newDiscoveryCmd(), newUserCmd(g))
 	return root

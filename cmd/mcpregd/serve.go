@@ -11,6 +11,7 @@ import (
 
 func newServeCmd(g *globalOpts) *cobra.Command {
 	cfg := server.DefaultConfig()
+	migrate := true
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the service: gRPC, REST gateway and metrics (migrates the database first)",
@@ -39,7 +40,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, svc, err := openApp(ctx, g, log, registry.WithLimits(limits), registry.WithScanning(scanning),
+			st, svc, err := openAppMigrating(ctx, g, log, migrate, registry.WithLimits(limits), registry.WithScanning(scanning),
 				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
 			if err != nil {
 				return err
@@ -59,6 +60,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate file, PEM (env MCPREG_TLS_CERT)")
 	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key file, PEM (env MCPREG_TLS_KEY)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body accepted (env MCPREG_MAX_BODY_BYTES)")
+	f.DurationVar(&cfg.DrainDelay, "drain-delay", 0, "after a stop signal, report not ready and keep serving this long before closing listeners, so a load balancer stops sending requests first (env MCPREG_DRAIN_DELAY)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "graceful stop deadline (env MCPREG_SHUTDOWN_TIMEOUT)")
 	f.DurationVar(&cfg.ContractMaxTokenTTL, "contract-max-token-ttl", cfg.ContractMaxTokenTTL, "longest token TTL a capability contract may declare without a finding (env MCPREG_CONTRACT_MAX_TOKEN_TTL)")
 	f.StringArrayVar(&cfg.ScanLaunchTemplates, "scan-launch-template", nil, "admin-approved launch template TYPE=COMMAND ARGS with {identifier} and {version}, e.g. 'npm=npx -y {identifier}@{version}'; npm packages with a digest are fetched, checked and run as 'node {package_bin}' unless the npm template uses {package_bin} or {package_dir} (repeatable; env MCPREG_SCAN_LAUNCH_TEMPLATE)")
@@ -66,6 +68,9 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringVar(&cfg.ScanUser, "scan-user", "", "unprivileged user stdio servers run as when mcpregd runs as root (default nobody; env MCPREG_SCAN_USER)")
 	f.DurationVar(&cfg.ScanInterval, "scan-interval", cfg.ScanInterval, "re-scan approved and quarantined versions this often, plus jitter; 0 turns it off (env MCPREG_SCAN_INTERVAL)")
 	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
+	f.BoolVar(&migrate, "migrate", true, "apply pending database migrations before serving; with several replicas run `mcpregd migrate up` once and serve with --migrate=false, which refuses a database lacking migrations (env MCPREG_MIGRATE)")
+	f.DurationVar(&cfg.ScanLeaseTTL, "scan-lease-ttl", cfg.ScanLeaseTTL, "a replica's scan lease lasts this long unless renewed (every third of it while the scan runs); the scans of a replica that died are taken over after it (env MCPREG_SCAN_LEASE_TTL)")
+	f.StringVar(&cfg.Replica, "replica", "", "this replica's name in scan records and leases, distinct per replica on one database (default HOSTNAME-PID; env MCPREG_REPLICA)")
 	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
 	f.StringVar(&cfg.DriftPolicy, "drift-policy", "", "JSON file rating drift classes: {\"classes\":{CLASS:{\"severity\",\"action\":\"quarantine|warn\"}},\"riskierAnnotations\":{...}} (default policy: README; env MCPREG_DRIFT_POLICY)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")

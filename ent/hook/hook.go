@@ -141,6 +141,18 @@ func (f ScanFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ScanMutation", m)
 }
 
+// The ScanLeaseFunc type is an adapter to allow the use of ordinary
+// function as ScanLease mutator.
+type ScanLeaseFunc func(context.Context, *ent.ScanLeaseMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ScanLeaseFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ScanLeaseMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ScanLeaseMutation", m)
+}
+
 // The ServerFunc type is an adapter to allow the use of ordinary
 // function as Server mutator.
 type ServerFunc func(context.Context, *ent.ServerMutation) (ent.Value, error)

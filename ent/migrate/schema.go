@@ -316,6 +316,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "trigger", Type: field.TypeString},
 		{Name: "requested_by", Type: field.TypeString, Default: ""},
+		{Name: "replica", Type: field.TypeString, Default: ""},
 		{Name: "started_at", Type: field.TypeTime},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "outcome", Type: field.TypeString, Default: "running"},
@@ -337,7 +338,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "scans_versions_scans",
-				Columns:    []*schema.Column{ScansColumns[14]},
+				Columns:    []*schema.Column{ScansColumns[15]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -346,7 +347,37 @@ var (
 			{
 				Name:    "scan_version_id_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ScansColumns[14], ScansColumns[3]},
+				Columns: []*schema.Column{ScansColumns[15], ScansColumns[4]},
+			},
+		},
+	}
+	// ScanLeasesColumns holds the columns for the "scan_leases" table.
+	ScanLeasesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "due_at", Type: field.TypeTime},
+		{Name: "holder", Type: field.TypeString, Default: ""},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "scan_id", Type: field.TypeInt, Nullable: true},
+		{Name: "version_id", Type: field.TypeInt, Unique: true},
+	}
+	// ScanLeasesTable holds the schema information for the "scan_leases" table.
+	ScanLeasesTable = &schema.Table{
+		Name:       "scan_leases",
+		Columns:    ScanLeasesColumns,
+		PrimaryKey: []*schema.Column{ScanLeasesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "scan_leases_versions_scan_lease",
+				Columns:    []*schema.Column{ScanLeasesColumns[5]},
+				RefColumns: []*schema.Column{VersionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "scanlease_due_at",
+				Unique:  false,
+				Columns: []*schema.Column{ScanLeasesColumns[1]},
 			},
 		},
 	}
@@ -589,6 +620,7 @@ var (
 		PrincipalsTable,
 		ReviewDecisionsTable,
 		ScansTable,
+		ScanLeasesTable,
 		ServersTable,
 		ServerPoliciesTable,
 		TokensTable,
@@ -606,6 +638,7 @@ func init() {
 	PinRevisionsTable.ForeignKeys[0].RefTable = VersionsTable
 	ReviewDecisionsTable.ForeignKeys[0].RefTable = VersionsTable
 	ScansTable.ForeignKeys[0].RefTable = VersionsTable
+	ScanLeasesTable.ForeignKeys[0].RefTable = VersionsTable
 	ServerPoliciesTable.ForeignKeys[0].RefTable = ServersTable
 	TokensTable.ForeignKeys[0].RefTable = PrincipalsTable
 	ToolsTable.ForeignKeys[0].RefTable = ToolSnapshotsTable

@@ -39,6 +39,9 @@ type ReviewDecision func(*sql.Selector)
 // Scan is the predicate function for scan builders.
 type Scan func(*sql.Selector)
 
+// ScanLease is the predicate function for scanlease builders.
+type ScanLease func(*sql.Selector)
+
 // Server is the predicate function for server builders.
 type Server func(*sql.Selector)
 

@@ -20,6 +20,8 @@ const (
 	FieldTrigger = "trigger"
 	// FieldRequestedBy holds the string denoting the requested_by field in the database.
 	FieldRequestedBy = "requested_by"
+	// FieldReplica holds the string denoting the replica field in the database.
+	FieldReplica = "replica"
 	// FieldStartedAt holds the string denoting the started_at field in the database.
 	FieldStartedAt = "started_at"
 	// FieldFinishedAt holds the string denoting the finished_at field in the database.
@@ -61,6 +63,7 @@ var Columns = []string{
 	FieldVersionID,
 	FieldTrigger,
 	FieldRequestedBy,
+	FieldReplica,
 	FieldStartedAt,
 	FieldFinishedAt,
 	FieldOutcome,
@@ -87,6 +90,8 @@ func ValidColumn(column string) bool {
 var (
 	// DefaultRequestedBy holds the default value on creation for the "requested_by" field.
 	DefaultRequestedBy string
+	// DefaultReplica holds the default value on creation for the "replica" field.
+	DefaultReplica string
 	// DefaultStartedAt holds the default value on creation for the "started_at" field.
 	DefaultStartedAt func() time.Time
 	// DefaultOutcome holds the default value on creation for the "outcome" field.
@@ -124,6 +129,11 @@ func ByTrigger(opts ...sql.OrderTermOption) OrderOption {
 // ByRequestedBy orders the results by the requested_by field.
 func ByRequestedBy(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestedBy, opts...).ToFunc()
+}
+
+// ByReplica orders the results by the replica field.
+func ByReplica(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplica, opts...).ToFunc()
 }
 
 // ByStartedAt orders the results by the started_at field.

@@ -70,6 +70,11 @@ func RequestedBy(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldRequestedBy, v))
 }
 
+// Replica applies equality check predicate on the "replica" field. It's identical to ReplicaEQ.
+func Replica(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldReplica, v))
+}
+
 // StartedAt applies equality check predicate on the "started_at" field. It's identical to StartedAtEQ.
 func StartedAt(v time.Time) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldStartedAt, v))
@@ -273,6 +278,71 @@ func RequestedByEqualFold(v string) predicate.Scan {
 // RequestedByContainsFold applies the ContainsFold predicate on the "requested_by" field.
 func RequestedByContainsFold(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldContainsFold(FieldRequestedBy, v))
+}
+
+// ReplicaEQ applies the EQ predicate on the "replica" field.
+func ReplicaEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldReplica, v))
+}
+
+// ReplicaNEQ applies the NEQ predicate on the "replica" field.
+func ReplicaNEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldReplica, v))
+}
+
+// ReplicaIn applies the In predicate on the "replica" field.
+func ReplicaIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldReplica, vs...))
+}
+
+// ReplicaNotIn applies the NotIn predicate on the "replica" field.
+func ReplicaNotIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldReplica, vs...))
+}
+
+// ReplicaGT applies the GT predicate on the "replica" field.
+func ReplicaGT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldReplica, v))
+}
+
+// ReplicaGTE applies the GTE predicate on the "replica" field.
+func ReplicaGTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldReplica, v))
+}
+
+// ReplicaLT applies the LT predicate on the "replica" field.
+func ReplicaLT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldReplica, v))
+}
+
+// ReplicaLTE applies the LTE predicate on the "replica" field.
+func ReplicaLTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldReplica, v))
+}
+
+// ReplicaContains applies the Contains predicate on the "replica" field.
+func ReplicaContains(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContains(FieldReplica, v))
+}
+
+// ReplicaHasPrefix applies the HasPrefix predicate on the "replica" field.
+func ReplicaHasPrefix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasPrefix(FieldReplica, v))
+}
+
+// ReplicaHasSuffix applies the HasSuffix predicate on the "replica" field.
+func ReplicaHasSuffix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasSuffix(FieldReplica, v))
+}
+
+// ReplicaEqualFold applies the EqualFold predicate on the "replica" field.
+func ReplicaEqualFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEqualFold(FieldReplica, v))
+}
+
+// ReplicaContainsFold applies the ContainsFold predicate on the "replica" field.
+func ReplicaContainsFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContainsFold(FieldReplica, v))
 }
 
 // StartedAtEQ applies the EQ predicate on the "started_at" field.

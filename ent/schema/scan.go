@@ -17,6 +17,8 @@ func (Scan) Fields() []ent.Field {
 		field.Int("version_id").Immutable(),
 		field.String("trigger"),
 		field.String("requested_by").Default(""),
+		// replica is the mcpregd replica that ran the scan.
+		field.String("replica").Default(""),
 		field.Time("started_at").Default(now),
 		field.Time("finished_at").Optional().Nillable(),
 		// outcome: running, match, drift, error.
@@ -42,6 +44,37 @@ func (Scan) Edges() []ent.Edge {
 // Indexes of Scan.
 func (Scan) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("version_id", "started_at")}
+}
+
+// ScanLease is a version's place in the shared scan schedule and the lease
+// that lets one replica at a time scan it. holder is empty when nobody
+// scans it; a lease whose expires_at has passed belongs to a replica that
+// stopped renewing it (it died) and may be taken over.
+type ScanLease struct{ ent.Schema }
+
+// Fields of ScanLease.
+func (ScanLease) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("version_id").Unique().Immutable(),
+		// due_at is when the schedule scans the version next.
+		field.Time("due_at"),
+		field.String("holder").Default(""),
+		field.Time("expires_at").Optional().Nillable(),
+		// scan_id is the scan the holder is running.
+		field.Int("scan_id").Optional().Nillable(),
+	}
+}
+
+// Edges of ScanLease.
+func (ScanLease) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", Version.Type).Ref("scan_lease").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of ScanLease.
+func (ScanLease) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("due_at")}
 }
 
 // DriftEvent is a scan whose snapshot differs from the approved pins, with

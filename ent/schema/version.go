@@ -54,6 +54,7 @@ func (Version) Edges() []ent.Edge {
 		edge.To("scans", Scan.Type),
 		edge.To("drift_events", DriftEvent.Type),
 		edge.To("attestations", Attestation.Type),
+		edge.To("scan_lease", ScanLease.Type).Unique(),
 	}
 }
 

@@ -65,6 +65,8 @@ const (
 	EdgeDriftEvents = "drift_events"
 	// EdgeAttestations holds the string denoting the attestations edge name in mutations.
 	EdgeAttestations = "attestations"
+	// EdgeScanLease holds the string denoting the scan_lease edge name in mutations.
+	EdgeScanLease = "scan_lease"
 	// Table holds the table name of the version in the database.
 	Table = "versions"
 	// ServerTable is the table that holds the server relation/edge.
@@ -123,6 +125,13 @@ const (
 	AttestationsInverseTable = "attestations"
 	// AttestationsColumn is the table column denoting the attestations relation/edge.
 	AttestationsColumn = "version_id"
+	// ScanLeaseTable is the table that holds the scan_lease relation/edge.
+	ScanLeaseTable = "scan_leases"
+	// ScanLeaseInverseTable is the table name for the ScanLease entity.
+	// It exists in this package in order to avoid circular dependency with the "scanlease" package.
+	ScanLeaseInverseTable = "scan_leases"
+	// ScanLeaseColumn is the table column denoting the scan_lease relation/edge.
+	ScanLeaseColumn = "version_id"
 )
 
 // Columns holds all SQL columns for version fields.
@@ -393,6 +402,13 @@ func ByAttestations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAttestationsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByScanLeaseField orders the results by scan_lease field.
+func ByScanLeaseField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newScanLeaseStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newServerStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -447,5 +463,12 @@ func newAttestationsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AttestationsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AttestationsTable, AttestationsColumn),
+	)
+}
+func newScanLeaseStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ScanLeaseInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, ScanLeaseTable, ScanLeaseColumn),
 	)
 }

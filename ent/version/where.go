@@ -1189,6 +1189,29 @@ func HasAttestationsWith(preds ...predicate.Attestation) predicate.Version {
 	})
 }
 
+// HasScanLease applies the HasEdge predicate on the "scan_lease" edge.
+func HasScanLease() predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, ScanLeaseTable, ScanLeaseColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasScanLeaseWith applies the HasEdge predicate on the "scan_lease" edge with a given conditions (other predicates).
+func HasScanLeaseWith(preds ...predicate.ScanLease) predicate.Version {
+	return predicate.Version(func(s *sql.Selector) {
+		step := newScanLeaseStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Version) predicate.Version {
 	return predicate.Version(sql.AndPredicates(predicates...))

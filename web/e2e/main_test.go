@@ -1,14 +1,17 @@
 // Package e2e_test drives the reviewer web UI end to end: a real mcpregd
-// process on SQLite, the real mcpreg CLI, a real MCP server (Go SDK fixture)
-// and a real headless Chromium through chromedp. It checks the review flow
-// of the web UI issue (sign-in, queue, review, approve, four-eyes, rug pull,
-// quarantine, drift accepted by a second reviewer), the security rules
-// (CSRF, sign-in redirects, admin-only pages, escaping), accessibility with
-// axe-core and keyboard-only sign-in, and writes full-page screenshots to
-// artifacts/.
+// process on each dialect of storetest.Dialects (an SQLite file, and a
+// PostgreSQL database when MCPREG_TEST_POSTGRES_DSN is set), the real
+// mcpreg CLI and admin commands on the same database, a real MCP server
+// (Go SDK fixture) and a real headless Chromium through chromedp. It checks
+// the review flow of the web UI issue (sign-in, queue, review, approve,
+// four-eyes, rug pull, quarantine, drift accepted by a second reviewer) and
+// the security rules (CSRF, sign-in redirects, admin-only pages, escaping)
+// on every dialect, and on SQLite also accessibility with axe-core; it
+// writes full-page screenshots of the SQLite run to artifacts/.
 //
-// Without Chromium (or axe-core) the browser parts are skipped loudly, or
-// fail when MCPREG_TEST_REQUIRE_ALL=1.
+// Without Chromium (or axe-core) the browser parts are skipped loudly, and
+// without MCPREG_TEST_POSTGRES_DSN the PostgreSQL runs; under
+// MCPREG_TEST_REQUIRE_ALL=1 either fails instead.
 package e2e_test
 
 import (

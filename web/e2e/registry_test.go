@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // Bounds of the registry process.
@@ -24,22 +26,37 @@ const (
 	cmdTimeout   = 30 * time.Second
 )
 
-// registryProc is a running `mcpregd serve` on loopback with its own SQLite
-// database, discovery key and home folder.
+// registryProc is a running `mcpregd serve` on loopback with its own
+// database (SQLite file or PostgreSQL database), discovery key and home
+// folder.
 type registryProc struct {
-	dir  string
-	db   string
-	url  string // http://127.0.0.1:PORT
-	logs *lockedBuffer
+	dir     string
+	dialect string // store.DialectSQLite or store.DialectPostgres
+	db      string // the DSN that serve and the admin commands get
+	url     string // http://127.0.0.1:PORT
+	logs    *lockedBuffer
 }
 
-// startRegistry starts mcpregd on free loopback ports (port 0, the bound
-// address read from its log), waits for /healthz and stops it with SIGTERM
-// when the test ends.
-func startRegistry(t *testing.T) *registryProc {
+// forEachDialect runs fn as a subtest per dialect of storetest.Dialects:
+// SQLite always, PostgreSQL when MCPREG_TEST_POSTGRES_DSN is set (and a
+// failure without it under MCPREG_TEST_REQUIRE_ALL=1), one after the
+// other: the flows are CPU-bound (argon2id, Chromium), and side by side on
+// a two-core machine they were no faster.
+func forEachDialect(t *testing.T, fn func(t *testing.T, dialect string)) {
+	t.Helper()
+	for _, d := range storetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) { fn(t, d) })
+	}
+}
+
+// startRegistry starts mcpregd on a fresh, empty database of dialect (serve
+// migrates it, as it does in production) and free loopback ports (port 0,
+// the bound address read from its log), waits for /healthz and stops it
+// with SIGTERM when the test ends, before the database is removed.
+func startRegistry(t *testing.T, dialect string) *registryProc {
 	t.Helper()
 	dir := t.TempDir()
-	r := &registryProc{dir: dir, db: "sqlite://" + filepath.Join(dir, "reg.db"), logs: &lockedBuffer{}}
+	r := &registryProc{dir: dir, dialect: dialect, db: storetest.EmptyDSN(t, dialect), logs: &lockedBuffer{}}
 	cmd := exec.Command(bins.daemon, "serve", "--db", r.db, "--log-format", "json",
 		"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
 		"--discovery-key", filepath.Join(dir, "d.key"), "--scan-allow-hosts", "127.0.0.1/32",

@@ -81,9 +81,14 @@ func (c *webClient) signIn(user string) {
 // sign-in; a state-changing POST without the session's CSRF token, with a
 // wrong one, or from another origin is refused with 403 and changes
 // nothing (the same POST with the token then works, so the refusals are
-// about the token); a reviewer gets 403 on the admin pages.
+// about the token); a reviewer gets 403 on the admin pages. On each
+// dialect.
 func TestWebSecurity(t *testing.T) {
-	reg := startRegistry(t)
+	forEachDialect(t, webSecurity)
+}
+
+func webSecurity(t *testing.T, dialect string) {
+	reg := startRegistry(t, dialect)
 	reg.addUser(t, "rita", "reviewer", password("rita"))
 	owner := reg.token(t, "acme-ci", "owner", "io.github.acme")
 	submitOffline(t, reg, owner)

@@ -3341,15 +3341,20 @@ type Scan struct {
 	StartedAt   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	FinishedAt  *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
 	// outcome is running, match, drift or error.
-	Outcome            string `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
-	Error              string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	Outcome string `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Error   string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	// error_kind classifies a failed scan: fetch, digest_mismatch, timeout,
+	// limit, denied, invalid, protocol, unreachable, or abandoned (the
+	// replica running it stopped before finishing; another one took over).
 	ErrorKind          string `protobuf:"bytes,10,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
 	ToolDefinitionHash string `protobuf:"bytes,11,opt,name=tool_definition_hash,json=toolDefinitionHash,proto3" json:"tool_definition_hash,omitempty"`
 	SchemaHash         string `protobuf:"bytes,12,opt,name=schema_hash,json=schemaHash,proto3" json:"schema_hash,omitempty"`
 	InstructionsHash   string `protobuf:"bytes,13,opt,name=instructions_hash,json=instructionsHash,proto3" json:"instructions_hash,omitempty"`
 	DriftEventId       int64  `protobuf:"varint,14,opt,name=drift_event_id,json=driftEventId,proto3" json:"drift_event_id,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// replica is the mcpregd replica that ran the scan.
+	Replica       string `protobuf:"bytes,15,opt,name=replica,proto3" json:"replica,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Scan) Reset() {
@@ -3478,6 +3483,13 @@ func (x *Scan) GetDriftEventId() int64 {
 		return x.DriftEventId
 	}
 	return 0
+}
+
+func (x *Scan) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
 }
 
 // ListScansRequest names a version.
@@ -4471,7 +4483,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04scan\x18\x01 \x01(\v2\x0f.mcpreg.v1.ScanR\x04scan\x126\n" +
 	"\vdrift_event\x18\x02 \x01(\v2\x15.mcpreg.v1.DriftEventR\n" +
 	"driftEvent\x12\x14\n" +
-	"\x05state\x18\x03 \x01(\tR\x05state\"\xee\x03\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\"\x88\x04\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -4491,7 +4503,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\vschema_hash\x18\f \x01(\tR\n" +
 	"schemaHash\x12+\n" +
 	"\x11instructions_hash\x18\r \x01(\tR\x10instructionsHash\x12$\n" +
-	"\x0edrift_event_id\x18\x0e \x01(\x03R\fdriftEventId\"|\n" +
+	"\x0edrift_event_id\x18\x0e \x01(\x03R\fdriftEventId\x12\x18\n" +
+	"\areplica\x18\x0f \x01(\tR\areplica\"|\n" +
 	"\x10ListScansRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1b\n" +
