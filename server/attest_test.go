@@ -114,24 +114,26 @@ func TestAttestedApproval(t *testing.T) {
 
 // TestAttestedOCIPackage: the digest comes from the OCI reference.
 func TestAttestedOCIPackage(t *testing.T) {
-	e := startAttest(t, storetest.Dialects(t)[0])
-	manifest := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}`)
-	image := "ghcr.io/acme/oci-mcp@sha256:" + sha256Hex(manifest)
-	sj := `{"$schema": "` + schemaURL + `", "name": "io.github.acme/oci", "description": "OCI server", "version": "1.0.0",
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		e := startAttest(t, dialect)
+		manifest := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}`)
+		image := "ghcr.io/acme/oci-mcp@sha256:" + sha256Hex(manifest)
+		sj := `{"$schema": "` + schemaURL + `", "name": "io.github.acme/oci", "description": "OCI server", "version": "1.0.0",
   "packages": [{"registryType": "oci", "identifier": "` + image + `", "transport": {"type": "stdio"}}]}`
-	ok(t, "first submission", e.submit(t, strings.Replace(sj, `"1.0.0"`, `"0.9.0"`, 1)))
-	ok(t, "policy", e.setPolicy(t, "io.github.acme/oci", map[string]any{"required": true, "trustedRoot": acmeRoot,
-		"identities": []any{map[string]any{"issuerRegexp": "^https://issuer\\.acme\\.example$", "sanRegexp": "^release@acme\\.example$"}}}))
-	bundle, err := e.ss.Sign(releaseSAN, acmeIssuer, manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ok(t, "submit", e.submit(t, sj, map[string]any{"packageIdentifier": image, "bundle": string(bundle)}))
-	if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "oci_reference" ||
-		a[0]["artifactDigest"] != "sha256:"+sha256Hex(manifest) {
-		t.Fatalf("OCI attestation: %v", a)
-	}
-	ok(t, "approve", e.transition(t, "approve", "io.github.acme/oci", "1.0.0"))
+		ok(t, "first submission", e.submit(t, strings.Replace(sj, `"1.0.0"`, `"0.9.0"`, 1)))
+		ok(t, "policy", e.setPolicy(t, "io.github.acme/oci", map[string]any{"required": true, "trustedRoot": acmeRoot,
+			"identities": []any{map[string]any{"issuerRegexp": "^https://issuer\\.acme\\.example$", "sanRegexp": "^release@acme\\.example$"}}}))
+		bundle, err := e.ss.Sign(releaseSAN, acmeIssuer, manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ok(t, "submit", e.submit(t, sj, map[string]any{"packageIdentifier": image, "bundle": string(bundle)}))
+		if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "oci_reference" ||
+			a[0]["artifactDigest"] != "sha256:"+sha256Hex(manifest) {
+			t.Fatalf("OCI attestation: %v", a)
+		}
+		ok(t, "approve", e.transition(t, "approve", "io.github.acme/oci", "1.0.0"))
+	})
 }
 
 func hasFinding(v map[string]any, kind, severity string) bool {
@@ -148,55 +150,59 @@ func hasFinding(v map[string]any, kind, severity string) bool {
 // TestVerifyAttestationStoresNothing: owners' CI verifies through the same
 // code path; nothing is stored or audited.
 func TestVerifyAttestationStoresNothing(t *testing.T) {
-	e := startAttest(t, storetest.Dialects(t)[0])
-	before := e.counts(t)
-	body := func(san string) map[string]any {
-		return map[string]any{"bundle": e.provenance(t, san, "2.0.0"), "artifactDigest": npmIntegrity(tarball("2.0.0")),
-			"policy": attestPolicy(true, releaseSAN)}
-	}
-	r := ok(t, "verify", call(t, "POST", e.in.URL+"/v1/attestations:verify", e.host, body(releaseSAN)))
-	a := r.json(t)["attestation"].(map[string]any)
-	if a["verified"] != true || a["san"] != releaseSAN || a["receipt"] == "" {
-		t.Fatalf("verify: %v", a)
-	}
-	r = ok(t, "verify other identity", call(t, "POST", e.in.URL+"/v1/attestations:verify", e.owner, body(otherSAN)))
-	a = r.json(t)["attestation"].(map[string]any)
-	if a["verified"] != false || !strings.Contains(a["error"].(string), otherSAN) {
-		t.Fatalf("verify other identity: %v", a)
-	}
-	if after := e.counts(t); after != before {
-		t.Fatalf("VerifyAttestation stored something: %v -> %v", before, after)
-	}
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		e := startAttest(t, dialect)
+		before := e.counts(t)
+		body := func(san string) map[string]any {
+			return map[string]any{"bundle": e.provenance(t, san, "2.0.0"), "artifactDigest": npmIntegrity(tarball("2.0.0")),
+				"policy": attestPolicy(true, releaseSAN)}
+		}
+		r := ok(t, "verify", call(t, "POST", e.in.URL+"/v1/attestations:verify", e.host, body(releaseSAN)))
+		a := r.json(t)["attestation"].(map[string]any)
+		if a["verified"] != true || a["san"] != releaseSAN || a["receipt"] == "" {
+			t.Fatalf("verify: %v", a)
+		}
+		r = ok(t, "verify other identity", call(t, "POST", e.in.URL+"/v1/attestations:verify", e.owner, body(otherSAN)))
+		a = r.json(t)["attestation"].(map[string]any)
+		if a["verified"] != false || !strings.Contains(a["error"].(string), otherSAN) {
+			t.Fatalf("verify other identity: %v", a)
+		}
+		if after := e.counts(t); after != before {
+			t.Fatalf("VerifyAttestation stored something: %v -> %v", before, after)
+		}
+	})
 }
 
 // TestKeySignedAttestation: a policy of public keys, a key-signed bundle
 // timestamped by a TSA, the digest from fileSha256.
 func TestKeySignedAttestation(t *testing.T) {
-	e := startAttest(t, storetest.Dialects(t)[0])
-	signer, err := attesttest.NewKeySigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pem, err := signer.PublicKeyPEM()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sj := func(version string) string {
-		return strings.Replace(npmServerJSON(version), `"transport"`, `"fileSha256": "`+sha256Hex(tarball(version))+`", "transport"`, 1)
-	}
-	ok(t, "first", e.submit(t, sj("0.1.0")))
-	ok(t, "policy", e.setPolicy(t, attestServer, map[string]any{"required": true, "trustedRoot": acmeTSARoot, "publicKeys": []any{pem}}))
-	bundle, err := signer.Sign(tarball("1.0.0"), e.ss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := ok(t, "submit", e.submit(t, sj("1.0.0"), map[string]any{"packageIndex": 0, "bundle": string(bundle)}))
-	if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "file_sha256" || a[0]["keyFingerprint"] == "" {
-		t.Fatalf("key-signed attestation: %v", a)
-	}
-	ok(t, "approve", e.transition(t, "approve", attestServer, "1.0.0"))
-	other, _ := attesttest.NewKeySigner()
-	bundle, _ = other.Sign(tarball("1.1.0"), e.ss)
-	ok(t, "submit other key", e.submit(t, sj("1.1.0"), map[string]any{"packageIndex": 0, "bundle": string(bundle)}))
-	refused(t, "approve other key", e.transition(t, "approve", attestServer, "1.1.0"), http.StatusConflict, "package 0", "no verified attestation")
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		e := startAttest(t, dialect)
+		signer, err := attesttest.NewKeySigner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pem, err := signer.PublicKeyPEM()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sj := func(version string) string {
+			return strings.Replace(npmServerJSON(version), `"transport"`, `"fileSha256": "`+sha256Hex(tarball(version))+`", "transport"`, 1)
+		}
+		ok(t, "first", e.submit(t, sj("0.1.0")))
+		ok(t, "policy", e.setPolicy(t, attestServer, map[string]any{"required": true, "trustedRoot": acmeTSARoot, "publicKeys": []any{pem}}))
+		bundle, err := signer.Sign(tarball("1.0.0"), e.ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ok(t, "submit", e.submit(t, sj("1.0.0"), map[string]any{"packageIndex": 0, "bundle": string(bundle)}))
+		if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "file_sha256" || a[0]["keyFingerprint"] == "" {
+			t.Fatalf("key-signed attestation: %v", a)
+		}
+		ok(t, "approve", e.transition(t, "approve", attestServer, "1.0.0"))
+		other, _ := attesttest.NewKeySigner()
+		bundle, _ = other.Sign(tarball("1.1.0"), e.ss)
+		ok(t, "submit other key", e.submit(t, sj("1.1.0"), map[string]any{"packageIndex": 0, "bundle": string(bundle)}))
+		refused(t, "approve other key", e.transition(t, "approve", attestServer, "1.1.0"), http.StatusConflict, "package 0", "no verified attestation")
+	})
 }

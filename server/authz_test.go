@@ -126,49 +126,51 @@ func rpcCases() []rpcCase {
 // credentials: the roles DESIGN.md allows pass authorisation, every other
 // caller is refused with PermissionDenied or Unauthenticated.
 func TestEveryRPCEveryRole(t *testing.T) {
-	in := servertest.Start(t, storetest.Dialects(t)[0])
-	ctx := context.Background()
-	tokens := map[string]string{
-		"admin":    in.Token(t, "m-admin", registry.RoleAdmin),
-		"reviewer": in.Token(t, "m-reviewer", registry.RoleReviewer),
-		"owner":    in.Token(t, "m-owner", registry.RoleOwner, "io.github.acme"),
-		"host":     in.Token(t, "m-host", registry.RoleHost),
-	}
-	bad := badCredentials(t, in)
-	conn, err := grpc.NewClient(in.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	rc := mcpregv1.NewRegistryServiceClient(conn)
-	tc := tokenAndDiscovery{mcpregv1.NewTokenServiceClient(conn), mcpregv1.NewDiscoveryServiceClient(conn)}
-	cases := rpcCases()
-	if len(cases) != len(mcpregv1.RegistryService_ServiceDesc.Methods)+len(mcpregv1.TokenService_ServiceDesc.Methods)+
-		len(mcpregv1.DiscoveryService_ServiceDesc.Methods) {
-		t.Fatalf("matrix covers %d RPCs, the API has more: add them", len(cases))
-	}
-	for _, c := range cases {
-		for role, tok := range tokens {
-			t.Run(c.name+"/"+role, func(t *testing.T) {
-				err := c.call(withToken(ctx, tok), rc, tc)
-				code := status.Code(err)
-				if slices.Contains(c.allowed, role) {
-					if code == codes.PermissionDenied && !isDomainDenial(err) || code == codes.Unauthenticated {
-						t.Fatalf("role %s refused: %v", role, err)
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		in := servertest.Start(t, dialect)
+		ctx := context.Background()
+		tokens := map[string]string{
+			"admin":    in.Token(t, "m-admin", registry.RoleAdmin),
+			"reviewer": in.Token(t, "m-reviewer", registry.RoleReviewer),
+			"owner":    in.Token(t, "m-owner", registry.RoleOwner, "io.github.acme"),
+			"host":     in.Token(t, "m-host", registry.RoleHost),
+		}
+		bad := badCredentials(t, in)
+		conn, err := grpc.NewClient(in.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		rc := mcpregv1.NewRegistryServiceClient(conn)
+		tc := tokenAndDiscovery{mcpregv1.NewTokenServiceClient(conn), mcpregv1.NewDiscoveryServiceClient(conn)}
+		cases := rpcCases()
+		if len(cases) != len(mcpregv1.RegistryService_ServiceDesc.Methods)+len(mcpregv1.TokenService_ServiceDesc.Methods)+
+			len(mcpregv1.DiscoveryService_ServiceDesc.Methods) {
+			t.Fatalf("matrix covers %d RPCs, the API has more: add them", len(cases))
+		}
+		for _, c := range cases {
+			for role, tok := range tokens {
+				t.Run(c.name+"/"+role, func(t *testing.T) {
+					err := c.call(withToken(ctx, tok), rc, tc)
+					code := status.Code(err)
+					if slices.Contains(c.allowed, role) {
+						if code == codes.PermissionDenied && !isDomainDenial(err) || code == codes.Unauthenticated {
+							t.Fatalf("role %s refused: %v", role, err)
+						}
+					} else if code != codes.PermissionDenied {
+						t.Fatalf("role %s got %v, want PermissionDenied", role, err)
 					}
-				} else if code != codes.PermissionDenied {
-					t.Fatalf("role %s got %v, want PermissionDenied", role, err)
-				}
-			})
+				})
+			}
+			for what, md := range bad {
+				t.Run(c.name+"/"+what, func(t *testing.T) {
+					if code := status.Code(c.call(metadata.NewOutgoingContext(ctx, md), rc, tc)); code != codes.Unauthenticated {
+						t.Fatalf("%s: got %v, want Unauthenticated", what, code)
+					}
+				})
+			}
 		}
-		for what, md := range bad {
-			t.Run(c.name+"/"+what, func(t *testing.T) {
-				if code := status.Code(c.call(metadata.NewOutgoingContext(ctx, md), rc, tc)); code != codes.Unauthenticated {
-					t.Fatalf("%s: got %v, want Unauthenticated", what, code)
-				}
-			})
-		}
-	}
+	})
 }
 
 // tokenAndDiscovery hands the discovery client to matrix cases through the

@@ -111,59 +111,61 @@ func TestContractWideningNeedsAcknowledgement(t *testing.T) {
 }
 
 func TestContractBadInputAndPolicy(t *testing.T) {
-	in := servertest.Start(t, storetest.Dialects(t)[0], func(c *server.Config) { c.MaxBodyBytes = 1 << 20 })
-	owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
-	alice := in.Token(t, "alice", registry.RoleReviewer)
-	if r := call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/tickets", "0.9.0", ticketTools)); r.Status != 200 {
-		t.Fatalf("seed: %d %s", r.Status, r.Body)
-	} else if v := r.json(t); v["contractSource"] != "default" || !strings.Contains(v["contract"].(string), "high_risk_execution") {
-		t.Fatalf("default contract: %s", r.Body)
-	}
-	before := counts(t, in.Store)
-	dup := strings.Replace(contractV1, "tools:\n", "tools:\n  - {name: close_ticket, riskTier: write}\n", 1)
-	cases := []struct {
-		name, contract string
-		status         int
-		says           []string
-	}{
-		{"schema violations", "contractVersion: mcpreg.contract/v1\nowner: 5\nauth: {mode: telepathy}\nextra: 1\n", 400, []string{"/auth/mode", "/extra", "/isolation"}},
-		{"unknown tier", strings.Replace(contractV1, "riskTier: read", "riskTier: harmless", 1), 400, []string{"/tools/0/riskTier"}},
-		{"duplicate tool entry", dup, 400, []string{"close_ticket"}},
-		{"ttl does not parse", strings.Replace(contractV1, "tokenTtl: 15m", "tokenTtl: soon", 1), 400, []string{"/auth/tokenTtl"}},
-		{"over the size cap", contractV1 + "# " + strings.Repeat("x", 70<<10) + "\n", 413, []string{"contract"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, c.contract))
-			if r.Status != c.status {
-				t.Fatalf("status %d, want %d: %s", r.Status, c.status, r.Body)
-			}
-			for _, s := range c.says {
-				if !strings.Contains(r.message(t), s) {
-					t.Errorf("message %q does not name %q", r.message(t), s)
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		in := servertest.Start(t, dialect, func(c *server.Config) { c.MaxBodyBytes = 1 << 20 })
+		owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
+		alice := in.Token(t, "alice", registry.RoleReviewer)
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/tickets", "0.9.0", ticketTools)); r.Status != 200 {
+			t.Fatalf("seed: %d %s", r.Status, r.Body)
+		} else if v := r.json(t); v["contractSource"] != "default" || !strings.Contains(v["contract"].(string), "high_risk_execution") {
+			t.Fatalf("default contract: %s", r.Body)
+		}
+		before := counts(t, in.Store)
+		dup := strings.Replace(contractV1, "tools:\n", "tools:\n  - {name: close_ticket, riskTier: write}\n", 1)
+		cases := []struct {
+			name, contract string
+			status         int
+			says           []string
+		}{
+			{"schema violations", "contractVersion: mcpreg.contract/v1\nowner: 5\nauth: {mode: telepathy}\nextra: 1\n", 400, []string{"/auth/mode", "/extra", "/isolation"}},
+			{"unknown tier", strings.Replace(contractV1, "riskTier: read", "riskTier: harmless", 1), 400, []string{"/tools/0/riskTier"}},
+			{"duplicate tool entry", dup, 400, []string{"close_ticket"}},
+			{"ttl does not parse", strings.Replace(contractV1, "tokenTtl: 15m", "tokenTtl: soon", 1), 400, []string{"/auth/tokenTtl"}},
+			{"over the size cap", contractV1 + "# " + strings.Repeat("x", 70<<10) + "\n", 413, []string{"contract"}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, c.contract))
+				if r.Status != c.status {
+					t.Fatalf("status %d, want %d: %s", r.Status, c.status, r.Body)
 				}
-			}
-		})
-	}
-	if after := counts(t, in.Store); after != before {
-		t.Fatalf("bad contracts changed stored data: %v -> %v", before, after)
-	}
-	if r := call(t, "PUT", in.URL+"/v1/servers/io.github.acme/tickets/policy", owner, map[string]any{"policy": map[string]any{"requireContract": false}, "reason": "x"}); r.Status != 403 {
-		t.Fatalf("owner changed the policy: %d", r.Status)
-	}
-	r := call(t, "PUT", in.URL+"/v1/servers/io.github.acme/tickets/policy", alice, map[string]any{"policy": map[string]any{"requireContract": true}, "reason": "tickets touch customer data"})
-	if r.Status != 200 || r.json(t)["requireContract"] != true {
-		t.Fatalf("set policy: %d %s", r.Status, r.Body)
-	}
-	r = call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/tickets", "1.0.0", ticketTools))
-	if r.Status != http.StatusConflict || !strings.Contains(r.message(t), "requires a capability contract") {
-		t.Fatalf("submission without contract under policy: %d %s", r.Status, r.Body)
-	}
-	if r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1)); r.Status != 200 {
-		t.Fatalf("submission with contract under policy: %d %s", r.Status, r.Body)
-	}
-	ev := call(t, "GET", in.URL+"/v1/audit/events?action=policy.update", alice, nil).json(t)["events"].([]any)
-	if len(ev) != 1 || ev[0].(map[string]any)["after"] != "requireContract=true" {
-		t.Fatalf("policy change not audited: %v", ev)
-	}
+				for _, s := range c.says {
+					if !strings.Contains(r.message(t), s) {
+						t.Errorf("message %q does not name %q", r.message(t), s)
+					}
+				}
+			})
+		}
+		if after := counts(t, in.Store); after != before {
+			t.Fatalf("bad contracts changed stored data: %v -> %v", before, after)
+		}
+		if r := call(t, "PUT", in.URL+"/v1/servers/io.github.acme/tickets/policy", owner, map[string]any{"policy": map[string]any{"requireContract": false}, "reason": "x"}); r.Status != 403 {
+			t.Fatalf("owner changed the policy: %d", r.Status)
+		}
+		r := call(t, "PUT", in.URL+"/v1/servers/io.github.acme/tickets/policy", alice, map[string]any{"policy": map[string]any{"requireContract": true}, "reason": "tickets touch customer data"})
+		if r.Status != 200 || r.json(t)["requireContract"] != true {
+			t.Fatalf("set policy: %d %s", r.Status, r.Body)
+		}
+		r = call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/tickets", "1.0.0", ticketTools))
+		if r.Status != http.StatusConflict || !strings.Contains(r.message(t), "requires a capability contract") {
+			t.Fatalf("submission without contract under policy: %d %s", r.Status, r.Body)
+		}
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1)); r.Status != 200 {
+			t.Fatalf("submission with contract under policy: %d %s", r.Status, r.Body)
+		}
+		ev := call(t, "GET", in.URL+"/v1/audit/events?action=policy.update", alice, nil).json(t)["events"].([]any)
+		if len(ev) != 1 || ev[0].(map[string]any)["after"] != "requireContract=true" {
+			t.Fatalf("policy change not audited: %v", ev)
+		}
+	})
 }

@@ -26,25 +26,27 @@ const warnOnDescriptions = `{"classes":{
 // TestConfiguredDriftPolicy: an operator's policy decides; here a
 // description change only warns.
 func TestConfiguredDriftPolicy(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "drift.json")
-	if err := os.WriteFile(path, []byte(warnOnDescriptions), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fx := newFixture(t)
-	in := servertest.Start(t, storetest.Dialects(t)[0], func(c *server.Config) { c.DriftPolicy = path })
-	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
-	alice := in.Token(t, "alice", registry.RoleReviewer)
-	base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
-	if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
-		t.Fatalf("live submit: %d %s", r.Status, r.Body)
-	}
-	call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"})
-	fx.setDescription("Get the weather forecast for one city.")
-	res := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
-	ev := res["driftEvent"].(map[string]any)
-	if res["state"] != "approved" || ev["status"] != "warned" || ev["changes"].([]any)[0].(map[string]any)["severity"] != "medium" {
-		t.Fatalf("configured policy not applied: %v", res)
-	}
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		path := filepath.Join(t.TempDir(), "drift.json")
+		if err := os.WriteFile(path, []byte(warnOnDescriptions), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fx := newFixture(t)
+		in := servertest.Start(t, dialect, func(c *server.Config) { c.DriftPolicy = path })
+		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+		alice := in.Token(t, "alice", registry.RoleReviewer)
+		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
+			t.Fatalf("live submit: %d %s", r.Status, r.Body)
+		}
+		call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"})
+		fx.setDescription("Get the weather forecast for one city.")
+		res := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
+		ev := res["driftEvent"].(map[string]any)
+		if res["state"] != "approved" || ev["status"] != "warned" || ev["changes"].([]any)[0].(map[string]any)["severity"] != "medium" {
+			t.Fatalf("configured policy not applied: %v", res)
+		}
+	})
 }
 
 func TestDriftPolicyFileIsValidated(t *testing.T) {

@@ -25,25 +25,27 @@ func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
 		t.Skip(msg)
 	}
-	in := servertest.Start(t, storetest.Dialects(t)[0], func(c *server.Config) {
-		c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}
-	})
-	owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
-	sj := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/everything","description":"Reference server","version":"2026.8.31",
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		in := servertest.Start(t, dialect, func(c *server.Config) {
+			c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}
+		})
+		owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
+		sj := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/everything","description":"Reference server","version":"2026.8.31",
  "packages":[{"registryType":"npm","identifier":"@modelcontextprotocol/server-everything","version":"2026.8.31","transport":{"type":"stdio"}}]}`
-	r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": sj, "live": true})
-	if r.Status != 200 {
-		t.Fatalf("live submit over stdio: %d %s", r.Status, r.Body)
-	}
-	v := r.json(t)
-	if n := len(v["snapshot"].(map[string]any)["tools"].([]any)); n < 5 {
-		t.Fatalf("snapshot has %d tools", n)
-	}
-	// Without a template for the registry type, the registry refuses rather than improvise a command.
-	pypi := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/py","description":"d","version":"1.0.0",
+		r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": sj, "live": true})
+		if r.Status != 200 {
+			t.Fatalf("live submit over stdio: %d %s", r.Status, r.Body)
+		}
+		v := r.json(t)
+		if n := len(v["snapshot"].(map[string]any)["tools"].([]any)); n < 5 {
+			t.Fatalf("snapshot has %d tools", n)
+		}
+		// Without a template for the registry type, the registry refuses rather than improvise a command.
+		pypi := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/py","description":"d","version":"1.0.0",
  "packages":[{"registryType":"pypi","identifier":"mcp-server-x","version":"1.0.0","transport":{"type":"stdio"}}]}`
-	r = call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": pypi, "live": true})
-	if r.Status != 409 || !contains(r.message(t), "launch template") {
-		t.Fatalf("no template: %d %s", r.Status, r.Body)
-	}
+		r = call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": pypi, "live": true})
+		if r.Status != 409 || !contains(r.message(t), "launch template") {
+			t.Fatalf("no template: %d %s", r.Status, r.Body)
+		}
+	})
 }

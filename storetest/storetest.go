@@ -44,8 +44,15 @@ func Dialects(t testing.TB) []string {
 // fresh, migrated store.
 func ForEachDialect(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	t.Helper()
+	EachDialect(t, func(t *testing.T, dialect string) { fn(t, Open(t, dialect)) })
+}
+
+// EachDialect runs fn as a subtest named by each dialect of Dialects, for
+// tests that make their own database of it (servertest.Start, DSN).
+func EachDialect(t *testing.T, fn func(t *testing.T, dialect string)) {
+	t.Helper()
 	for _, d := range Dialects(t) {
-		t.Run(d, func(t *testing.T) { fn(t, Open(t, d)) })
+		t.Run(d, func(t *testing.T) { fn(t, d) })
 	}
 }
 

@@ -31,7 +31,7 @@ type attestFixture struct {
 	dir                    string
 }
 
-func newAttestFixture(t *testing.T) *attestFixture {
+func newAttestFixture(t *testing.T, dialect string) *attestFixture {
 	t.Helper()
 	ss, err := attesttest.New()
 	if err != nil {
@@ -43,7 +43,7 @@ func newAttestFixture(t *testing.T) *attestFixture {
 	}
 	f := &attestFixture{ss: ss, dir: t.TempDir()}
 	rootPath := f.write(t, "trusted_root.json", string(rootJSON))
-	f.in = servertest.Start(t, storetest.Dialects(t)[0], func(c *server.Config) {
+	f.in = servertest.Start(t, dialect, func(c *server.Config) {
 		c.TrustedRoots = append(c.TrustedRoots, "acme="+rootPath)
 	})
 	f.owner = f.in.Token(t, "olga", registry.RoleOwner, "io.github.acme")
@@ -111,79 +111,83 @@ func (f *attestFixture) setPolicy(t *testing.T, flags ...string) policyOut {
 // TestCLIPolicySetKeepsWhatItDoesNotName: policy set reads the policy and
 // changes only what its flags name, though the API replaces the whole policy.
 func TestCLIPolicySetKeepsWhatItDoesNotName(t *testing.T) {
-	f := newAttestFixture(t)
-	mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.0"), "--tools", "testdata/tools.json")
-	if p := f.setPolicy(t, "--require-contract=true"); !p.RequireContract || p.Attestation != nil {
-		t.Fatalf("after --require-contract=true: %+v", p)
-	}
-	p := f.setPolicy(t, "--attestation-policy", f.write(t, "policy.json", attestPolicyJSON))
-	if !p.RequireContract || p.Attestation == nil {
-		t.Fatalf("setting the attestation policy lost require-contract: %+v", p)
-	}
-	p = f.setPolicy(t, "--require-contract=false")
-	a := p.Attestation
-	if p.RequireContract || a == nil || !a.Required || a.TrustedRoot != "acme" || len(a.Identities) != 1 ||
-		a.Identities[0].San != releaseSAN || len(a.PredicateTypes) != 1 {
-		t.Fatalf("--require-contract=false changed the attestation policy: %+v", p)
-	}
-	out := mustRun(t, f.in.URL, f.reviewer, "policy", "get", signedName)
-	for _, want := range []string{"required=true", "acme", "san " + releaseSAN, attesttest.SLSAProvenanceV1} {
-		if !strings.Contains(out, want) {
-			t.Errorf("policy get lacks %q:\n%s", want, out)
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		f := newAttestFixture(t, dialect)
+		mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.0"), "--tools", "testdata/tools.json")
+		if p := f.setPolicy(t, "--require-contract=true"); !p.RequireContract || p.Attestation != nil {
+			t.Fatalf("after --require-contract=true: %+v", p)
 		}
-	}
-	f.setPolicy(t, "--require-contract=true")
-	if p := f.setPolicy(t, "--attestation-policy", "none"); !p.RequireContract || p.Attestation != nil {
-		t.Fatalf("--attestation-policy none: %+v", p)
-	}
+		p := f.setPolicy(t, "--attestation-policy", f.write(t, "policy.json", attestPolicyJSON))
+		if !p.RequireContract || p.Attestation == nil {
+			t.Fatalf("setting the attestation policy lost require-contract: %+v", p)
+		}
+		p = f.setPolicy(t, "--require-contract=false")
+		a := p.Attestation
+		if p.RequireContract || a == nil || !a.Required || a.TrustedRoot != "acme" || len(a.Identities) != 1 ||
+			a.Identities[0].San != releaseSAN || len(a.PredicateTypes) != 1 {
+			t.Fatalf("--require-contract=false changed the attestation policy: %+v", p)
+		}
+		out := mustRun(t, f.in.URL, f.reviewer, "policy", "get", signedName)
+		for _, want := range []string{"required=true", "acme", "san " + releaseSAN, attesttest.SLSAProvenanceV1} {
+			if !strings.Contains(out, want) {
+				t.Errorf("policy get lacks %q:\n%s", want, out)
+			}
+		}
+		f.setPolicy(t, "--require-contract=true")
+		if p := f.setPolicy(t, "--attestation-policy", "none"); !p.RequireContract || p.Attestation != nil {
+			t.Fatalf("--attestation-policy none: %+v", p)
+		}
+	})
 }
 
 // TestCLIAttestations attaches bundles with attest add and submit
 // --attestation, shows them with versions get and re-verifies them.
 func TestCLIAttestations(t *testing.T) {
-	f := newAttestFixture(t)
-	mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.0"), "--tools", "testdata/tools.json")
-	f.setPolicy(t, "--attestation-policy", f.write(t, "policy.json", attestPolicyJSON))
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		f := newAttestFixture(t, dialect)
+		mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.0"), "--tools", "testdata/tools.json")
+		f.setPolicy(t, "--attestation-policy", f.write(t, "policy.json", attestPolicyJSON))
 
-	out := mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, intruderSAN, "1.0.0"),
-		"--identifier", signedPackage)
-	if !containsRow(out, "#0", "no", intruderSAN) {
-		t.Fatalf("attest add of a foreign bundle:\n%s", out)
-	}
-	out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
-		"--package", "0", "--digest", "sha256:"+attesttest.SHA256(tarball("1.0.0")))
-	if !containsRow(out, "#0", "yes", releaseSAN+" ("+acmeIssuer+")") {
-		t.Fatalf("attest add:\n%s", out)
-	}
-	out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
-		"--package", "0", "--artifact", f.write(t, "package-1.0.0.tgz", string(tarball("1.0.0"))))
-	if !containsRow(out, "#0", "yes", releaseSAN) {
-		t.Fatalf("attest add --artifact:\n%s", out)
-	}
-	if _, err := runCLI(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
-		"--package", "0", "--artifact", f.write(t, "evil.tgz", "not the package")); err == nil || !strings.Contains(err.Error(), "uploaded bytes have digest") {
-		t.Fatalf("attest add --artifact with other bytes: %v", err)
-	}
-	out = mustRun(t, f.in.URL, f.reviewer, "versions", "get", signedName, "1.0.0")
-	if !strings.Contains(out, "Attestations (3):") || !containsRow(out, "#0", "yes", releaseSAN) {
-		t.Fatalf("versions get:\n%s", out)
-	}
+		out := mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, intruderSAN, "1.0.0"),
+			"--identifier", signedPackage)
+		if !containsRow(out, "#0", "no", intruderSAN) {
+			t.Fatalf("attest add of a foreign bundle:\n%s", out)
+		}
+		out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
+			"--package", "0", "--digest", "sha256:"+attesttest.SHA256(tarball("1.0.0")))
+		if !containsRow(out, "#0", "yes", releaseSAN+" ("+acmeIssuer+")") {
+			t.Fatalf("attest add:\n%s", out)
+		}
+		out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
+			"--package", "0", "--artifact", f.write(t, "package-1.0.0.tgz", string(tarball("1.0.0"))))
+		if !containsRow(out, "#0", "yes", releaseSAN) {
+			t.Fatalf("attest add --artifact:\n%s", out)
+		}
+		if _, err := runCLI(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
+			"--package", "0", "--artifact", f.write(t, "evil.tgz", "not the package")); err == nil || !strings.Contains(err.Error(), "uploaded bytes have digest") {
+			t.Fatalf("attest add --artifact with other bytes: %v", err)
+		}
+		out = mustRun(t, f.in.URL, f.reviewer, "versions", "get", signedName, "1.0.0")
+		if !strings.Contains(out, "Attestations (3):") || !containsRow(out, "#0", "yes", releaseSAN) {
+			t.Fatalf("versions get:\n%s", out)
+		}
 
-	var v struct{ Attestations []struct{ Verified bool } }
-	decodeJSON(t, mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.1"),
-		"--tools", "testdata/tools.json", "--attestation", signedPackage+"="+f.bundle(t, releaseSAN, "1.0.1"), "-o", "json"), &v)
-	if len(v.Attestations) != 1 || !v.Attestations[0].Verified {
-		t.Fatalf("submit --attestation: %+v", v)
-	}
+		var v struct{ Attestations []struct{ Verified bool } }
+		decodeJSON(t, mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.1"),
+			"--tools", "testdata/tools.json", "--attestation", signedPackage+"="+f.bundle(t, releaseSAN, "1.0.1"), "-o", "json"), &v)
+		if len(v.Attestations) != 1 || !v.Attestations[0].Verified {
+			t.Fatalf("submit --attestation: %+v", v)
+		}
 
-	if out, err := runCLI(t, f.in.URL, f.owner, "attest", "reverify"); err == nil || !strings.Contains(out+err.Error(), "403") {
-		t.Fatalf("reverify by an owner: %v\n%s", err, out)
-	}
-	var rep struct{ Checked, Passed, Failed int }
-	decodeJSON(t, mustRun(t, f.in.URL, f.admin, "attest", "reverify", "-o", "json"), &rep)
-	if rep.Checked != 4 || rep.Passed != 3 || rep.Failed != 1 {
-		t.Fatalf("reverify: %+v", rep)
-	}
+		if out, err := runCLI(t, f.in.URL, f.owner, "attest", "reverify"); err == nil || !strings.Contains(out+err.Error(), "403") {
+			t.Fatalf("reverify by an owner: %v\n%s", err, out)
+		}
+		var rep struct{ Checked, Passed, Failed int }
+		decodeJSON(t, mustRun(t, f.in.URL, f.admin, "attest", "reverify", "-o", "json"), &rep)
+		if rep.Checked != 4 || rep.Passed != 3 || rep.Failed != 1 {
+			t.Fatalf("reverify: %+v", rep)
+		}
+	})
 }
 
 // containsRow reports whether one line of out holds every field in order.

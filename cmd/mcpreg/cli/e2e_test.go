@@ -49,76 +49,80 @@ type pins struct {
 // TestPinCommandMatchesService: `mcpreg pin` and the service compute the same
 // pins, whatever the layout of the input.
 func TestPinCommandMatchesService(t *testing.T) {
-	in := servertest.Start(t, storetest.Dialects(t)[0])
-	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
-	dir := t.TempDir()
-	sj := filepath.Join(dir, "server.json")
-	os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
-	var offline []pins
-	for i, tools := range e2eTools {
-		f := filepath.Join(dir, "tools"+string(rune('0'+i))+".json")
-		os.WriteFile(f, []byte(tools), 0o600)
-		out, err := runCLI(t, "", "", "pin", f, "--output", "json")
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		in := servertest.Start(t, dialect)
+		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+		dir := t.TempDir()
+		sj := filepath.Join(dir, "server.json")
+		os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
+		var offline []pins
+		for i, tools := range e2eTools {
+			f := filepath.Join(dir, "tools"+string(rune('0'+i))+".json")
+			os.WriteFile(f, []byte(tools), 0o600)
+			out, err := runCLI(t, "", "", "pin", f, "--output", "json")
+			if err != nil {
+				t.Fatalf("pin: %v\n%s", err, out)
+			}
+			var p pins
+			if err := json.Unmarshal([]byte(out), &p); err != nil {
+				t.Fatalf("pin output: %v\n%s", err, out)
+			}
+			offline = append(offline, p)
+		}
+		if offline[0].ToolDefinitionHash != offline[1].ToolDefinitionHash || offline[0].SchemaHash != offline[1].SchemaHash {
+			t.Fatalf("layout changed the pins: %+v vs %+v", offline[0], offline[1])
+		}
+		out, err := runCLI(t, in.URL, owner, "submit", "--server-json", sj, "--tools", filepath.Join(dir, "tools1.json"), "--output", "json")
 		if err != nil {
-			t.Fatalf("pin: %v\n%s", err, out)
+			t.Fatalf("submit: %v\n%s", err, out)
 		}
-		var p pins
-		if err := json.Unmarshal([]byte(out), &p); err != nil {
-			t.Fatalf("pin output: %v\n%s", err, out)
+		var v struct{ Pins pins }
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("submit output: %v\n%s", err, out)
 		}
-		offline = append(offline, p)
-	}
-	if offline[0].ToolDefinitionHash != offline[1].ToolDefinitionHash || offline[0].SchemaHash != offline[1].SchemaHash {
-		t.Fatalf("layout changed the pins: %+v vs %+v", offline[0], offline[1])
-	}
-	out, err := runCLI(t, in.URL, owner, "submit", "--server-json", sj, "--tools", filepath.Join(dir, "tools1.json"), "--output", "json")
-	if err != nil {
-		t.Fatalf("submit: %v\n%s", err, out)
-	}
-	var v struct{ Pins pins }
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("submit output: %v\n%s", err, out)
-	}
-	got, want := v.Pins, offline[0]
-	if got.ToolDefinitionHash != want.ToolDefinitionHash || got.SchemaHash != want.SchemaHash ||
-		got.InstructionsHash != want.InstructionsHash || len(got.Tools) != 2 ||
-		got.Tools[0] != want.Tools[0] || got.Tools[1] != want.Tools[1] {
-		t.Fatalf("service pins %+v differ from mcpreg pin %+v", got, want)
-	}
+		got, want := v.Pins, offline[0]
+		if got.ToolDefinitionHash != want.ToolDefinitionHash || got.SchemaHash != want.SchemaHash ||
+			got.InstructionsHash != want.InstructionsHash || len(got.Tools) != 2 ||
+			got.Tools[0] != want.Tools[0] || got.Tools[1] != want.Tools[1] {
+			t.Fatalf("service pins %+v differ from mcpreg pin %+v", got, want)
+		}
+	})
 }
 
 // TestCLIReviewFlow drives submit, a refused self-approval, approve and the
 // audit log through the CLI.
 func TestCLIReviewFlow(t *testing.T) {
-	in := servertest.Start(t, storetest.Dialects(t)[0])
-	admin := in.Token(t, "root", registry.RoleAdmin)
-	alice := in.Token(t, "alice", registry.RoleReviewer)
-	dir := t.TempDir()
-	sj, tl := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.json")
-	os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
-	os.WriteFile(tl, []byte(e2eTools[0]), 0o600)
-	if out, err := runCLI(t, in.URL, admin, "submit", "--server-json", sj, "--tools", tl); err != nil {
-		t.Fatalf("submit: %v\n%s", err, out)
-	}
-	out, err := runCLI(t, in.URL, admin, "approve", "io.github.acme/weather", "1.0.0", "--reason", "mine")
-	if err == nil || !strings.Contains(out+err.Error(), "403") {
-		t.Fatalf("self-approval via CLI: %v\n%s", err, out)
-	}
-	if out, err := runCLI(t, in.URL, alice, "approve", "io.github.acme/weather", "1.0.0", "--reason", "ok"); err != nil {
-		t.Fatalf("approve: %v\n%s", err, out)
-	}
-	out, err = runCLI(t, in.URL, alice, "versions", "get", "io.github.acme/weather", "1.0.0")
-	if err != nil || !strings.Contains(out, "approved") || !strings.Contains(out, "forecast") {
-		t.Fatalf("versions get: %v\n%s", err, out)
-	}
-	out, err = runCLI(t, in.URL, alice, "audit", "verify")
-	if err != nil {
-		t.Fatalf("audit verify: %v\n%s", err, out)
-	}
-	out, _ = runCLI(t, in.URL, alice, "audit", "list", "--output", "json")
-	for _, action := range []string{"version.submit", "version.approve"} {
-		if !strings.Contains(out, action) {
-			t.Fatalf("audit list lacks %s:\n%s", action, out)
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		in := servertest.Start(t, dialect)
+		admin := in.Token(t, "root", registry.RoleAdmin)
+		alice := in.Token(t, "alice", registry.RoleReviewer)
+		dir := t.TempDir()
+		sj, tl := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.json")
+		os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
+		os.WriteFile(tl, []byte(e2eTools[0]), 0o600)
+		if out, err := runCLI(t, in.URL, admin, "submit", "--server-json", sj, "--tools", tl); err != nil {
+			t.Fatalf("submit: %v\n%s", err, out)
 		}
-	}
+		out, err := runCLI(t, in.URL, admin, "approve", "io.github.acme/weather", "1.0.0", "--reason", "mine")
+		if err == nil || !strings.Contains(out+err.Error(), "403") {
+			t.Fatalf("self-approval via CLI: %v\n%s", err, out)
+		}
+		if out, err := runCLI(t, in.URL, alice, "approve", "io.github.acme/weather", "1.0.0", "--reason", "ok"); err != nil {
+			t.Fatalf("approve: %v\n%s", err, out)
+		}
+		out, err = runCLI(t, in.URL, alice, "versions", "get", "io.github.acme/weather", "1.0.0")
+		if err != nil || !strings.Contains(out, "approved") || !strings.Contains(out, "forecast") {
+			t.Fatalf("versions get: %v\n%s", err, out)
+		}
+		out, err = runCLI(t, in.URL, alice, "audit", "verify")
+		if err != nil {
+			t.Fatalf("audit verify: %v\n%s", err, out)
+		}
+		out, _ = runCLI(t, in.URL, alice, "audit", "list", "--output", "json")
+		for _, action := range []string{"version.submit", "version.approve"} {
+			if !strings.Contains(out, action) {
+				t.Fatalf("audit list lacks %s:\n%s", action, out)
+			}
+		}
+	})
 }
