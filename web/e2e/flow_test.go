@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 const (
@@ -52,7 +53,7 @@ type flow struct {
 // is also checked with axe-core and screenshotted (see look).
 func TestReviewFlow(t *testing.T) {
 	br := startBrowser(t)
-	forEachDialect(t, func(t *testing.T, dialect string) {
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		f := &flow{t: t, br: br, reg: startRegistry(t, dialect)}
 		f.setUp()
 		f.ownerSubmits()

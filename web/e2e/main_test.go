@@ -15,13 +15,11 @@
 package e2e_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/internal/daemon"
 )
 
 // bins are the binaries TestMain builds from this module.
@@ -40,39 +38,11 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := buildBinaries(dir); err != nil {
+	if bins.daemon, bins.cli, err = daemon.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
 	return m.Run()
-}
-
-// buildBinaries compiles mcpregd and mcpreg from the module root into dir.
-func buildBinaries(dir string) error {
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
-	bins.daemon, bins.cli = filepath.Join(dir, "mcpregd"), filepath.Join(dir, "mcpreg")
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/mcpregd", "./cmd/mcpreg")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/mcpregd ./cmd/mcpreg: %w\n%s", err, out)
-	}
-	return nil
-}
-
-// moduleRoot is the folder of the go.mod that `go env GOMOD` names.
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("go env GOMOD: not inside a module")
-	}
-	return filepath.Dir(gomod), nil
 }
 
 // requireOrSkip skips loudly, or fails under MCPREG_TEST_REQUIRE_ALL=1 (the

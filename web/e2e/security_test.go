@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // webClient is a plain HTTP client with a cookie jar that does not follow
@@ -84,7 +86,7 @@ func (c *webClient) signIn(user string) {
 // about the token); a reviewer gets 403 on the admin pages. On each
 // dialect.
 func TestWebSecurity(t *testing.T) {
-	forEachDialect(t, webSecurity)
+	storetest.EachDialect(t, webSecurity)
 }
 
 func webSecurity(t *testing.T, dialect string) {
