@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -168,5 +169,46 @@ func TestMigrateAndEnvValidation(t *testing.T) {
 	}
 	if _, err := run(t, map[string]string{"MCPREG_MAX_BODY_BYTES": "lots"}, "serve"); err == nil || !strings.Contains(err.Error(), "MCPREG_MAX_BODY_BYTES") {
 		t.Fatalf("bad env: %v", err)
+	}
+	if _, err := run(t, map[string]string{"MCPREG_DB_MAX_OPEN_CONNS": "-1"}, "--db", "sqlite://"+db, "migrate", "up"); err == nil || !strings.Contains(err.Error(), "--db-max-open-conns -1") {
+		t.Fatalf("negative pool size: %v", err)
+	}
+	if out, err := run(t, nil, "--db", "sqlite://"+db, "--db-max-open-conns", "2", "--db-conn-max-lifetime", "1m", "migrate", "status"); err != nil {
+		t.Fatalf("pool flags: %v\n%s", err, out)
+	}
+}
+
+// TestServeWithoutMigrating: replicas served with --migrate=false refuse a
+// database that lacks migrations, naming them, and serve once `mcpregd
+// migrate up` ran.
+func TestServeWithoutMigrating(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "r.db")
+	args := []string{"--db", db, "serve", "--migrate=false", "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
+		"--metrics-addr", "127.0.0.1:0", "--discovery-key", filepath.Join(dir, "d.key"), "--scan-interval", "0"}
+	_, err := run(t, nil, args...)
+	if err == nil || !strings.Contains(err.Error(), "lacks") || !strings.Contains(err.Error(), "init.sql") || !strings.Contains(err.Error(), "mcpregd migrate up") {
+		t.Fatalf("serve --migrate=false on an empty database: %v", err)
+	}
+	if out, err := run(t, nil, "--db", db, "migrate", "status"); err != nil || strings.Contains(out, "Applied:true") {
+		t.Fatalf("the refused serve changed the schema: %v\n%s", err, out)
+	}
+	if out, err := run(t, nil, "--db", db, "migrate", "up"); err != nil {
+		t.Fatalf("migrate up: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	cmd := newRootCmd()
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("serve --migrate=false on a migrated database: %v", err)
+	case <-time.After(2 * time.Second):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve stopped with: %v", err)
 	}
 }

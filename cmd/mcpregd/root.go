@@ -25,6 +25,21 @@ type globalOpts struct {
 	maxLifetime, maxIdleFor time.Duration
 }
 
+// checkPool refuses negative pool settings (zero means the default).
+func (g *globalOpts) checkPool() error {
+	switch {
+	case g.maxOpen < 0:
+		return fmt.Errorf("--db-max-open-conns %d: want 1 or more (0: the default)", g.maxOpen)
+	case g.maxIdle < 0:
+		return fmt.Errorf("--db-max-idle-conns %d: want 1 or more (0: the default)", g.maxIdle)
+	case g.maxLifetime < 0:
+		return fmt.Errorf("--db-conn-max-lifetime %s: want a positive duration (0: the default)", g.maxLifetime)
+	case g.maxIdleFor < 0:
+		return fmt.Errorf("--db-conn-max-idle-time %s: want a positive duration (0: the default)", g.maxIdleFor)
+	}
+	return nil
+}
+
 // pool is the connection pool settings given.
 func (g *globalOpts) pool() []store.Option {
 	var opts []store.Option
@@ -52,7 +67,10 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd)
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			return g.checkPool()
 		},
 	}
 	pf := root.PersistentFlags()

@@ -15,7 +15,8 @@ work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/mcpregd" ./cmd/mcpregd
-export MCPREG_LOG_LEVEL=warn MCPREG_DISCOVERY_KEY="$work/discovery.key"
+# A 1h TTL: answers are re-signed each quarter (15 min), not during a run.
+export MCPREG_LOG_LEVEL=warn MCPREG_DISCOVERY_KEY="$work/discovery.key" MCPREG_DISCOVERY_TTL=1h
 "$work/mcpregd" migrate up
 "$work/mcpregd" discovery keygen --out "$MCPREG_DISCOVERY_KEY" >/dev/null
 owner=$("$work/mcpregd" token create --name load-owner --role owner --namespace io.github.load | tail -n1)
@@ -35,23 +36,29 @@ replica() {
 
 rps() { awk '/Requests\/sec/ {print $2}'; }
 
+# etag N: the ETag replica N gives the first page now (answers are
+# re-signed each quarter of the discovery TTL, so take it just before use).
+etag() {
+	curl -s -D - -o /dev/null -H "$auth" "http://127.0.0.1:1808$1/v1/discovery/servers" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}'
+}
+
 replica 1
-go run ./scripts/loadtest -server http://127.0.0.1:18081 -token "$owner" -approve-token "$reviewer" -servers "${SERVERS:-5000}"
-curl -sf -H "$auth" "http://127.0.0.1:18081/v1/discovery/servers" >/dev/null
-etag=$(curl -sI -H "$auth" "http://127.0.0.1:18081/v1/discovery/servers" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+# SEEDED=1 reuses a database seeded by an earlier run.
+[ "${SEEDED:-}" = 1 ] || go run ./scripts/loadtest -server http://127.0.0.1:18081 -token "$owner" -approve-token "$reviewer" -servers "${SERVERS:-5000}"
 
 for what in "first page" "304 revalidation"; do
 	hdr=()
-	[ "$what" = "304 revalidation" ] && hdr=(-H "If-None-Match: $etag")
+	[ "$what" = "304 revalidation" ] && hdr=(-H "If-None-Match: $(etag 1)")
 	one=$(wrk -t2 -c33 -d"$dur" -H "$auth" "${hdr[@]}" http://127.0.0.1:18081/v1/discovery/servers | rps)
 	echo "== resolve, $what: 1 replica: $one rps"
 done
 
 replica 2
 replica 3
+echo "   ETags of the three replicas: $(etag 1) $(etag 2) $(etag 3)"
 for what in "first page" "304 revalidation"; do
 	hdr=()
-	[ "$what" = "304 revalidation" ] && hdr=(-H "If-None-Match: $etag")
+	[ "$what" = "304 revalidation" ] && hdr=(-H "If-None-Match: $(etag 1)")
 	loads=()
 	for i in 1 2 3; do
 		wrk -t1 -c11 -d"$dur" -H "$auth" "${hdr[@]}" "http://127.0.0.1:1808$i/v1/discovery/servers" | rps > "$work/rps$i" &
