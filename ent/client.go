@@ -29,6 +29,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
+	"github.com/mcpreg/mcpreg/ent/signinthrottle"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
@@ -71,6 +72,8 @@ type Client struct {
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
 	ServerPolicy *ServerPolicyClient
+	// SigninThrottle is the client for interacting with the SigninThrottle builders.
+	SigninThrottle *SigninThrottleClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
 	// Tool is the client for interacting with the Tool builders.
@@ -106,6 +109,7 @@ func (c *Client) init() {
 	c.ScanLease = NewScanLeaseClient(c.config)
 	c.Server = NewServerClient(c.config)
 	c.ServerPolicy = NewServerPolicyClient(c.config)
+	c.SigninThrottle = NewSigninThrottleClient(c.config)
 	c.Token = NewTokenClient(c.config)
 	c.Tool = NewToolClient(c.config)
 	c.ToolSnapshot = NewToolSnapshotClient(c.config)
@@ -217,6 +221,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ScanLease:      NewScanLeaseClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
+		SigninThrottle: NewSigninThrottleClient(cfg),
 		Token:          NewTokenClient(cfg),
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
@@ -255,6 +260,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ScanLease:      NewScanLeaseClient(cfg),
 		Server:         NewServerClient(cfg),
 		ServerPolicy:   NewServerPolicyClient(cfg),
+		SigninThrottle: NewSigninThrottleClient(cfg),
 		Token:          NewTokenClient(cfg),
 		Tool:           NewToolClient(cfg),
 		ToolSnapshot:   NewToolSnapshotClient(cfg),
@@ -291,8 +297,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.ScanLease, c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot,
-		c.Version, c.WebSession,
+		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -304,8 +310,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
 		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.ScanLease, c.Server, c.ServerPolicy, c.Token, c.Tool, c.ToolSnapshot,
-		c.Version, c.WebSession,
+		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -342,6 +348,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Server.mutate(ctx, m)
 	case *ServerPolicyMutation:
 		return c.ServerPolicy.mutate(ctx, m)
+	case *SigninThrottleMutation:
+		return c.SigninThrottle.mutate(ctx, m)
 	case *TokenMutation:
 		return c.Token.mutate(ctx, m)
 	case *ToolMutation:
@@ -2411,6 +2419,139 @@ func (c *ServerPolicyClient) mutate(ctx context.Context, m *ServerPolicyMutation
 	}
 }
 
+// SigninThrottleClient is a client for the SigninThrottle schema.
+type SigninThrottleClient struct {
+	config
+}
+
+// NewSigninThrottleClient returns a client for the SigninThrottle from the given config.
+func NewSigninThrottleClient(c config) *SigninThrottleClient {
+	return &SigninThrottleClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signinthrottle.Hooks(f(g(h())))`.
+func (c *SigninThrottleClient) Use(hooks ...Hook) {
+	c.hooks.SigninThrottle = append(c.hooks.SigninThrottle, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signinthrottle.Intercept(f(g(h())))`.
+func (c *SigninThrottleClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SigninThrottle = append(c.inters.SigninThrottle, interceptors...)
+}
+
+// Create returns a builder for creating a SigninThrottle entity.
+func (c *SigninThrottleClient) Create() *SigninThrottleCreate {
+	mutation := newSigninThrottleMutation(c.config, OpCreate)
+	return &SigninThrottleCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SigninThrottle entities.
+func (c *SigninThrottleClient) CreateBulk(builders ...*SigninThrottleCreate) *SigninThrottleCreateBulk {
+	return &SigninThrottleCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SigninThrottleClient) MapCreateBulk(slice any, setFunc func(*SigninThrottleCreate, int)) *SigninThrottleCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SigninThrottleCreateBulk{err: fmt.Errorf("calling to SigninThrottleClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SigninThrottleCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SigninThrottleCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SigninThrottle.
+func (c *SigninThrottleClient) Update() *SigninThrottleUpdate {
+	mutation := newSigninThrottleMutation(c.config, OpUpdate)
+	return &SigninThrottleUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SigninThrottleClient) UpdateOne(_m *SigninThrottle) *SigninThrottleUpdateOne {
+	mutation := newSigninThrottleMutation(c.config, OpUpdateOne, withSigninThrottle(_m))
+	return &SigninThrottleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SigninThrottleClient) UpdateOneID(id int) *SigninThrottleUpdateOne {
+	mutation := newSigninThrottleMutation(c.config, OpUpdateOne, withSigninThrottleID(id))
+	return &SigninThrottleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SigninThrottle.
+func (c *SigninThrottleClient) Delete() *SigninThrottleDelete {
+	mutation := newSigninThrottleMutation(c.config, OpDelete)
+	return &SigninThrottleDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SigninThrottleClient) DeleteOne(_m *SigninThrottle) *SigninThrottleDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SigninThrottleClient) DeleteOneID(id int) *SigninThrottleDeleteOne {
+	builder := c.Delete().Where(signinthrottle.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SigninThrottleDeleteOne{builder}
+}
+
+// Query returns a query builder for SigninThrottle.
+func (c *SigninThrottleClient) Query() *SigninThrottleQuery {
+	return &SigninThrottleQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSigninThrottle},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SigninThrottle entity by its id.
+func (c *SigninThrottleClient) Get(ctx context.Context, id int) (*SigninThrottle, error) {
+	return c.Query().Where(signinthrottle.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SigninThrottleClient) GetX(ctx context.Context, id int) *SigninThrottle {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SigninThrottleClient) Hooks() []Hook {
+	return c.hooks.SigninThrottle
+}
+
+// Interceptors returns the client interceptors.
+func (c *SigninThrottleClient) Interceptors() []Interceptor {
+	return c.inters.SigninThrottle
+}
+
+func (c *SigninThrottleClient) mutate(ctx context.Context, m *SigninThrottleMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SigninThrottleCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SigninThrottleUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SigninThrottleUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SigninThrottleDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SigninThrottle mutation op: %q", m.Op())
+	}
+}
+
 // TokenClient is a client for the Token schema.
 type TokenClient struct {
 	config
@@ -3305,12 +3446,13 @@ type (
 	hooks struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
 		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
-		Server, ServerPolicy, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
+		Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot, Version,
+		WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
 		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
-		Server, ServerPolicy, Token, Tool, ToolSnapshot, Version,
+		Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot, Version,
 		WebSession []ent.Interceptor
 	}
 )

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/scanlease"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
+	"github.com/mcpreg/mcpreg/ent/signinthrottle"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
@@ -105,6 +106,7 @@ func checkColumn(t, c string) error {
 			scanlease.Table:      scanlease.ValidColumn,
 			server.Table:         server.ValidColumn,
 			serverpolicy.Table:   serverpolicy.ValidColumn,
+			signinthrottle.Table: signinthrottle.ValidColumn,
 			token.Table:          token.ValidColumn,
 			tool.Table:           tool.ValidColumn,
 			toolsnapshot.Table:   toolsnapshot.ValidColumn,

@@ -27,6 +27,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
+	"github.com/mcpreg/mcpreg/ent/signinthrottle"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/tool"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
@@ -57,6 +58,7 @@ const (
 	TypeScanLease      = "ScanLease"
 	TypeServer         = "Server"
 	TypeServerPolicy   = "ServerPolicy"
+	TypeSigninThrottle = "SigninThrottle"
 	TypeToken          = "Token"
 	TypeTool           = "Tool"
 	TypeToolSnapshot   = "ToolSnapshot"
@@ -12149,6 +12151,386 @@ func (m *ServerPolicyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ServerPolicy edge %s", name)
+}
+
+// SigninThrottleMutation represents an operation that mutates the SigninThrottle nodes in the graph.
+type SigninThrottleMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	key           *string
+	tat           *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SigninThrottle, error)
+	predicates    []predicate.SigninThrottle
+}
+
+var _ ent.Mutation = (*SigninThrottleMutation)(nil)
+
+// signinthrottleOption allows management of the mutation configuration using functional options.
+type signinthrottleOption func(*SigninThrottleMutation)
+
+// newSigninThrottleMutation creates new mutation for the SigninThrottle entity.
+func newSigninThrottleMutation(c config, op Op, opts ...signinthrottleOption) *SigninThrottleMutation {
+	m := &SigninThrottleMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSigninThrottle,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSigninThrottleID sets the ID field of the mutation.
+func withSigninThrottleID(id int) signinthrottleOption {
+	return func(m *SigninThrottleMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SigninThrottle
+		)
+		m.oldValue = func(ctx context.Context) (*SigninThrottle, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SigninThrottle.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSigninThrottle sets the old SigninThrottle of the mutation.
+func withSigninThrottle(node *SigninThrottle) signinthrottleOption {
+	return func(m *SigninThrottleMutation) {
+		m.oldValue = func(context.Context) (*SigninThrottle, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SigninThrottleMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SigninThrottleMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SigninThrottleMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SigninThrottleMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SigninThrottle.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetKey sets the "key" field.
+func (m *SigninThrottleMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *SigninThrottleMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the SigninThrottle entity.
+// If the SigninThrottle object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigninThrottleMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *SigninThrottleMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetTat sets the "tat" field.
+func (m *SigninThrottleMutation) SetTat(t time.Time) {
+	m.tat = &t
+}
+
+// Tat returns the value of the "tat" field in the mutation.
+func (m *SigninThrottleMutation) Tat() (r time.Time, exists bool) {
+	v := m.tat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTat returns the old "tat" field's value of the SigninThrottle entity.
+// If the SigninThrottle object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigninThrottleMutation) OldTat(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTat: %w", err)
+	}
+	return oldValue.Tat, nil
+}
+
+// ResetTat resets all changes to the "tat" field.
+func (m *SigninThrottleMutation) ResetTat() {
+	m.tat = nil
+}
+
+// Where appends a list predicates to the SigninThrottleMutation builder.
+func (m *SigninThrottleMutation) Where(ps ...predicate.SigninThrottle) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SigninThrottleMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SigninThrottleMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SigninThrottle, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SigninThrottleMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SigninThrottleMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SigninThrottle).
+func (m *SigninThrottleMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SigninThrottleMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.key != nil {
+		fields = append(fields, signinthrottle.FieldKey)
+	}
+	if m.tat != nil {
+		fields = append(fields, signinthrottle.FieldTat)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SigninThrottleMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signinthrottle.FieldKey:
+		return m.Key()
+	case signinthrottle.FieldTat:
+		return m.Tat()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SigninThrottleMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signinthrottle.FieldKey:
+		return m.OldKey(ctx)
+	case signinthrottle.FieldTat:
+		return m.OldTat(ctx)
+	}
+	return nil, fmt.Errorf("unknown SigninThrottle field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SigninThrottleMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signinthrottle.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case signinthrottle.FieldTat:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTat(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SigninThrottle field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SigninThrottleMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SigninThrottleMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SigninThrottleMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SigninThrottle numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SigninThrottleMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SigninThrottleMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SigninThrottleMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SigninThrottle nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SigninThrottleMutation) ResetField(name string) error {
+	switch name {
+	case signinthrottle.FieldKey:
+		m.ResetKey()
+		return nil
+	case signinthrottle.FieldTat:
+		m.ResetTat()
+		return nil
+	}
+	return fmt.Errorf("unknown SigninThrottle field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SigninThrottleMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SigninThrottleMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SigninThrottleMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SigninThrottleMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SigninThrottleMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SigninThrottleMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SigninThrottleMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SigninThrottle unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SigninThrottleMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SigninThrottle edge %s", name)
 }
 
 // TokenMutation represents an operation that mutates the Token nodes in the graph.

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/ent/serverpolicy"
+	"github.com/mcpreg/mcpreg/ent/signinthrottle"
 	"github.com/mcpreg/mcpreg/ent/token"
 	"github.com/mcpreg/mcpreg/ent/toolsnapshot"
 	"github.com/mcpreg/mcpreg/ent/version"
@@ -356,6 +357,26 @@ func init() {
 	serverpolicyDescUpdatedAt := serverpolicyFields[3].Descriptor()
 	// serverpolicy.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	serverpolicy.DefaultUpdatedAt = serverpolicyDescUpdatedAt.Default.(func() time.Time)
+	signinthrottleFields := schema.SigninThrottle{}.Fields()
+	_ = signinthrottleFields
+	// signinthrottleDescKey is the schema descriptor for key field.
+	signinthrottleDescKey := signinthrottleFields[0].Descriptor()
+	// signinthrottle.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	signinthrottle.KeyValidator = func() func(string) error {
+		validators := signinthrottleDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	tokenFields := schema.Token{}.Fields()
 	_ = tokenFields
 	// tokenDescPublicID is the schema descriptor for public_id field.

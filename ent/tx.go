@@ -42,6 +42,8 @@ type Tx struct {
 	Server *ServerClient
 	// ServerPolicy is the client for interacting with the ServerPolicy builders.
 	ServerPolicy *ServerPolicyClient
+	// SigninThrottle is the client for interacting with the SigninThrottle builders.
+	SigninThrottle *SigninThrottleClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
 	// Tool is the client for interacting with the Tool builders.
@@ -197,6 +199,7 @@ func (tx *Tx) init() {
 	tx.ScanLease = NewScanLeaseClient(tx.config)
 	tx.Server = NewServerClient(tx.config)
 	tx.ServerPolicy = NewServerPolicyClient(tx.config)
+	tx.SigninThrottle = NewSigninThrottleClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)
 	tx.Tool = NewToolClient(tx.config)
 	tx.ToolSnapshot = NewToolSnapshotClient(tx.config)

@@ -61,8 +61,6 @@ type Service struct {
 	signer *DiscoverySigner
 	// auth caches verified tokens briefly.
 	auth authCache
-	// signins throttles failed web sign-ins.
-	signins throttle
 	// applied are audit sequences whose effects were applied at commit.
 	applied appliedSeqs
 	// defaultReplica names this process in scan records when Scanning

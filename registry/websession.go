@@ -6,11 +6,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/alexedwards/argon2id"
-	"golang.org/x/time/rate"
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/principal"
@@ -25,13 +23,6 @@ const SessionTTL = 12 * time.Hour
 
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 12
-
-// Sign-in throttling: per name and per remote address, a burst of failures
-// then one attempt every failureInterval.
-const (
-	failureBurst    = 5
-	failureInterval = 20 * time.Second
-)
 
 // WebSession is a signed-in browser session.
 type WebSession struct {
@@ -99,44 +90,6 @@ func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role
 	})
 }
 
-// throttle limits failed sign-ins per name and per remote address. It is
-// per replica; the database is not touched for refused attempts.
-type throttle struct {
-	mu sync.Mutex
-	m  map[string]*rate.Limiter
-}
-
-func (t *throttle) limiter(key string) *rate.Limiter {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m == nil || len(t.m) > 100000 {
-		t.m = map[string]*rate.Limiter{}
-	}
-	l := t.m[key]
-	if l == nil {
-		l = rate.NewLimiter(rate.Every(failureInterval), failureBurst)
-		t.m[key] = l
-	}
-	return l
-}
-
-// allowed reports whether keys still have attempts left, without using one.
-func (t *throttle) allowed(now time.Time, keys ...string) bool {
-	for _, k := range keys {
-		if t.limiter(k).TokensAt(now) < 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// failed spends one attempt of each key.
-func (t *throttle) failed(now time.Time, keys ...string) {
-	for _, k := range keys {
-		t.limiter(k).AllowN(now, 1)
-	}
-}
-
 // dummyHash is compared against when the name is unknown, so a wrong name
 // costs as much time as a wrong password.
 var dummyHash = func() string {
@@ -148,8 +101,12 @@ var dummyHash = func() string {
 // only "wrong name or password"; after a few in a row for one name or one
 // address, attempts are refused for a while (ErrThrottled).
 func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*WebSession, error) {
-	keys := []string{"name:" + name, "addr:" + remote}
-	if !s.signins.allowed(time.Now(), keys...) {
+	keys := throttleKeys(name, remote)
+	allowed, err := s.signInAllowed(ctx, s.now(), keys)
+	if err != nil {
+		return nil, err
+	}
+	if !allowed {
 		return nil, fmt.Errorf("%w: too many failed sign-ins for this name or address; wait a minute", ErrThrottled)
 	}
 	p, err := s.store.Client.Principal.Query().Where(principal.Name(name)).Only(ctx)
@@ -165,7 +122,9 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 		return nil, fmt.Errorf("check password: %w", err)
 	}
 	if !match || p == nil || p.PasswordHash == "" {
-		s.signins.failed(time.Now(), keys...)
+		if err := s.signInFailed(ctx, s.now(), keys); err != nil {
+			return nil, err
+		}
 		s.log.WarnContext(ctx, "web sign-in failed", "name", name, "remote", remote)
 		return nil, fmt.Errorf("%w: wrong name or password", ErrUnauthenticated)
 	}

@@ -177,6 +177,18 @@ func (f ServerPolicyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ServerPolicyMutation", m)
 }
 
+// The SigninThrottleFunc type is an adapter to allow the use of ordinary
+// function as SigninThrottle mutator.
+type SigninThrottleFunc func(context.Context, *ent.SigninThrottleMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SigninThrottleFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SigninThrottleMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SigninThrottleMutation", m)
+}
+
 // The TokenFunc type is an adapter to allow the use of ordinary
 // function as Token mutator.
 type TokenFunc func(context.Context, *ent.TokenMutation) (ent.Value, error)

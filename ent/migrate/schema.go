@@ -434,6 +434,25 @@ var (
 			},
 		},
 	}
+	// SigninThrottlesColumns holds the columns for the "signin_throttles" table.
+	SigninThrottlesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "key", Type: field.TypeString, Unique: true, Size: 300},
+		{Name: "tat", Type: field.TypeTime},
+	}
+	// SigninThrottlesTable holds the schema information for the "signin_throttles" table.
+	SigninThrottlesTable = &schema.Table{
+		Name:       "signin_throttles",
+		Columns:    SigninThrottlesColumns,
+		PrimaryKey: []*schema.Column{SigninThrottlesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signinthrottle_tat",
+				Unique:  false,
+				Columns: []*schema.Column{SigninThrottlesColumns[2]},
+			},
+		},
+	}
 	// TokensColumns holds the columns for the "tokens" table.
 	TokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -623,6 +642,7 @@ var (
 		ScanLeasesTable,
 		ServersTable,
 		ServerPoliciesTable,
+		SigninThrottlesTable,
 		TokensTable,
 		ToolsTable,
 		ToolSnapshotsTable,

@@ -48,6 +48,9 @@ type Server func(*sql.Selector)
 // ServerPolicy is the predicate function for serverpolicy builders.
 type ServerPolicy func(*sql.Selector)
 
+// SigninThrottle is the predicate function for signinthrottle builders.
+type SigninThrottle func(*sql.Selector)
+
 // Token is the predicate function for token builders.
 type Token func(*sql.Selector)
 

@@ -1,0 +1,133 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpreg/mcpreg/ent"
+	"github.com/mcpreg/mcpreg/ent/signinthrottle"
+)
+
+// Sign-in throttling: per name and per remote address, a burst of failures
+// then one attempt every failureInterval. The budgets live in the database
+// (SigninThrottle rows, a GCRA token bucket per key), so every replica on
+// it spends from the same ones.
+const (
+	failureBurst    = 5
+	failureInterval = 20 * time.Second
+	// throttleRetention is how long after its tat has passed a row is
+	// kept; a passed tat is a full budget, like a missing row.
+	throttleRetention = time.Hour
+	// maxThrottleKey is the longest key stored as is.
+	maxThrottleKey = 300
+	// recordTimeout bounds recording a failure, which outlives the request.
+	recordTimeout = 10 * time.Second
+)
+
+// throttleKeys are the budgets one sign-in attempt draws on, sorted so
+// that every transaction locks their rows in the same order.
+func throttleKeys(name, remote string) []string {
+	keys := []string{throttleKey("name:", name), throttleKey("addr:", remote)}
+	slices.Sort(keys)
+	return keys
+}
+
+// throttleKey is kind+v, or kind+"sha256:"+hex(sha256(v)) when that would
+// not store as is (too long, not UTF-8, or holding NUL, which PostgreSQL
+// text refuses).
+func throttleKey(kind, v string) string {
+	k := kind + v
+	if len(k) <= maxThrottleKey && utf8.ValidString(k) && !strings.ContainsRune(k, 0) {
+		return k
+	}
+	sum := sha256.Sum256([]byte(v))
+	return kind + "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// throttleAllows reports whether a key whose theoretical arrival time is
+// tat has an attempt left at now.
+func throttleAllows(tat, now time.Time) bool {
+	return !tat.Add(-(failureBurst - 1) * failureInterval).After(now)
+}
+
+// signInAllowed reports whether every key still has an attempt left at
+// now, without spending one.
+func (s *Service) signInAllowed(ctx context.Context, now time.Time, keys []string) (bool, error) {
+	rows, err := s.store.Client.SigninThrottle.Query().Where(signinthrottle.KeyIn(keys...)).All(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read sign-in throttle: %w", err)
+	}
+	for _, r := range rows {
+		if !throttleAllows(r.Tat, now) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// signInFailed spends one attempt of each key, then deletes rows that
+// have long been back to a full budget. It goes on when ctx is canceled: a
+// client that hangs up does not get its failure forgotten.
+func (s *Service) signInFailed(ctx context.Context, now time.Time, keys []string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		for _, k := range keys {
+			if err := s.spendAttempt(ctx, tx, k, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record failed sign-in: %w", err)
+	}
+	n, err := s.store.Client.SigninThrottle.Delete().Where(signinthrottle.TatLT(now.Add(-throttleRetention))).Exec(ctx)
+	if err != nil {
+		s.log.WarnContext(ctx, "delete stale sign-in throttles", "err", err)
+	} else if n > 0 {
+		s.log.DebugContext(ctx, "deleted stale sign-in throttles", "rows", n)
+	}
+	return nil
+}
+
+// spendAttempt moves key's tat to max(tat, now) + failureInterval, under a
+// row lock on PostgreSQL (SQLite write transactions hold the database lock).
+// A missing row is created; an insert racing another's is re-read.
+func (s *Service) spendAttempt(ctx context.Context, tx *ent.Tx, key string, now time.Time) error {
+	row, err := s.lockThrottle(ctx, tx, key)
+	if ent.IsNotFound(err) {
+		_, cerr := tx.SigninThrottle.Create().SetKey(key).SetTat(now.Add(failureInterval)).
+			OnConflictColumns(signinthrottle.FieldKey).DoNothing().ID(ctx)
+		if cerr == nil {
+			return nil
+		} else if !errors.Is(cerr, sql.ErrNoRows) {
+			return cerr
+		}
+		row, err = s.lockThrottle(ctx, tx, key)
+	}
+	if err != nil {
+		return err
+	}
+	tat := row.Tat
+	if tat.Before(now) {
+		tat = now
+	}
+	return tx.SigninThrottle.UpdateOne(row).SetTat(tat.Add(failureInterval)).Exec(ctx)
+}
+
+func (s *Service) lockThrottle(ctx context.Context, tx *ent.Tx, key string) (*ent.SigninThrottle, error) {
+	q := tx.SigninThrottle.Query().Where(signinthrottle.Key(key))
+	if s.lockRows() {
+		q = q.ForUpdate()
+	}
+	return q.Only(ctx)
+}
