@@ -15,6 +15,7 @@ import (
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 const (
@@ -26,6 +27,10 @@ const (
 // flag quarantines an approved version once the policy names another
 // identity, and says so.
 func TestAttestReverify(t *testing.T) {
+	storetest.EachDialect(t, attestReverify)
+}
+
+func attestReverify(t *testing.T, dialect string) {
 	ss, err := attesttest.New()
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +40,9 @@ func TestAttestReverify(t *testing.T) {
 	if err := os.WriteFile(rootPath, rootJSON, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(t.TempDir(), "reg.db")
-	approvedUnder(t, db, "acme="+rootPath, ss)
-	env := map[string]string{"MCPREG_DB": "sqlite://" + db}
+	dsn := storetest.EmptyDSN(t, dialect)
+	approvedUnder(t, dsn, "acme="+rootPath, ss)
+	env := map[string]string{"MCPREG_DB": dsn}
 	// Without the acme root loaded, nothing is re-verified (or quarantined).
 	if _, err := run(t, env, "attest", "reverify"); err == nil || !strings.Contains(err.Error(), `names trusted root "acme"`) {
 		t.Fatalf("reverify without the root: %v", err)
@@ -45,7 +50,7 @@ func TestAttestReverify(t *testing.T) {
 	if _, err := run(t, env, "attest", "reverify", "--trusted-root", "acme"); err == nil || !strings.Contains(err.Error(), "NAME=PATH") {
 		t.Fatalf("bad --trusted-root: %v", err)
 	}
-	out, err := run(t, map[string]string{"MCPREG_TRUSTED_ROOT": "acme=" + rootPath}, "--db", "sqlite://"+db, "attest", "reverify")
+	out, err := run(t, map[string]string{"MCPREG_TRUSTED_ROOT": "acme=" + rootPath}, "--db", dsn, "attest", "reverify")
 	if err != nil || !strings.Contains(out, "quarantined 1 version(s): io.github.acme/signed@1.0.0") {
 		t.Fatalf("reverify: %v\n%s", err, out)
 	}
@@ -53,10 +58,10 @@ func TestAttestReverify(t *testing.T) {
 
 // approvedUnder stores an approved, attested version, then moves the
 // server's required policy to another identity.
-func approvedUnder(t *testing.T, db, root string, ss *attesttest.Sigstore) {
+func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite://"+db)
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

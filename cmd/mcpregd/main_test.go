@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"io"
 	"net/http"
 	"os"
@@ -14,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // buildDaemon compiles mcpregd once per test binary.
@@ -110,60 +110,69 @@ func waitFor(cond func() bool, d time.Duration) bool {
 }
 
 func TestTokenAndAuditCommands(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "reg.db")
-	env := map[string]string{"MCPREG_DB": "sqlite://" + db}
-	out, err := run(t, env, "token", "create", "--name", "alice", "--role", "reviewer")
-	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, out)
-	}
-	if tok := lastLine(out); !strings.HasPrefix(tok, "mcpreg_") || len(tok) < 40 {
-		t.Fatalf("last line is not a token: %q", tok)
-	}
-	if out, err = run(t, env, "token", "create", "--name", "alice", "--role", "admin"); err == nil {
-		t.Fatalf("changing an existing principal's role succeeded:\n%s", out)
-	}
-	if out, err = run(t, env, "token", "create", "--name", "acme", "--role", "owner", "--namespace", "io.github.acme", "--ttl", "1h"); err != nil {
-		t.Fatalf("owner token: %v\n%s", err, out)
-	}
-	secret := lastLine(out)
-	list, err := run(t, env, "token", "list")
-	if err != nil || !strings.Contains(list, "alice") || !strings.Contains(list, "acme") || strings.Contains(list, secret) {
-		t.Fatalf("token list: %v\n%s", err, list)
-	}
-	id := strings.Fields(strings.Split(strings.TrimSpace(list), "\n")[1])[0]
-	if out, err = run(t, env, "token", "revoke", id, "--reason", "rotated"); err != nil {
-		t.Fatalf("revoke: %v\n%s", err, out)
-	}
-	if out, err = run(t, env, "audit", "verify"); err != nil || !strings.Contains(out, "audit chain ok: 5 events") {
-		t.Fatalf("audit verify: %v\n%s", err, out)
-	}
-	tamper(t, db, "UPDATE audit_events SET details = 'principal=mallory' WHERE seq = 2")
-	out, err = run(t, env, "audit", "verify")
-	if err == nil || !strings.Contains(err.Error(), "event 2") {
-		t.Fatalf("tampered chain: err=%v out=%s", err, out)
-	}
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		dsn := storetest.EmptyDSN(t, dialect)
+		env := map[string]string{"MCPREG_DB": dsn}
+		out, err := run(t, env, "token", "create", "--name", "alice", "--role", "reviewer")
+		if err != nil {
+			t.Fatalf("token create: %v\n%s", err, out)
+		}
+		if tok := lastLine(out); !strings.HasPrefix(tok, "mcpreg_") || len(tok) < 40 {
+			t.Fatalf("last line is not a token: %q", tok)
+		}
+		if out, err = run(t, env, "token", "create", "--name", "alice", "--role", "admin"); err == nil {
+			t.Fatalf("changing an existing principal's role succeeded:\n%s", out)
+		}
+		if out, err = run(t, env, "token", "create", "--name", "acme", "--role", "owner", "--namespace", "io.github.acme", "--ttl", "1h"); err != nil {
+			t.Fatalf("owner token: %v\n%s", err, out)
+		}
+		secret := lastLine(out)
+		list, err := run(t, env, "token", "list")
+		if err != nil || !strings.Contains(list, "alice") || !strings.Contains(list, "acme") || strings.Contains(list, secret) {
+			t.Fatalf("token list: %v\n%s", err, list)
+		}
+		id := strings.Fields(strings.Split(strings.TrimSpace(list), "\n")[1])[0]
+		if out, err = run(t, env, "token", "revoke", id, "--reason", "rotated"); err != nil {
+			t.Fatalf("revoke: %v\n%s", err, out)
+		}
+		if out, err = run(t, env, "audit", "verify"); err != nil || !strings.Contains(out, "audit chain ok: 5 events") {
+			t.Fatalf("audit verify: %v\n%s", err, out)
+		}
+		tamper(t, dsn, "UPDATE audit_events SET details = 'principal=mallory' WHERE seq = 2")
+		out, err = run(t, env, "audit", "verify")
+		if err == nil || !strings.Contains(err.Error(), "event 2") {
+			t.Fatalf("tampered chain: err=%v out=%s", err, out)
+		}
+	})
 }
 
-func tamper(t *testing.T, path, stmt string) {
+// tamper changes the database behind the service's back.
+func tamper(t *testing.T, dsn, stmt string) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", path)
+	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec(stmt); err != nil {
+	defer st.Close()
+	if _, err := st.DB.Exec(stmt); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestMigrateAndEnvValidation(t *testing.T) {
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		dsn := storetest.EmptyDSN(t, dialect)
+		if out, err := run(t, nil, "--db", dsn, "migrate", "up"); err != nil {
+			t.Fatalf("migrate up: %v\n%s", err, out)
+		}
+		if out, err := run(t, nil, "--db", dsn, "migrate", "up"); err != nil {
+			t.Fatalf("second migrate up: %v\n%s", err, out)
+		}
+		if out, err := run(t, nil, "--db", dsn, "--db-max-open-conns", "2", "--db-conn-max-lifetime", "1m", "migrate", "status"); err != nil || strings.Contains(out, "Applied:false") {
+			t.Fatalf("pool flags, status after migrate up: %v\n%s", err, out)
+		}
+	})
 	db := filepath.Join(t.TempDir(), "m.db")
-	if out, err := run(t, nil, "--db", "sqlite://"+db, "migrate", "up"); err != nil {
-		t.Fatalf("migrate up: %v\n%s", err, out)
-	}
-	if out, err := run(t, nil, "--db", "sqlite://"+db, "migrate", "up"); err != nil {
-		t.Fatalf("second migrate up: %v\n%s", err, out)
-	}
 	if _, err := run(t, nil, "--db", "mysql://x", "migrate", "up"); err == nil || !strings.Contains(err.Error(), "sqlite://") {
 		t.Fatalf("bad scheme: %v", err)
 	}
@@ -173,17 +182,18 @@ func TestMigrateAndEnvValidation(t *testing.T) {
 	if _, err := run(t, map[string]string{"MCPREG_DB_MAX_OPEN_CONNS": "-1"}, "--db", "sqlite://"+db, "migrate", "up"); err == nil || !strings.Contains(err.Error(), "--db-max-open-conns -1") {
 		t.Fatalf("negative pool size: %v", err)
 	}
-	if out, err := run(t, nil, "--db", "sqlite://"+db, "--db-max-open-conns", "2", "--db-conn-max-lifetime", "1m", "migrate", "status"); err != nil {
-		t.Fatalf("pool flags: %v\n%s", err, out)
-	}
 }
 
 // TestServeWithoutMigrating: replicas served with --migrate=false refuse a
 // database that lacks migrations, naming them, and serve once `mcpregd
 // migrate up` ran.
 func TestServeWithoutMigrating(t *testing.T) {
+	storetest.EachDialect(t, serveWithoutMigrating)
+}
+
+func serveWithoutMigrating(t *testing.T, dialect string) {
 	dir := t.TempDir()
-	db := "sqlite://" + filepath.Join(dir, "r.db")
+	db := storetest.EmptyDSN(t, dialect)
 	args := []string{"--db", db, "serve", "--migrate=false", "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
 		"--metrics-addr", "127.0.0.1:0", "--discovery-key", filepath.Join(dir, "d.key"), "--scan-interval", "0"}
 	_, err := run(t, nil, args...)

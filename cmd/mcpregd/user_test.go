@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 func runWithInput(t *testing.T, env map[string]string, input string, args ...string) (string, error) {
@@ -32,8 +32,12 @@ func runWithInput(t *testing.T, env map[string]string, input string, args ...str
 // refuses short passwords, other roles and a role change; the password
 // never appears in the output.
 func TestUserAdd(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "reg.db")
-	env := map[string]string{"MCPREG_DB": "sqlite://" + db}
+	storetest.EachDialect(t, userAdd)
+}
+
+func userAdd(t *testing.T, dialect string) {
+	dsn := storetest.EmptyDSN(t, dialect)
+	env := map[string]string{"MCPREG_DB": dsn}
 	const pw = "correct horse battery staple"
 	out, err := runWithInput(t, env, pw+"\n", "user", "add", "rita", "--role", "reviewer")
 	if err != nil || strings.Contains(out, pw) {
@@ -60,7 +64,7 @@ func TestUserAdd(t *testing.T) {
 		}
 	}
 
-	st, err := store.Open(context.Background(), "sqlite://"+db)
+	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,19 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/daemon"
+	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // TestDrainDelay: after SIGTERM a replica reports not ready at once but
 // keeps answering for --drain-delay, so a load balancer stops sending it
 // requests before its listeners close; then it exits cleanly.
 func TestDrainDelay(t *testing.T) {
+	storetest.EachDialect(t, drainDelay)
+}
+
+func drainDelay(t *testing.T, dialect string) {
 	dir := t.TempDir()
-	p, err := daemon.Start(bins.daemon, dir, daemon.Env(dir), "drain", "--db", "sqlite://"+filepath.Join(dir, "r.db"),
+	p, err := daemon.Start(bins.daemon, dir, daemon.Env(dir), "drain", "--db", storetest.EmptyDSN(t, dialect),
 		"--discovery-key", filepath.Join(dir, "d.key"), "--scan-interval", "0", "--drain-delay", "1500ms")
 	if err != nil {
 		t.Fatal(err)
