@@ -9,6 +9,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	entsql "entgo.io/ent/dialect/sql"
@@ -99,18 +100,27 @@ func (s *Service) ensureLeaseRows(ctx context.Context) error {
 	}
 	iv := max(int64(s.scanInterval()), 1)
 	for chunk := range slices.Chunk(ids, 500) {
-		ins := entsql.Dialect(s.store.Dialect).Insert(scanlease.Table).
-			Columns(scanlease.FieldVersionID, scanlease.FieldDueAt, scanlease.FieldHolder)
-		for _, id := range chunk {
-			ins.Values(id, s.now().Add(time.Duration(mrand.Int64N(iv))), "")
+		due := make([]time.Time, len(chunk))
+		for i := range chunk {
+			due[i] = s.now().Add(time.Duration(mrand.Int64N(iv)))
 		}
-		ins.OnConflict(entsql.ConflictColumns(scanlease.FieldVersionID), entsql.DoNothing())
-		q, args := ins.Query()
+		q, args := s.insertLeases(chunk, due)
 		if _, err := s.store.Client.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("scan schedule: %w", err)
 		}
 	}
 	return nil
+}
+
+// insertLeases is the statement giving versions ids[i] a free lease due at
+// due[i], skipping versions that have one (another replica's insert).
+func (s *Service) insertLeases(ids []int, due []time.Time) (string, []any) {
+	ins := entsql.Dialect(s.store.Dialect).Insert(scanlease.Table).
+		Columns(scanlease.FieldVersionID, scanlease.FieldDueAt, scanlease.FieldHolder)
+	for i, id := range ids {
+		ins.Values(id, due[i], "")
+	}
+	return ins.OnConflict(entsql.ConflictColumns(scanlease.FieldVersionID), entsql.DoNothing()).Query()
 }
 
 // claimDue takes the leases of up to n versions the schedule should scan
@@ -165,14 +175,10 @@ func (s *Service) takeLease(ctx context.Context, tx *ent.Tx, l *ent.ScanLease) (
 	return held, err
 }
 
-// replicaOf is the replica part of a lease holder.
+// replicaOf is the replica part of a lease holder (replica names hold no #).
 func replicaOf(holder string) string {
-	for i := len(holder) - 1; i >= 0; i-- {
-		if holder[i] == '#' {
-			return holder[:i]
-		}
-	}
-	return holder
+	name, _, _ := strings.Cut(holder, "#")
+	return name
 }
 
 // acquireLease takes one version's lease for an on-demand scan. It reports
@@ -182,11 +188,7 @@ func (s *Service) acquireLease(ctx context.Context, versionID int) (lease, strin
 	var other string
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		held, other = lease{}, ""
-		ins := entsql.Dialect(s.store.Dialect).Insert(scanlease.Table).
-			Columns(scanlease.FieldVersionID, scanlease.FieldDueAt, scanlease.FieldHolder).
-			Values(versionID, s.dueAfterScan(), "").
-			OnConflict(entsql.ConflictColumns(scanlease.FieldVersionID), entsql.DoNothing())
-		q, args := ins.Query()
+		q, args := s.insertLeases([]int{versionID}, []time.Time{s.dueAfterScan()})
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}

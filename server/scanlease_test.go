@@ -2,20 +2,17 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/scan"
 	"github.com/mcpreg/mcpreg/ent/scanlease"
+	"github.com/mcpreg/mcpreg/internal/daemon"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -26,18 +23,9 @@ import (
 // slowFixture serves one MCP server whose every POST takes delay, so a
 // scan lasts a few delays: long enough for replicas to collide.
 func slowFixture(t *testing.T, delay time.Duration) string {
-	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "look_up", Description: "Look a thing up.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}, noResult)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			time.Sleep(delay)
-		}
-		h.ServeHTTP(w, r)
-	}))
+	ts := httptest.NewServer(daemon.Fleet(1, delay))
 	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp"
+	return ts.URL + "/s/0"
 }
 
 // replicas starts n services named r0, r1, ... on one database.

@@ -31,6 +31,12 @@ func buildDaemon(t *testing.T) string {
 // run executes the root command in-process.
 func run(t *testing.T, env map[string]string, args ...string) (string, error) {
 	t.Helper()
+	return runWithInput(t, env, "", args...)
+}
+
+// runWithInput is run with input on standard input.
+func runWithInput(t *testing.T, env map[string]string, input string, args ...string) (string, error) {
+	t.Helper()
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
@@ -38,6 +44,7 @@ func run(t *testing.T, env map[string]string, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
+	cmd.SetIn(strings.NewReader(input))
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
 	return out.String(), err

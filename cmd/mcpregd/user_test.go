@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -11,21 +10,6 @@ import (
 	"github.com/mcpreg/mcpreg/store"
 	"github.com/mcpreg/mcpreg/storetest"
 )
-
-func runWithInput(t *testing.T, env map[string]string, input string, args ...string) (string, error) {
-	t.Helper()
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetIn(strings.NewReader(input))
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
-}
 
 // TestUserAdd: mcpregd user add creates a web user whose password signs
 // in, gives an existing principal (with CLI tokens) a password, and

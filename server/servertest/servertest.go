@@ -4,17 +4,16 @@
 package servertest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/daemon"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/store"
@@ -33,23 +32,7 @@ type Instance struct {
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
-type SyncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *SyncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written so far.
-func (b *SyncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type SyncBuffer = daemon.Buffer
 
 // Start runs the service on a fresh database of the dialect until the test
 // ends.
