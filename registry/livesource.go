@@ -13,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/fetch"
+	"github.com/mcpreg/mcpreg/pkgref"
 	"github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
 )
@@ -97,6 +98,9 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 		tmpl, ok := s.template(p.RegistryType)
 		if !ok {
 			return nil, "", fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
+		}
+		if err := pkgref.Validate(p.RegistryType, p.Identifier, p.Version); err != nil {
+			return nil, "", fmt.Errorf("%w: server.json package %d (%s): %w", ErrInvalid, i, p.RegistryType, err)
 		}
 		d, ok, err := packageDigest(doc, i, digests)
 		if err != nil {

@@ -153,12 +153,26 @@ func namespaceScope(patterns []string) predicate.Server {
 		case p == "*":
 			ors = append(ors, server.IDGT(0))
 		case wild:
-			ors = append(ors, server.NamespaceHasPrefix(prefix+"."))
+			ors = append(ors, namespaceBelow(prefix+"."))
 		default:
 			ors = append(ors, server.Namespace(p))
 		}
 	}
 	return server.Or(ors...)
+}
+
+// namespaceBelow matches namespaces that start with prefix, byte for byte
+// on both dialects. ent's HasPrefix writes LIKE, which SQLite compares
+// without regard to ASCII case: an owner of com.acme.* would see
+// COM.ACME.secret. Namespaces are ASCII (namespaceRE), so substr counts
+// bytes on both dialects.
+func namespaceBelow(prefix string) predicate.Server {
+	return func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString("substr(").Ident(s.C(server.FieldNamespace)).WriteString(", 1, ").
+				Arg(len(prefix)).WriteString(") = ").Arg(prefix)
+		}))
+	}
 }
 
 // serverIn matches versions whose server satisfies ps, as an uncorrelated

@@ -37,6 +37,11 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 	if err != nil {
 		return nil, err
 	}
+	if c.Role == RoleHost {
+		if err := s.hostMayScan(ctx, c, name, ver); err != nil {
+			return nil, err
+		}
+	}
 	if trigger != TriggerSchedule && s.limits.ScanCooldown > 0 {
 		if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
 			return recent, err
@@ -79,6 +84,20 @@ func (s *Service) scanLeased(ctx context.Context, versionID int, by, trigger str
 			return s.scanResult(ctx, sc.ID)
 		}
 	}
+}
+
+// hostMayScan lets a host scan only a version it may resolve: approved,
+// not quarantined or revoked, and allowed in one of its environments. A
+// scan's outcome and stderr are no business of a host otherwise.
+func (s *Service) hostMayScan(ctx context.Context, c *Caller, name, ver string) error {
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return err
+	}
+	if i, ok := idx.byName[name]; ok && idx.servers[i].pick(ver, c.EnvLabels, false) != nil {
+		return nil
+	}
+	return deniedf("host %s may scan only versions it may resolve, and %s is not one of them", c.Principal, subjectOf(name, ver))
 }
 
 func (s *Service) findVersion(ctx context.Context, name, ver string) (*ent.Version, error) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/ent"
@@ -18,6 +20,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/server"
 	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/pin"
+	"github.com/mcpreg/mcpreg/pkgref"
 	"github.com/mcpreg/mcpreg/serverjson"
 	"github.com/mcpreg/mcpreg/store"
 )
@@ -65,7 +68,7 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 	}
 	reqHash := requestHash(sub)
 	if sub.Live {
-		if err := s.readLive(ctx, &sub); err != nil {
+		if err := s.readLive(ctx, c, &sub); err != nil {
 			return nil, err
 		}
 	}
@@ -112,15 +115,17 @@ func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	if len(sub.ServerJSON) == 0 {
 		return nil, invalidf("serverJson is required")
 	}
-	if len(sub.ServerJSON) > s.limits.MaxServerJSONBytes {
-		return nil, fmt.Errorf("%w: serverJson is %d bytes, the limit is %d", ErrTooLarge, len(sub.ServerJSON), s.limits.MaxServerJSONBytes)
-	}
-	doc, err := serverjson.Parse(sub.ServerJSON)
+	doc, err := s.parseServerJSON(sub.ServerJSON)
 	if err != nil {
-		return nil, fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
+		return nil, err
 	}
 	if !versionRE.MatchString(doc.Server.Version) {
 		return nil, invalidf("serverJson /version %q: want 1-255 characters of letters, digits and . + _ ~ - starting with a letter or digit (semantic versions recommended)", doc.Server.Version)
+	}
+	for i, pk := range doc.Server.Packages {
+		if err := pkgref.Validate(pk.RegistryType, pk.Identifier, pk.Version); err != nil {
+			return nil, fmt.Errorf("%w: serverJson /packages/%d: %w", ErrInvalid, i, err)
+		}
 	}
 	tools, init, err := s.parseSnapshot(sub.Tools, sub.InitializeResult)
 	if err != nil {
@@ -136,6 +141,18 @@ func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	}
 	return &parsedSubmission{doc: doc, tools: tools, init: init, pins: pins, contract: pc,
 		reqHash: requestHash(sub), subject: doc.Server.Name + "@" + doc.Server.Version, versionS: doc.Server.Version}, nil
+}
+
+// parseServerJSON reads a submitted server.json within its size limit.
+func (s *Service) parseServerJSON(raw []byte) (*serverjson.Document, error) {
+	if len(raw) > s.limits.MaxServerJSONBytes {
+		return nil, fmt.Errorf("%w: serverJson is %d bytes, the limit is %d", ErrTooLarge, len(raw), s.limits.MaxServerJSONBytes)
+	}
+	doc, err := serverjson.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
+	}
+	return doc, nil
 }
 
 func (s *Service) parseSnapshot(toolsJSON, initJSON []byte) (*pin.ToolsList, *InitializeFacts, error) {
@@ -239,6 +256,9 @@ func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parse
 	sj := p.doc.Server
 	srv, err := tx.Server.Query().Where(server.Name(sj.Name)).Only(ctx)
 	if ent.IsNotFound(err) {
+		if err := s.refuseCaseVariant(ctx, tx, sj.Name); err != nil {
+			return nil, err
+		}
 		id, cerr := tx.Server.Create().SetName(sj.Name).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
 			SetDescription(sj.Description).SetTitle(sj.Title).SetLatestVersion(sj.Version).
 			SetCreatedAt(s.now()).SetUpdatedAt(s.now()).OnConflictColumns(server.FieldName).DoNothing().ID(ctx)
@@ -254,6 +274,30 @@ func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parse
 	}
 	return srv.Update().SetDescription(sj.Description).SetTitle(sj.Title).
 		SetLatestVersion(sj.Version).SetUpdatedAt(s.now()).Save(ctx)
+}
+
+// refuseCaseVariant refuses a new server whose name equals an existing
+// one but for case: io.github.acme/Weather beside io.github.acme/weather
+// would read as the same server to people and to case-insensitive tools.
+// On PostgreSQL a transaction lock on the folded name makes two replicas
+// creating case variants at once take turns (SQLite writers already do).
+func (s *Service) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string) error {
+	if s.lockRows() {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(lower($1)))", name); err != nil {
+			return fmt.Errorf("lock server name: %w", err)
+		}
+	}
+	other, err := tx.Server.Query().Where(func(q *entsql.Selector) {
+		q.Where(entsql.EQ(entsql.Lower(q.C(server.FieldName)), strings.ToLower(name)))
+	}).Select(server.FieldName).Strings(ctx)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(other, func(o string) bool { return o != name }); i >= 0 {
+		return fmt.Errorf("%w: server name %s differs from the existing server %s only in case; submit to %s or choose a distinct name",
+			ErrAlreadyExists, name, other[i], other[i])
+	}
+	return nil
 }
 
 func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, p *parsedSubmission) (*ent.Version, error) {
@@ -374,13 +418,18 @@ func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, server
 
 // readLive fills a live submission's tools and initialize result from the
 // server named by its server.json.
-func (s *Service) readLive(ctx context.Context, sub *Submission) error {
+// The caller's namespace is checked first: nobody makes the registry launch
+// or dial a server they may not submit.
+func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) error {
 	if len(sub.Tools) > 0 || len(sub.InitializeResult) > 0 {
 		return invalidf("a live submission reads tools and initializeResult from the server: leave them empty")
 	}
-	doc, err := serverjson.Parse(sub.ServerJSON)
+	doc, err := s.parseServerJSON(sub.ServerJSON)
 	if err != nil {
-		return fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
+		return err
+	}
+	if !c.OwnsNamespace(doc.Namespace) {
+		return deniedf("%s may not submit in namespace %q", c.Principal, doc.Namespace)
 	}
 	items, err := s.resolveAttestations(doc, sub.Attestations)
 	if err != nil {

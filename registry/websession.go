@@ -3,9 +3,12 @@ package registry
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/alexedwards/argon2id"
@@ -125,7 +128,7 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 		if err := s.signInFailed(ctx, s.now(), keys); err != nil {
 			return nil, err
 		}
-		s.log.WarnContext(ctx, "web sign-in failed", "name", name, "remote", remote)
+		s.log.WarnContext(ctx, "web sign-in failed", typedName(name, p), "remote", remote)
 		return nil, fmt.Errorf("%w: wrong name or password", ErrUnauthenticated)
 	}
 	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {
@@ -174,4 +177,15 @@ func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// typedName is how a failed sign-in's name is logged: the principal when it
+// names one, else only a short hash, since people type passwords into the
+// name field and logs travel further than the database.
+func typedName(name string, p *ent.Principal) slog.Attr {
+	if p != nil {
+		return slog.String("principal", p.Name)
+	}
+	sum := sha256.Sum256([]byte(name))
+	return slog.String("name_sha256", hex.EncodeToString(sum[:6]))
 }

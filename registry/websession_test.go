@@ -1,8 +1,11 @@
 package registry_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,6 +87,38 @@ func TestWebSessions(t *testing.T) {
 		}
 		if err := svc.SetPassword(ctx, admin, "acme-ci", registry.RoleReviewer, goodPassword); !errors.Is(err, registry.ErrConflict) {
 			t.Fatalf("password for an owner as a reviewer: %v", err)
+		}
+	})
+}
+
+// TestFailedSignInLogsNoTypedName: people type passwords into the name
+// field; a failed sign-in logs the principal when the name is one, else
+// only a short hash of what was typed.
+func TestFailedSignInLogsNoTypedName(t *testing.T) {
+	forEach(t, func(t *testing.T, _ *registry.Service, st *store.Store) {
+		ctx := context.Background()
+		var logs bytes.Buffer
+		svc, err := registry.New(ctx, st, registry.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		admin := &registry.Caller{Principal: "root", Role: registry.RoleAdmin}
+		if err := svc.SetPassword(ctx, admin, "rita", registry.RoleReviewer, goodPassword); err != nil {
+			t.Fatal(err)
+		}
+		typed := "correct-horse-battery-staple-9"
+		if _, err := svc.SignIn(ctx, typed, typed, "10.0.0.1"); !errors.Is(err, registry.ErrUnauthenticated) {
+			t.Fatalf("sign-in with a password as the name: %v", err)
+		}
+		if _, err := svc.SignIn(ctx, "rita", "wrong password here", "10.0.0.2"); !errors.Is(err, registry.ErrUnauthenticated) {
+			t.Fatalf("wrong password: %v", err)
+		}
+		out := logs.String()
+		if strings.Contains(out, typed) || strings.Contains(out, "wrong password here") {
+			t.Fatalf("the log holds what was typed:\n%s", out)
+		}
+		if !strings.Contains(out, `"name_sha256":"`) || !strings.Contains(out, `"principal":"rita"`) {
+			t.Fatalf("failed sign-ins are not traceable in the log:\n%s", out)
 		}
 	})
 }
