@@ -51,7 +51,8 @@ func (n *NPM) limits() Limits {
 // unpack extracts an npm tarball (gzip'd tar whose entries sit under one
 // top folder, usually "package/") into dir. Only regular files and folders
 // are written; links, devices, absolute paths and paths leaving the
-// package are refused, as is anything over the limits.
+// package are refused, as is anything over the limits. Package-manager
+// configuration and lockfiles (foreignConfig) are left out.
 func unpack(tarball []byte, dir string, l Limits) error {
 	gz, err := gzip.NewReader(bytes.NewReader(tarball))
 	if err != nil {
@@ -98,6 +99,9 @@ func unpackEntry(tr *tar.Reader, h *tar.Header, dir string) error {
 		}
 		return fmt.Errorf("tarball entry %q: only a folder may be named like the top folder", h.Name)
 	}
+	if foreignConfig(rel) {
+		return nil // counted above, never written
+	}
 	target := filepath.Join(dir, filepath.FromSlash(rel))
 	switch h.Typeflag {
 	case tar.TypeDir:
@@ -128,6 +132,22 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p[:min(int64(len(p)), c.left)])
 	c.left -= int64(n)
 	return n, err
+}
+
+// foreignConfig reports whether rel (a path inside the package) is
+// configuration a package manager would read from the package itself:
+// .npmrc, .yarnrc*, .pnpmrc at any depth (in any case), and the lockfiles
+// npm would follow at the package root. They are not unpacked.
+func foreignConfig(rel string) bool {
+	base := strings.ToLower(path.Base(rel))
+	if base == ".npmrc" || base == ".pnpmrc" || strings.HasPrefix(base, ".yarnrc") {
+		return true
+	}
+	switch strings.ToLower(rel) {
+	case "package-lock.json", "npm-shrinkwrap.json", "node_modules/.package-lock.json", "yarn.lock", "pnpm-lock.yaml":
+		return true
+	}
+	return false
 }
 
 // entryPath strips the top folder and refuses paths that leave it.
