@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/fetch/fetchtest"
 )
 
 // hostile is what a hostile package leaves behind when npm runs its code.
@@ -44,13 +45,13 @@ func (h hostile) assertNeverRan(t *testing.T) {
 
 // evilPackage ships its own .npmrc pointing npm's git at a script in the
 // package, and a git dependency that makes npm run git.
-func evilPackage(h hostile, deps map[string]any) *fakePackage {
-	return &fakePackage{name: "evil-mcp", version: "1.0.0",
-		manifest: map[string]any{"bin": "index.js", "dependencies": deps},
-		files: []entry{
-			{name: "package/index.js", body: "#!/usr/bin/env node\n", mode: 0o755},
-			{name: "package/.npmrc", body: "git=./evil.sh\n"},
-			{name: "package/evil.sh", body: h.script(), mode: 0o755},
+func evilPackage(h hostile, deps map[string]any) *fetchtest.Package {
+	return &fetchtest.Package{Name: "evil-mcp", Version: "1.0.0",
+		Manifest: map[string]any{"bin": "index.js", "dependencies": deps},
+		Files: []fetchtest.File{
+			{Name: "package/index.js", Body: "#!/usr/bin/env node\n", Mode: 0o755},
+			{Name: "package/.npmrc", Body: "git=./evil.sh\n"},
+			{Name: "package/evil.sh", Body: h.script(), Mode: 0o755},
 		}}
 }
 
@@ -63,9 +64,9 @@ func TestFetchIgnoresThePackagesOwnConfiguration(t *testing.T) {
 	requireNPM(t)
 	h := newHostile(t)
 	evil := evilPackage(h, map[string]any{"helper": "git+https://127.0.0.1:1/helper.git"})
-	reg := newFakeRegistry(t, evil)
+	reg := fetchtest.NewRegistry(t, evil)
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Timeout: 2 * time.Minute}
-	declared, _ := attest.ParseDigest(evil.integrity)
+	declared, _ := attest.ParseDigest(evil.Integrity)
 	for _, want := range []attest.Digest{{}, declared} {
 		_, err := n.Fetch(context.Background(), "evil-mcp", "1.0.0", want)
 		var dep *DependencySpecError
@@ -88,10 +89,10 @@ func TestFetchIgnoresThePackagesOwnConfiguration(t *testing.T) {
 func TestFetchGitDependencyOfADependency(t *testing.T) {
 	requireNPM(t)
 	h := newHostile(t)
-	middle := &fakePackage{name: "middle", version: "1.0.0",
-		manifest: map[string]any{"dependencies": map[string]any{"helper": "git+https://127.0.0.1:1/helper.git"}},
-		files:    []entry{{name: "package/index.js", body: "module.exports = 1\n"}}}
-	reg := newFakeRegistry(t, middle, evilPackage(h, map[string]any{"middle": "^1.0.0"}))
+	middle := &fetchtest.Package{Name: "middle", Version: "1.0.0",
+		Manifest: map[string]any{"dependencies": map[string]any{"helper": "git+https://127.0.0.1:1/helper.git"}},
+		Files:    []fetchtest.File{{Name: "package/index.js", Body: "module.exports = 1\n"}}}
+	reg := fetchtest.NewRegistry(t, middle, evilPackage(h, map[string]any{"middle": "^1.0.0"}))
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Timeout: 2 * time.Minute}
 	_, err := n.Fetch(context.Background(), "evil-mcp", "1.0.0", attest.Digest{})
 	if !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), "installing dependencies") {

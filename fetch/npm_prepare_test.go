@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/fetch/fetchtest"
 )
 
 // fakeNPM is an npm stand-in that records how it was run into dir: its
@@ -38,17 +39,17 @@ find . > ` + dir + `/files
 	return script
 }
 
-func benignPackage(extra ...entry) *fakePackage {
-	return &fakePackage{name: "good-mcp", version: "2.0.0",
-		manifest: map[string]any{"bin": "index.js", "dependencies": map[string]any{"left-pad": "^1.3.0", "alias": "npm:other@~2.1.0"}},
-		files: append([]entry{
-			{name: "package/index.js", body: "#!/usr/bin/env node\n", mode: 0o755},
-			{name: "package/.npmrc", body: "git=./evil.sh\n"},
-			{name: "package/lib/.npmrc", body: "registry=http://evil.invalid/\n"},
-			{name: "package/.yarnrc.yml", body: "x: y\n"},
-			{name: "package/.pnpmrc", body: "x=y\n"},
-			{name: "package/.NPMRC", body: "x=y\n"},
-			{name: "package/npm-shrinkwrap.json", body: "{}"},
+func benignPackage(extra ...fetchtest.File) *fetchtest.Package {
+	return &fetchtest.Package{Name: "good-mcp", Version: "2.0.0",
+		Manifest: map[string]any{"bin": "index.js", "dependencies": map[string]any{"left-pad": "^1.3.0", "alias": "npm:other@~2.1.0"}},
+		Files: append([]fetchtest.File{
+			{Name: "package/index.js", Body: "#!/usr/bin/env node\n", Mode: 0o755},
+			{Name: "package/.npmrc", Body: "git=./evil.sh\n"},
+			{Name: "package/lib/.npmrc", Body: "registry=http://evil.invalid/\n"},
+			{Name: "package/.yarnrc.yml", Body: "x: y\n"},
+			{Name: "package/.pnpmrc", Body: "x=y\n"},
+			{Name: "package/.NPMRC", Body: "x=y\n"},
+			{Name: "package/npm-shrinkwrap.json", Body: "{}"},
 		}, extra...)}
 }
 
@@ -68,7 +69,7 @@ func TestFetchStepEnvironment(t *testing.T) {
 		extra += " && chown -R 65534:65534 node_modules && chmod -R a+w node_modules && chmod 6777 index.js"
 	}
 	good := benignPackage()
-	reg := newFakeRegistry(t, good)
+	reg := fetchtest.NewRegistry(t, good)
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, extra), CAFile: "/etc/ssl/certs/ca-certificates.crt"}
 	p, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})
 	if err != nil {
@@ -108,8 +109,8 @@ func TestFetchStepEnvironment(t *testing.T) {
 	if !strings.Contains(files, "./index.js") {
 		t.Fatalf("npm did not run in the package: %s", files)
 	}
-	wantIntegrity, _ := attest.ParseDigest(good.integrity)
-	if p.Integrity != good.integrity || p.Digest != wantIntegrity || p.Bin != filepath.Join(p.Dir, "index.js") ||
+	wantIntegrity, _ := attest.ParseDigest(good.Integrity)
+	if p.Integrity != good.Integrity || p.Digest != wantIntegrity || p.Bin != filepath.Join(p.Dir, "index.js") ||
 		p.Dir != filepath.Join(n.Dir, layout, "sha512-"+wantIntegrity.Hex, "package") {
 		t.Fatalf("prepared package: %+v", p)
 	}
@@ -120,7 +121,7 @@ func TestFetchStepEnvironment(t *testing.T) {
 	// Prepared once: a second fetch reuses the copy, with or without a
 	// declared digest, and checks a declared one.
 	n.Command = filepath.Join(t.TempDir(), "no-such-npm")
-	sha256, _ := attest.DigestOf(good.tarball, attest.SHA256)
+	sha256, _ := attest.DigestOf(good.Tarball, attest.SHA256)
 	for _, want := range []attest.Digest{{}, wantIntegrity, sha256} {
 		if again, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", want); err != nil || again.Dir != p.Dir {
 			t.Fatalf("prepared copy not reused for %v: %+v %v", want, again, err)
@@ -162,7 +163,7 @@ func TestFetchRefusesNonRegistrySpecs(t *testing.T) {
 	for _, c := range []struct {
 		name, where, dep string
 		manifest         map[string]any
-		files            []entry
+		files            []fetchtest.File
 	}{
 		{"file", "dependencies", "x", map[string]any{"dependencies": map[string]any{"x": "file:../../../etc"}}, nil},
 		{"link", "dependencies", "x", map[string]any{"dependencies": map[string]any{"x": "link:/root"}}, nil},
@@ -180,7 +181,7 @@ func TestFetchRefusesNonRegistrySpecs(t *testing.T) {
 		{"override to git", "overrides", "y", map[string]any{"overrides": map[string]any{"x": map[string]any{"y": "github:evil/y"}}}, nil},
 		{"workspaces", "workspaces", "workspaces", map[string]any{"workspaces": []string{"packages/*"}}, nil},
 		{"bundled package", "node_modules/b/package.json dependencies", "x", nil,
-			[]entry{{name: "package/node_modules/b/package.json", body: `{"name":"b","dependencies":{"x":"git+https://example.com/x.git"}}`}}},
+			[]fetchtest.File{{Name: "package/node_modules/b/package.json", Body: `{"name":"b","dependencies":{"x":"git+https://example.com/x.git"}}`}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := t.TempDir()
@@ -188,9 +189,9 @@ func TestFetchRefusesNonRegistrySpecs(t *testing.T) {
 			for k, v := range c.manifest {
 				m[k] = v
 			}
-			pkg := &fakePackage{name: "bad-mcp", version: "1.0.0", manifest: m,
-				files: append([]entry{{name: "package/index.js", body: "x", mode: 0o755}}, c.files...)}
-			reg := newFakeRegistry(t, pkg)
+			pkg := &fetchtest.Package{Name: "bad-mcp", Version: "1.0.0", Manifest: m,
+				Files: append([]fetchtest.File{{Name: "package/index.js", Body: "x", Mode: 0o755}}, c.files...)}
+			reg := fetchtest.NewRegistry(t, pkg)
 			n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, "")}
 			_, err := n.Fetch(context.Background(), "bad-mcp", "1.0.0", attest.Digest{})
 			var dep *DependencySpecError
@@ -231,8 +232,8 @@ func TestFetchTarballDiffersFromRegistryIntegrity(t *testing.T) {
 	rec := t.TempDir()
 	other, _ := attest.DigestOf([]byte("another tarball"), attest.SHA512)
 	pkg := benignPackage()
-	pkg.integrity = integrityOf(other)
-	reg := newFakeRegistry(t, pkg)
+	pkg.Integrity = fetchtest.Integrity(other)
+	reg := fetchtest.NewRegistry(t, pkg)
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, "")}
 	_, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})
 	var mm *DigestMismatchError
@@ -251,8 +252,8 @@ func TestFetchTarballDiffersFromRegistryIntegrity(t *testing.T) {
 // download to another host, directly or by redirect; versions are exact.
 func TestFetchRefusesOffRegistryTarballs(t *testing.T) {
 	elsewhere := benignPackage()
-	elsewhere.tarballURL = "http://169.254.169.254/latest/meta-data/x.tgz"
-	reg := newFakeRegistry(t, elsewhere)
+	elsewhere.TarballURL = "http://169.254.169.254/latest/meta-data/x.tgz"
+	reg := fetchtest.NewRegistry(t, elsewhere)
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: filepath.Join(t.TempDir(), "no-such-npm")}
 	if _, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{}); !errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), "not on the configured npm registry") {
 		t.Fatalf("off-registry tarball: %v", err)
@@ -278,8 +279,8 @@ var (
 func TestFetchHugeEntryNamedLikeTheTopFolder(t *testing.T) {
 	hugeOnce.Do(func() { hugeTarball = zeroEntryTarball(t, "package", 1<<30) })
 	pkg := benignPackage()
-	pkg.tarball = hugeTarball
-	reg := newFakeRegistry(t, pkg)
+	pkg.Tarball = hugeTarball
+	reg := fetchtest.NewRegistry(t, pkg)
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: filepath.Join(t.TempDir(), "no-such-npm"),
 		Limits: Limits{MaxTarballBytes: 2 << 20, MaxUnpackedBytes: 1 << 20, MaxFiles: 100}}
 	_, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})
@@ -292,7 +293,7 @@ func TestFetchHugeEntryNamedLikeTheTopFolder(t *testing.T) {
 // killed with its process group.
 func TestFetchDeadline(t *testing.T) {
 	rec := t.TempDir()
-	reg := newFakeRegistry(t, benignPackage())
+	reg := fetchtest.NewRegistry(t, benignPackage())
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, "sleep 60 & wait"), Timeout: 2 * time.Second}
 	start := time.Now()
 	_, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})

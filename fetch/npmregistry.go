@@ -29,6 +29,12 @@ type release struct {
 	Tarball *url.URL
 }
 
+// Check says whether the configuration is usable (for start-up).
+func (n *NPM) Check() error {
+	_, err := n.registryURL()
+	return err
+}
+
 // registryURL is the configured registry with a trailing slash.
 func (n *NPM) registryURL() (*url.URL, error) {
 	r := n.Registry
@@ -37,7 +43,11 @@ func (n *NPM) registryURL() (*url.URL, error) {
 	}
 	u, err := url.Parse(r)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%w: npm registry %q is not an http(s) URL without credentials, query or fragment", ErrFetch, r)
+		shown := "(unparsable)"
+		if err == nil {
+			shown = u.Redacted() // never the password
+		}
+		return nil, fmt.Errorf("%w: npm registry %q is not an http(s) URL without credentials, query or fragment", ErrFetch, shown)
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"

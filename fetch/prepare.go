@@ -65,23 +65,28 @@ func (n *NPM) installDependencies(ctx context.Context, reg *url.URL, pkgDir, spe
 		return fmt.Errorf("%w: %v", ErrFetch, err)
 	}
 	defer os.RemoveAll(scratch)
-	step, err := n.installStep(reg, pkgDir, scratch)
+	cache := filepath.Join(n.Dir, cacheDir)
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return fmt.Errorf("%w: %v", ErrFetch, err)
+	}
+	step, err := n.installStep(reg, pkgDir, scratch, cache)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrFetch, err)
 	}
-	err = n.runner().Run(ctx, step, &limitedBuffer{buf: &bytes.Buffer{}, max: 4 << 10})
-	if serr := settle(scratch); serr != nil && err == nil {
-		err = serr
-	}
-	if err != nil {
+	if err := n.runner().Run(ctx, step, &limitedBuffer{buf: &bytes.Buffer{}, max: 4 << 10}); err != nil {
 		return fmt.Errorf("%w: %s: installing dependencies: %v", ErrFetch, spec, err)
 	}
 	return nil
 }
 
-// installStep is the npm install of pkgDir; scratch holds its home, its
-// cache and its configuration.
-func (n *NPM) installStep(reg *url.URL, pkgDir, scratch string) (Step, error) {
+// cacheDir is npm's cache below Dir, shared by all fetches: it is
+// content-addressed and npm verifies what it reads from it; only npm,
+// never a package's code, writes there.
+const cacheDir = "npm-cache"
+
+// installStep is the npm install of pkgDir; scratch holds its home and its
+// configuration.
+func (n *NPM) installStep(reg *url.URL, pkgDir, scratch, cache string) (Step, error) {
 	home := filepath.Join(scratch, "home")
 	userconfig := filepath.Join(scratch, "npmrc")
 	globalconfig := filepath.Join(scratch, "global-npmrc")
@@ -111,10 +116,10 @@ func (n *NPM) installStep(reg *url.URL, pkgDir, scratch string) (Step, error) {
 		Argv: []string{command, "install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund",
 			"--no-package-lock", "--no-save", "--no-update-notifier", "--loglevel=error",
 			"--userconfig=" + userconfig, "--globalconfig=" + globalconfig,
-			"--registry=" + reg.String(), "--git=/bin/false", "--cache=" + filepath.Join(home, ".npm")},
+			"--registry=" + reg.String(), "--git=/bin/false", "--cache=" + cache, "--prefer-offline"},
 		Dir:      pkgDir,
 		Env:      []string{"PATH=" + path, "HOME=" + home},
-		Writable: []string{pkgDir, home},
+		Writable: []string{pkgDir, home, cache},
 		ReadOnly: readOnly,
 		Network:  true,
 	}, nil

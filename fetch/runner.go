@@ -21,7 +21,11 @@ type Step struct {
 	// Env is the complete environment: nothing is inherited.
 	Env []string
 	// Writable are the host folders the step may write (Dir, HOME and
-	// the npm cache inside it), bound at the same path.
+	// the npm cache inside it), bound at the same path. They belong to
+	// mcpregd's user; a runner that runs the step as another user makes
+	// them writable for it. Afterwards the fetcher gives everything
+	// below Dir back to mcpregd's user and takes write permission from
+	// everybody else.
 	Writable []string
 	// ReadOnly are host files and folders the step may read (the
 	// registry-written npm configuration), bound at the same path.

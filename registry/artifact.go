@@ -17,6 +17,12 @@ import (
 // is not the artifact its digest names. It blocks approval and release.
 const KindDigestMismatch = "artifact.digest_mismatch"
 
+// KindDependencySpec is the finding of a version whose npm package depends
+// on something other than registry packages (git, GitHub, a local path, a
+// link, a URL): the scanner refuses to install it, so it cannot be read.
+// It blocks approval and release.
+const KindDependencySpec = "artifact.dependency_spec"
+
 // QuarantineArtifact is the quarantine kind of an approved version whose
 // published package stopped matching its digest.
 const QuarantineArtifact = "artifact"
@@ -69,16 +75,32 @@ func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetc
 	})
 }
 
+// dependencyRefused records that the scanner refused to install the
+// version's npm package because of a dependency spec: a high-severity
+// finding naming the dependency.
+func (s *Service) dependencyRefused(ctx context.Context, v *ent.Version, de *fetch.DependencySpecError) error {
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		return s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDependencySpec, Severity: finding.High,
+			Message:  de.Error(),
+			Evidence: fmt.Sprintf("%s %s: %.200q", de.Where, de.Dependency, de.Spec)}})
+	})
+}
+
 // checkArtifactFindings refuses to approve or release a version whose published
-// package was found not to match its digest. Package artifacts are
-// immutable, so the version cannot recover: the owner submits a new one.
+// package was found not to match its digest, or to depend on something
+// other than registry packages. Package artifacts are immutable, so the
+// version cannot recover: the owner submits a new one.
 func (s *Service) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
-	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.Kind(KindDigestMismatch)).First(ctx)
+	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.KindIn(KindDigestMismatch, KindDependencySpec)).
+		Order(ent.Asc(entfinding.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: cannot %s %s: %s; submit a new version whose digest names the published artifact",
-		ErrFailedPrecondition, action, subject, f.Message)
+	fix := "submit a new version whose digest names the published artifact"
+	if f.Kind == KindDependencySpec {
+		fix = "submit a new version whose package depends only on versions or ranges in the npm registry"
+	}
+	return fmt.Errorf("%w: cannot %s %s: %s; %s", ErrFailedPrecondition, action, subject, f.Message, fix)
 }
