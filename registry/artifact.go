@@ -52,13 +52,17 @@ func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]a
 }
 
 // artifactMismatch records that the published package differs from the
-// version's digest: a high-severity finding, and an approved version is
-// quarantined, since what hosts would run is not what was attested.
+// version's digest (or the tarball from the npm registry's own integrity):
+// a high-severity finding, and an approved version is quarantined, since
+// what hosts would run is not what was attested.
 func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetch.DigestMismatchError) error {
+	evidence := fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)
+	if mm.Registry {
+		evidence = fmt.Sprintf("npm registry integrity %s, downloaded %s", mm.Want, mm.Got)
+	}
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		err := s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDigestMismatch, Severity: finding.High,
-			Message:  mm.Error(),
-			Evidence: fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)}})
+			Message: mm.Error(), Evidence: evidence}})
 		if err != nil {
 			return err
 		}

@@ -74,7 +74,11 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 		Files: []fetchtest.File{{Name: "package/server.js", Body: tinyServer, Mode: 0o755},
 			{Name: "package/.npmrc", Body: "git=./evil.sh\n"},
 			{Name: "package/evil.sh", Body: "#!/bin/sh\ntouch " + marker + "\n", Mode: 0o755}}}
-	reg := fetchtest.NewRegistry(t, tiny, evil)
+	other, _ := attest.DigestOf([]byte("other bytes"), attest.SHA512)
+	broken := &fetchtest.Package{Name: "broken-mcp", Version: "1.0.0", Manifest: map[string]any{"bin": "server.js"},
+		Files:     []fetchtest.File{{Name: "package/server.js", Body: tinyServer, Mode: 0o755}},
+		Integrity: fetchtest.Integrity(other)}
+	reg := fetchtest.NewRegistry(t, tiny, evil, broken)
 	tinyDigest, _ := attest.ParseDigest(tiny.Integrity)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		in := servertest.Start(t, dialect, func(c *server.Config) {
@@ -116,6 +120,20 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 			map[string]any{"reason": "looks fine"}), http.StatusConflict, "cannot approve", `"helper"`, "depends only on versions or ranges")
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatal("the hostile package's script ran")
+		}
+
+		// A tarball that is not what the npm registry says it is: a
+		// digest mismatch although the version declares nothing.
+		ok(t, "submit broken-mcp", call(t, "POST", in.URL+"/v1/versions", owner,
+			map[string]any{"serverJson": fetchedServerJSON("broken-mcp", "1.0.0", "1.0.0", ""), "tools": `{"tools":[]}`}))
+		sr = ok(t, "scan broken-mcp", call(t, "POST", in.URL+"/v1/servers/io.github.acme/broken-mcp/versions/1.0.0/scan", reviewer, map[string]any{})).json(t)
+		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "digest_mismatch" ||
+			!strings.Contains(sc["error"].(string), "npm registry publishes integrity "+other.String()) {
+			t.Fatalf("scan of a tarball the registry's integrity does not match: %v", sr)
+		}
+		v = ok(t, "get broken-mcp", call(t, "GET", in.URL+"/v1/servers/io.github.acme/broken-mcp/versions/1.0.0", reviewer, nil)).json(t)
+		if !hasFinding(v, registry.KindDigestMismatch, "high") {
+			t.Fatalf("no high digest finding: %v", v["findings"])
 		}
 	})
 }
