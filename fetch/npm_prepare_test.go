@@ -64,12 +64,14 @@ func TestFetchStepEnvironment(t *testing.T) {
 	rec := t.TempDir()
 	// When root, the step leaves files owned by another user and
 	// writable by all, as a step run as the scan user would.
-	extra := "mkdir -p node_modules/left-pad && echo '{}' > node_modules/left-pad/package.json"
+	extra := "mkdir -p node_modules/left-pad && echo '{}' > node_modules/left-pad/package.json && " +
+		"echo '{\"packages\":{\"node_modules/left-pad\":{\"resolved\":\"" + "'$REGISTRY'" + "left-pad/-/left-pad-1.3.0.tgz\"}}}' > node_modules/.package-lock.json"
 	if os.Geteuid() == 0 {
 		extra += " && chown -R 65534:65534 node_modules && chmod -R a+w node_modules && chmod 6777 index.js"
 	}
 	good := benignPackage()
 	reg := fetchtest.NewRegistry(t, good)
+	extra = strings.ReplaceAll(extra, "'$REGISTRY'", reg.URL+"/")
 	n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, extra), CAFile: "/etc/ssl/certs/ca-certificates.crt"}
 	p, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})
 	if err != nil {
@@ -305,5 +307,42 @@ func TestFetchDeadline(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(n.Dir, layout)); len(entries) != 0 {
 		t.Fatalf("a timed-out package was kept: %v", entries)
+	}
+}
+
+// TestFetchChecksWhatNPMInstalled: a dependency of a dependency resolved
+// from outside the registry (or linked) is refused after the install,
+// naming it; so is an install that leaves no record.
+func TestFetchChecksWhatNPMInstalled(t *testing.T) {
+	for _, c := range []struct{ name, lock, want string }{
+		{"git", `{"packages":{"node_modules/a":{"resolved":"REG/a/-/a-1.0.0.tgz"},"node_modules/a/node_modules/b":{"resolved":"git+ssh://git@github.com/evil/b.git#abc"}}}`, "node_modules/a/node_modules/b"},
+		{"link", `{"packages":{"node_modules/c":{"resolved":"../../../etc","link":true}}}`, "node_modules/c"},
+		{"other host", `{"packages":{"node_modules/d":{"resolved":"https://evil.example/d.tgz"}}}`, "node_modules/d"},
+		{"no record", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			reg := fetchtest.NewRegistry(t, benignPackage())
+			extra := "mkdir -p node_modules/a"
+			if c.lock != "" {
+				lock := strings.ReplaceAll(c.lock, "REG/", reg.URL+"/")
+				if err := os.WriteFile(filepath.Join(rec, "lock.json"), []byte(lock), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				extra += " && cp " + filepath.Join(rec, "lock.json") + " node_modules/.package-lock.json"
+			}
+			n := &NPM{Dir: t.TempDir(), Registry: reg.URL, Command: fakeNPM(t, rec, extra)}
+			_, err := n.Fetch(context.Background(), "good-mcp", "2.0.0", attest.Digest{})
+			var dep *DependencySpecError
+			switch {
+			case c.want == "" && (!errors.Is(err, ErrFetch) || !strings.Contains(err.Error(), "left no")):
+				t.Fatalf("an install without a record: %v", err)
+			case c.want != "" && (!errors.As(err, &dep) || dep.Dependency != c.want || dep.Where != "installed"):
+				t.Fatalf("want a refusal of %s, got %v", c.want, err)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(n.Dir, layout)); len(entries) != 0 {
+				t.Fatalf("a refused package was kept: %v", entries)
+			}
+		})
 	}
 }

@@ -54,7 +54,7 @@ func (n *NPM) prepare(ctx context.Context, reg *url.URL, tarball []byte, spec, w
 	if err := linksStayInside(pkgDir); err != nil {
 		return fmt.Errorf("%w: %s: after npm install: %v", ErrFetch, spec, err)
 	}
-	return nil
+	return checkInstalled(pkgDir, spec, reg)
 }
 
 // installDependencies runs npm install in pkgDir with a throw-away home and
