@@ -8771,6 +8771,8 @@ type ScanMutation struct {
 	initialize_result    *[]byte
 	drift_event_id       *int
 	adddrift_event_id    *int
+	artifact_digest      *string
+	digest_source        *string
 	clearedFields        map[string]struct{}
 	version              *int
 	clearedversion       bool
@@ -9490,6 +9492,78 @@ func (m *ScanMutation) ResetDriftEventID() {
 	delete(m.clearedFields, scan.FieldDriftEventID)
 }
 
+// SetArtifactDigest sets the "artifact_digest" field.
+func (m *ScanMutation) SetArtifactDigest(s string) {
+	m.artifact_digest = &s
+}
+
+// ArtifactDigest returns the value of the "artifact_digest" field in the mutation.
+func (m *ScanMutation) ArtifactDigest() (r string, exists bool) {
+	v := m.artifact_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArtifactDigest returns the old "artifact_digest" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldArtifactDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArtifactDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArtifactDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArtifactDigest: %w", err)
+	}
+	return oldValue.ArtifactDigest, nil
+}
+
+// ResetArtifactDigest resets all changes to the "artifact_digest" field.
+func (m *ScanMutation) ResetArtifactDigest() {
+	m.artifact_digest = nil
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (m *ScanMutation) SetDigestSource(s string) {
+	m.digest_source = &s
+}
+
+// DigestSource returns the value of the "digest_source" field in the mutation.
+func (m *ScanMutation) DigestSource() (r string, exists bool) {
+	v := m.digest_source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDigestSource returns the old "digest_source" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldDigestSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDigestSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDigestSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDigestSource: %w", err)
+	}
+	return oldValue.DigestSource, nil
+}
+
+// ResetDigestSource resets all changes to the "digest_source" field.
+func (m *ScanMutation) ResetDigestSource() {
+	m.digest_source = nil
+}
+
 // ClearVersion clears the "version" edge to the Version entity.
 func (m *ScanMutation) ClearVersion() {
 	m.clearedversion = true
@@ -9551,7 +9625,7 @@ func (m *ScanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 17)
 	if m.version != nil {
 		fields = append(fields, scan.FieldVersionID)
 	}
@@ -9597,6 +9671,12 @@ func (m *ScanMutation) Fields() []string {
 	if m.drift_event_id != nil {
 		fields = append(fields, scan.FieldDriftEventID)
 	}
+	if m.artifact_digest != nil {
+		fields = append(fields, scan.FieldArtifactDigest)
+	}
+	if m.digest_source != nil {
+		fields = append(fields, scan.FieldDigestSource)
+	}
 	return fields
 }
 
@@ -9635,6 +9715,10 @@ func (m *ScanMutation) Field(name string) (ent.Value, bool) {
 		return m.InitializeResult()
 	case scan.FieldDriftEventID:
 		return m.DriftEventID()
+	case scan.FieldArtifactDigest:
+		return m.ArtifactDigest()
+	case scan.FieldDigestSource:
+		return m.DigestSource()
 	}
 	return nil, false
 }
@@ -9674,6 +9758,10 @@ func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldInitializeResult(ctx)
 	case scan.FieldDriftEventID:
 		return m.OldDriftEventID(ctx)
+	case scan.FieldArtifactDigest:
+		return m.OldArtifactDigest(ctx)
+	case scan.FieldDigestSource:
+		return m.OldDigestSource(ctx)
 	}
 	return nil, fmt.Errorf("unknown Scan field %s", name)
 }
@@ -9787,6 +9875,20 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDriftEventID(v)
+		return nil
+	case scan.FieldArtifactDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArtifactDigest(v)
+		return nil
+	case scan.FieldDigestSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDigestSource(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Scan field %s", name)
@@ -9923,6 +10025,12 @@ func (m *ScanMutation) ResetField(name string) error {
 		return nil
 	case scan.FieldDriftEventID:
 		m.ResetDriftEventID()
+		return nil
+	case scan.FieldArtifactDigest:
+		m.ResetArtifactDigest()
+		return nil
+	case scan.FieldDigestSource:
+		m.ResetDigestSource()
 		return nil
 	}
 	return fmt.Errorf("unknown Scan field %s", name)

@@ -259,6 +259,14 @@ func init() {
 	scanDescInstructionsHash := scanFields[11].Descriptor()
 	// scan.DefaultInstructionsHash holds the default value on creation for the instructions_hash field.
 	scan.DefaultInstructionsHash = scanDescInstructionsHash.Default.(string)
+	// scanDescArtifactDigest is the schema descriptor for artifact_digest field.
+	scanDescArtifactDigest := scanFields[15].Descriptor()
+	// scan.DefaultArtifactDigest holds the default value on creation for the artifact_digest field.
+	scan.DefaultArtifactDigest = scanDescArtifactDigest.Default.(string)
+	// scanDescDigestSource is the schema descriptor for digest_source field.
+	scanDescDigestSource := scanFields[16].Descriptor()
+	// scan.DefaultDigestSource holds the default value on creation for the digest_source field.
+	scan.DefaultDigestSource = scanDescDigestSource.Default.(string)
 	scanleaseFields := schema.ScanLease{}.Fields()
 	_ = scanleaseFields
 	// scanleaseDescHolder is the schema descriptor for holder field.

@@ -48,6 +48,10 @@ type Scan struct {
 	InitializeResult []byte `json:"initialize_result,omitempty"`
 	// DriftEventID holds the value of the "drift_event_id" field.
 	DriftEventID *int `json:"drift_event_id,omitempty"`
+	// ArtifactDigest holds the value of the "artifact_digest" field.
+	ArtifactDigest string `json:"artifact_digest,omitempty"`
+	// DigestSource holds the value of the "digest_source" field.
+	DigestSource string `json:"digest_source,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ScanQuery when eager-loading is set.
 	Edges        ScanEdges `json:"edges"`
@@ -83,7 +87,7 @@ func (*Scan) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case scan.FieldID, scan.FieldVersionID, scan.FieldDriftEventID:
 			values[i] = new(sql.NullInt64)
-		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldReplica, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash:
+		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldReplica, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash, scan.FieldArtifactDigest, scan.FieldDigestSource:
 			values[i] = new(sql.NullString)
 		case scan.FieldStartedAt, scan.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -200,6 +204,18 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 				_m.DriftEventID = new(int)
 				*_m.DriftEventID = int(value.Int64)
 			}
+		case scan.FieldArtifactDigest:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field artifact_digest", values[i])
+			} else if value.Valid {
+				_m.ArtifactDigest = value.String
+			}
+		case scan.FieldDigestSource:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field digest_source", values[i])
+			} else if value.Valid {
+				_m.DigestSource = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -289,6 +305,12 @@ func (_m *Scan) String() string {
 		builder.WriteString("drift_event_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("artifact_digest=")
+	builder.WriteString(_m.ArtifactDigest)
+	builder.WriteString(", ")
+	builder.WriteString("digest_source=")
+	builder.WriteString(_m.DigestSource)
 	builder.WriteByte(')')
 	return builder.String()
 }

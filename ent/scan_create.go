@@ -201,6 +201,34 @@ func (_c *ScanCreate) SetNillableDriftEventID(v *int) *ScanCreate {
 	return _c
 }
 
+// SetArtifactDigest sets the "artifact_digest" field.
+func (_c *ScanCreate) SetArtifactDigest(v string) *ScanCreate {
+	_c.mutation.SetArtifactDigest(v)
+	return _c
+}
+
+// SetNillableArtifactDigest sets the "artifact_digest" field if the given value is not nil.
+func (_c *ScanCreate) SetNillableArtifactDigest(v *string) *ScanCreate {
+	if v != nil {
+		_c.SetArtifactDigest(*v)
+	}
+	return _c
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (_c *ScanCreate) SetDigestSource(v string) *ScanCreate {
+	_c.mutation.SetDigestSource(v)
+	return _c
+}
+
+// SetNillableDigestSource sets the "digest_source" field if the given value is not nil.
+func (_c *ScanCreate) SetNillableDigestSource(v *string) *ScanCreate {
+	if v != nil {
+		_c.SetDigestSource(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the Version entity.
 func (_c *ScanCreate) SetVersion(v *Version) *ScanCreate {
 	return _c.SetVersionID(v.ID)
@@ -277,6 +305,14 @@ func (_c *ScanCreate) defaults() {
 		v := scan.DefaultInstructionsHash
 		_c.mutation.SetInstructionsHash(v)
 	}
+	if _, ok := _c.mutation.ArtifactDigest(); !ok {
+		v := scan.DefaultArtifactDigest
+		_c.mutation.SetArtifactDigest(v)
+	}
+	if _, ok := _c.mutation.DigestSource(); !ok {
+		v := scan.DefaultDigestSource
+		_c.mutation.SetDigestSource(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -313,6 +349,12 @@ func (_c *ScanCreate) check() error {
 	}
 	if _, ok := _c.mutation.InstructionsHash(); !ok {
 		return &ValidationError{Name: "instructions_hash", err: errors.New(`ent: missing required field "Scan.instructions_hash"`)}
+	}
+	if _, ok := _c.mutation.ArtifactDigest(); !ok {
+		return &ValidationError{Name: "artifact_digest", err: errors.New(`ent: missing required field "Scan.artifact_digest"`)}
+	}
+	if _, ok := _c.mutation.DigestSource(); !ok {
+		return &ValidationError{Name: "digest_source", err: errors.New(`ent: missing required field "Scan.digest_source"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Scan.version"`)}
@@ -399,6 +441,14 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DriftEventID(); ok {
 		_spec.SetField(scan.FieldDriftEventID, field.TypeInt, value)
 		_node.DriftEventID = &value
+	}
+	if value, ok := _c.mutation.ArtifactDigest(); ok {
+		_spec.SetField(scan.FieldArtifactDigest, field.TypeString, value)
+		_node.ArtifactDigest = value
+	}
+	if value, ok := _c.mutation.DigestSource(); ok {
+		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
+		_node.DigestSource = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -664,6 +714,30 @@ func (u *ScanUpsert) AddDriftEventID(v int) *ScanUpsert {
 // ClearDriftEventID clears the value of the "drift_event_id" field.
 func (u *ScanUpsert) ClearDriftEventID() *ScanUpsert {
 	u.SetNull(scan.FieldDriftEventID)
+	return u
+}
+
+// SetArtifactDigest sets the "artifact_digest" field.
+func (u *ScanUpsert) SetArtifactDigest(v string) *ScanUpsert {
+	u.Set(scan.FieldArtifactDigest, v)
+	return u
+}
+
+// UpdateArtifactDigest sets the "artifact_digest" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateArtifactDigest() *ScanUpsert {
+	u.SetExcluded(scan.FieldArtifactDigest)
+	return u
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (u *ScanUpsert) SetDigestSource(v string) *ScanUpsert {
+	u.Set(scan.FieldDigestSource, v)
+	return u
+}
+
+// UpdateDigestSource sets the "digest_source" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateDigestSource() *ScanUpsert {
+	u.SetExcluded(scan.FieldDigestSource)
 	return u
 }
 
@@ -940,6 +1014,34 @@ func (u *ScanUpsertOne) UpdateDriftEventID() *ScanUpsertOne {
 func (u *ScanUpsertOne) ClearDriftEventID() *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
 		s.ClearDriftEventID()
+	})
+}
+
+// SetArtifactDigest sets the "artifact_digest" field.
+func (u *ScanUpsertOne) SetArtifactDigest(v string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetArtifactDigest(v)
+	})
+}
+
+// UpdateArtifactDigest sets the "artifact_digest" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateArtifactDigest() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateArtifactDigest()
+	})
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (u *ScanUpsertOne) SetDigestSource(v string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetDigestSource(v)
+	})
+}
+
+// UpdateDigestSource sets the "digest_source" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateDigestSource() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateDigestSource()
 	})
 }
 
@@ -1382,6 +1484,34 @@ func (u *ScanUpsertBulk) UpdateDriftEventID() *ScanUpsertBulk {
 func (u *ScanUpsertBulk) ClearDriftEventID() *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
 		s.ClearDriftEventID()
+	})
+}
+
+// SetArtifactDigest sets the "artifact_digest" field.
+func (u *ScanUpsertBulk) SetArtifactDigest(v string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetArtifactDigest(v)
+	})
+}
+
+// UpdateArtifactDigest sets the "artifact_digest" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateArtifactDigest() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateArtifactDigest()
+	})
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (u *ScanUpsertBulk) SetDigestSource(v string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetDigestSource(v)
+	})
+}
+
+// UpdateDigestSource sets the "digest_source" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateDigestSource() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateDigestSource()
 	})
 }
 

@@ -239,6 +239,34 @@ func (_u *ScanUpdate) ClearDriftEventID() *ScanUpdate {
 	return _u
 }
 
+// SetArtifactDigest sets the "artifact_digest" field.
+func (_u *ScanUpdate) SetArtifactDigest(v string) *ScanUpdate {
+	_u.mutation.SetArtifactDigest(v)
+	return _u
+}
+
+// SetNillableArtifactDigest sets the "artifact_digest" field if the given value is not nil.
+func (_u *ScanUpdate) SetNillableArtifactDigest(v *string) *ScanUpdate {
+	if v != nil {
+		_u.SetArtifactDigest(*v)
+	}
+	return _u
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (_u *ScanUpdate) SetDigestSource(v string) *ScanUpdate {
+	_u.mutation.SetDigestSource(v)
+	return _u
+}
+
+// SetNillableDigestSource sets the "digest_source" field if the given value is not nil.
+func (_u *ScanUpdate) SetNillableDigestSource(v *string) *ScanUpdate {
+	if v != nil {
+		_u.SetDigestSource(*v)
+	}
+	return _u
+}
+
 // Mutation returns the ScanMutation object of the builder.
 func (_u *ScanUpdate) Mutation() *ScanMutation {
 	return _u.mutation
@@ -347,6 +375,12 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.DriftEventIDCleared() {
 		_spec.ClearField(scan.FieldDriftEventID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ArtifactDigest(); ok {
+		_spec.SetField(scan.FieldArtifactDigest, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.DigestSource(); ok {
+		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -579,6 +613,34 @@ func (_u *ScanUpdateOne) ClearDriftEventID() *ScanUpdateOne {
 	return _u
 }
 
+// SetArtifactDigest sets the "artifact_digest" field.
+func (_u *ScanUpdateOne) SetArtifactDigest(v string) *ScanUpdateOne {
+	_u.mutation.SetArtifactDigest(v)
+	return _u
+}
+
+// SetNillableArtifactDigest sets the "artifact_digest" field if the given value is not nil.
+func (_u *ScanUpdateOne) SetNillableArtifactDigest(v *string) *ScanUpdateOne {
+	if v != nil {
+		_u.SetArtifactDigest(*v)
+	}
+	return _u
+}
+
+// SetDigestSource sets the "digest_source" field.
+func (_u *ScanUpdateOne) SetDigestSource(v string) *ScanUpdateOne {
+	_u.mutation.SetDigestSource(v)
+	return _u
+}
+
+// SetNillableDigestSource sets the "digest_source" field if the given value is not nil.
+func (_u *ScanUpdateOne) SetNillableDigestSource(v *string) *ScanUpdateOne {
+	if v != nil {
+		_u.SetDigestSource(*v)
+	}
+	return _u
+}
+
 // Mutation returns the ScanMutation object of the builder.
 func (_u *ScanUpdateOne) Mutation() *ScanMutation {
 	return _u.mutation
@@ -717,6 +779,12 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	}
 	if _u.mutation.DriftEventIDCleared() {
 		_spec.ClearField(scan.FieldDriftEventID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ArtifactDigest(); ok {
+		_spec.SetField(scan.FieldArtifactDigest, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.DigestSource(); ok {
+		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
 	}
 	_node = &Scan{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -132,3 +132,68 @@ func TestBinOf(t *testing.T) {
 		})
 	}
 }
+
+// zeroEntryTarball is a gzip'd tar with one regular file of size zero
+// bytes named name: it compresses about a thousand to one.
+func zeroEntryTarball(t *testing.T, name string, size int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size}); err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for left := size; left > 0; left -= int64(len(zeros)) {
+		if _, err := tw.Write(zeros[:min(left, int64(len(zeros)))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// TestUnpackCountsEveryEntry: an entry named like the top folder (which
+// has no path inside the package) still counts against the limits. Before
+// the fix a 1 MiB tarball holding a 1 GiB entry "package" passed a 1 MiB
+// limit.
+func TestUnpackCountsEveryEntry(t *testing.T) {
+	const gib = 1 << 30
+	data := zeroEntryTarball(t, "package", gib)
+	if len(data) > 2<<20 {
+		t.Fatalf("test tarball is %d bytes, want about 1 MiB", len(data))
+	}
+	l := Limits{MaxTarballBytes: 2 << 20, MaxUnpackedBytes: 1 << 20, MaxFiles: 10}
+	err := unpack(data, filepath.Join(t.TempDir(), "package"), l)
+	if err == nil || !strings.Contains(err.Error(), "1048576") {
+		t.Fatalf("a 1 GiB entry named like the top folder passed a 1 MiB limit: %v", err)
+	}
+	t.Log(err)
+	for _, name := range []string{"./package", "package/.", "other"} {
+		err := unpack(zeroEntryTarball(t, name, 200), filepath.Join(t.TempDir(), "package"), Limits{MaxUnpackedBytes: 100, MaxFiles: 10})
+		if err == nil {
+			t.Errorf("entry %q of 200 bytes passed a 100-byte limit", name)
+		}
+	}
+}
+
+// TestUnpackCountsDecompressedBytes: bytes the tar reader skips (padding,
+// entries it never hands out) still count; a tarball that decompresses to
+// far more than its entries declare is refused.
+func TestUnpackCountsDecompressedBytes(t *testing.T) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "package/a", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1})
+	tw.Write([]byte("x"))
+	tw.Flush()
+	// A long run of zero blocks after the entry: the tar end marker
+	// followed by 64 MiB of zeros the reader would skip.
+	gz.Write(make([]byte, 64<<20))
+	gz.Close()
+	err := unpack(buf.Bytes(), filepath.Join(t.TempDir(), "package"), Limits{MaxUnpackedBytes: 1 << 20, MaxFiles: 10})
+	if err == nil || !strings.Contains(err.Error(), "decompresses to more than") {
+		t.Fatalf("64 MiB of trailing zeros passed: %v", err)
+	}
+}

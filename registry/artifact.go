@@ -17,6 +17,12 @@ import (
 // is not the artifact its digest names. It blocks approval and release.
 const KindDigestMismatch = "artifact.digest_mismatch"
 
+// KindDependencySpec is the finding of a version whose npm package depends
+// on something other than registry packages (git, GitHub, a local path, a
+// link, a URL): the scanner refuses to install it, so it cannot be read.
+// It blocks approval and release.
+const KindDependencySpec = "artifact.dependency_spec"
+
 // QuarantineArtifact is the quarantine kind of an approved version whose
 // published package stopped matching its digest.
 const QuarantineArtifact = "artifact"
@@ -46,13 +52,17 @@ func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]a
 }
 
 // artifactMismatch records that the published package differs from the
-// version's digest: a high-severity finding, and an approved version is
-// quarantined, since what hosts would run is not what was attested.
+// version's digest (or the tarball from the npm registry's own integrity):
+// a high-severity finding, and an approved version is quarantined, since
+// what hosts would run is not what was attested.
 func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetch.DigestMismatchError) error {
+	evidence := fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)
+	if mm.Registry {
+		evidence = fmt.Sprintf("npm registry integrity %s, downloaded %s", mm.Want, mm.Got)
+	}
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		err := s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDigestMismatch, Severity: finding.High,
-			Message:  mm.Error(),
-			Evidence: fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)}})
+			Message: mm.Error(), Evidence: evidence}})
 		if err != nil {
 			return err
 		}
@@ -69,16 +79,32 @@ func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetc
 	})
 }
 
+// dependencyRefused records that the scanner refused to install the
+// version's npm package because of a dependency spec: a high-severity
+// finding naming the dependency.
+func (s *Service) dependencyRefused(ctx context.Context, v *ent.Version, de *fetch.DependencySpecError) error {
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		return s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDependencySpec, Severity: finding.High,
+			Message:  de.Error(),
+			Evidence: fmt.Sprintf("%s %s: %.200q", de.Where, de.Dependency, de.Spec)}})
+	})
+}
+
 // checkArtifactFindings refuses to approve or release a version whose published
-// package was found not to match its digest. Package artifacts are
-// immutable, so the version cannot recover: the owner submits a new one.
+// package was found not to match its digest, or to depend on something
+// other than registry packages. Package artifacts are immutable, so the
+// version cannot recover: the owner submits a new one.
 func (s *Service) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
-	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.Kind(KindDigestMismatch)).First(ctx)
+	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.KindIn(KindDigestMismatch, KindDependencySpec)).
+		Order(ent.Asc(entfinding.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: cannot %s %s: %s; submit a new version whose digest names the published artifact",
-		ErrFailedPrecondition, action, subject, f.Message)
+	fix := "submit a new version whose digest names the published artifact"
+	if f.Kind == KindDependencySpec {
+		fix = "submit a new version whose package depends only on versions or ranges in the npm registry"
+	}
+	return fmt.Errorf("%w: cannot %s %s: %s; %s", ErrFailedPrecondition, action, subject, f.Message, fix)
 }

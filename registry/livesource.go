@@ -20,8 +20,8 @@ import (
 
 // LaunchTemplate is an admin-approved way to start a package of one
 // registry type: an argv whose elements may hold {identifier} and
-// {version}, and for npm packages fetched by digest {package_bin} and
-// {package_dir}. A submission never supplies a command.
+// {version}, and for npm packages (always fetched and prepared first)
+// {package_bin} and {package_dir}. A submission never supplies a command.
 type LaunchTemplate struct {
 	RegistryType string
 	Argv         []string
@@ -46,9 +46,9 @@ type Scanning struct {
 	Credential *syscall.Credential
 	// DriftPolicy rates drift classes; nil means diffreview.DefaultPolicy.
 	DriftPolicy *diffreview.Policy
-	// NPM fetches npm packages whose version declares a digest, so the
-	// scanner runs the attested tarball. Without it such packages are not
-	// read (fail closed).
+	// NPM fetches and prepares every npm package before it is launched, so
+	// the scanner runs the tarball the npm registry publishes (and the
+	// version declares). Without it npm packages are not read (fail closed).
 	NPM *fetch.NPM
 	// Replica names this process in scan records and leases (default:
 	// host name and process id). Replicas on one database need distinct names.
@@ -62,8 +62,9 @@ type Scanning struct {
 	LeaseTTL time.Duration
 }
 
-// verifiedLaunch starts an npm package fetched by digest when the npm
-// template does not say how.
+// verifiedLaunch starts a fetched npm package when the npm template does
+// not say how (e.g. "npx -y {identifier}@{version}", which would download
+// at launch).
 var verifiedLaunch = []string{"node", "{package_bin}"}
 
 // driftPolicy is the configured drift policy, or the default one.
@@ -77,76 +78,104 @@ func (s *Service) driftPolicy() diffreview.Policy {
 // WithScanning enables live reads (submit --live, scans).
 func WithScanning(sc Scanning) Option { return func(s *Service) { s.scanning = &sc } }
 
+// Digest sources of a scan that ran a fetched npm package, beyond the
+// declared ones (DigestFromFileSHA256, DigestFromMeta).
+const (
+	// DigestFromNPMRegistry: nothing was declared; the tarball matched the
+	// integrity the npm registry publishes for the exact version.
+	DigestFromNPMRegistry = "npm_registry"
+	// DigestFromAttestation: the digest of a verified attestation.
+	DigestFromAttestation = "attestation"
+)
+
+// artifact is what a live read ran: for a fetched package the sha512
+// digest of its tarball, and where the digest it was checked against came
+// from (the version's declared digest, else the npm registry's integrity).
+type artifact struct {
+	digest, source string
+}
+
 // liveTarget resolves where a version's server is read: its first
 // streamable-http remote, else its first package through the launch
 // template of the package's registry type. digests are the package
 // digests the version declares beyond server.json (attested ones, by
-// package index). An npm package with a digest is fetched and checked
-// first and that copy is launched (a mismatch is a
-// *fetch.DigestMismatchError); other packages are launched as the
-// template says.
-func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, string, error) {
+// package index). Every npm package is fetched, checked (against the
+// declared digest, else the npm registry's integrity) and prepared first,
+// and that copy is launched (a mismatch is a *fetch.DigestMismatchError, a
+// refused dependency a *fetch.DependencySpecError); other packages are
+// launched as the template says.
+func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
 	if s.scanning == nil {
-		return nil, "", fmt.Errorf("%w: live reading is not enabled on this registry", ErrFailedPrecondition)
+		return nil, artifact{}, fmt.Errorf("%w: live reading is not enabled on this registry", ErrFailedPrecondition)
 	}
 	for _, r := range doc.Server.Remotes {
 		if r.Type == "streamable-http" {
-			return scan.HTTPTarget{URL: r.URL}, "remote", nil
+			return scan.HTTPTarget{URL: r.URL}, artifact{}, nil
 		}
 	}
 	for i, p := range doc.Server.Packages {
 		tmpl, ok := s.template(p.RegistryType)
 		if !ok {
-			return nil, "", fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
+			return nil, artifact{}, fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
 		}
 		if err := pkgref.Validate(p.RegistryType, p.Identifier, p.Version); err != nil {
-			return nil, "", fmt.Errorf("%w: server.json package %d (%s): %w", ErrInvalid, i, p.RegistryType, err)
+			return nil, artifact{}, fmt.Errorf("%w: server.json package %d (%s): %w", ErrInvalid, i, p.RegistryType, err)
 		}
-		d, ok, err := packageDigest(doc, i, digests)
+		d, source, err := packageDigest(doc, i, digests)
 		if err != nil {
-			return nil, "", err
+			return nil, artifact{}, err
 		}
 		vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
 		argv := tmpl.Argv
-		if ok && p.RegistryType == "npm" {
+		var ran artifact
+		if p.RegistryType == "npm" {
 			pkg, err := s.fetchNPM(ctx, p, d)
 			if err != nil {
-				return nil, "", err
+				return nil, artifact{}, err
 			}
+			if source == "" {
+				source = DigestFromNPMRegistry
+			}
+			ran = artifact{digest: pkg.Digest.String(), source: source}
 			vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
 			if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
 				argv = verifiedLaunch
 			}
 		}
 		argv = expand(argv, vars)
-		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential}, "package", nil
+		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential}, ran, nil
 	}
-	return nil, "", invalidf("server.json has no streamable-http remote and no package to read live")
+	return nil, artifact{}, invalidf("server.json has no streamable-http remote and no package to read live")
 }
 
-// packageDigest is the digest declared for package i: server.json's own,
-// else an attested one.
-func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Digest) (attest.Digest, bool, error) {
+// packageDigest is the digest declared for package i and where it comes
+// from: server.json's own, else an attested one; "" when there is none.
+func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Digest) (attest.Digest, string, error) {
 	meta, err := registryMeta(doc.Raw)
 	if err != nil {
-		return attest.Digest{}, false, err
+		return attest.Digest{}, "", err
 	}
 	text, source, err := documentDigest(doc.Server.Packages[i], meta)
 	if err != nil || text == "" {
 		d, ok := digests[i]
-		return d, ok, err
+		if !ok {
+			return attest.Digest{}, "", err
+		}
+		return d, DigestFromAttestation, err
 	}
 	d, err := attest.ParseDigest(text)
 	if err != nil {
-		return attest.Digest{}, false, invalidf("server.json package %d: digest from %s: %v", i, source, err)
+		return attest.Digest{}, "", invalidf("server.json package %d: digest from %s: %v", i, source, err)
 	}
-	return d, true, nil
+	return d, source, nil
 }
 
+// fetchNPM fetches and prepares an npm package; d may be zero (nothing
+// declared).
 func (s *Service) fetchNPM(ctx context.Context, p model.Package, d attest.Digest) (*fetch.Package, error) {
 	if s.scanning.NPM == nil {
-		return nil, fmt.Errorf("%w: npm package %s declares digest %s, but this registry does not fetch npm packages by digest, and launching it otherwise would not run what was attested",
-			ErrFailedPrecondition, p.Identifier, d)
+		return nil, fmt.Errorf("%w: npm package %s: this registry does not fetch npm packages, and launching one unfetched would run whatever npm resolves at launch",
+			ErrFailedPrecondition, p.Identifier)
 	}
 	return s.scanning.NPM.Fetch(ctx, p.Identifier, p.Version, d)
 }

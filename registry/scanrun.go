@@ -147,7 +147,7 @@ func (s *Service) runScan(ctx context.Context, l lease, by, trigger string) (*mc
 	if err != nil {
 		return nil, err
 	}
-	target, _, fetchErr := s.liveTarget(ctx, doc, digests)
+	target, ran, fetchErr := s.liveTarget(ctx, doc, digests)
 	var mismatch *fetch.DigestMismatchError
 	if fetchErr != nil && !errors.As(fetchErr, &mismatch) && !errors.Is(fetchErr, fetch.ErrFetch) {
 		return nil, fetchErr
@@ -156,8 +156,19 @@ func (s *Service) runScan(ctx context.Context, l lease, by, trigger string) (*mc
 	if err != nil {
 		return nil, err
 	}
+	if ran.digest != "" {
+		err := s.store.Client.Scan.UpdateOneID(sc.ID).SetArtifactDigest(ran.digest).SetDigestSource(ran.source).Exec(ctx)
+		if err != nil {
+			return nil, err
+		}
+	}
 	if mismatch != nil {
 		if err := s.artifactMismatch(ctx, v, mismatch); err != nil {
+			return nil, err
+		}
+	}
+	if depErr := (*fetch.DependencySpecError)(nil); errors.As(fetchErr, &depErr) {
+		if err := s.dependencyRefused(ctx, v, depErr); err != nil {
 			return nil, err
 		}
 	}
@@ -205,6 +216,10 @@ func scanErrorKind(err error) string {
 	var mm *fetch.DigestMismatchError
 	if errors.As(err, &mm) {
 		return "digest_mismatch"
+	}
+	var de *fetch.DependencySpecError
+	if errors.As(err, &de) {
+		return "dependency_spec"
 	}
 	for _, k := range []struct {
 		err  error

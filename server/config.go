@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/registry"
 )
 
@@ -32,9 +33,15 @@ type Config struct {
 	ScanLaunchTemplates []string
 	// ScanUser runs stdio servers as this user when mcpregd runs as root.
 	ScanUser string
-	// ScanNPMDir keeps npm packages fetched by digest for scanning; empty
-	// means a folder in the user's cache directory.
+	// ScanNPMDir keeps npm packages fetched and prepared for scanning;
+	// empty means a folder in the user's cache directory.
 	ScanNPMDir string
+	// ScanNPMRegistry is the npm registry packages are fetched from
+	// (default fetch.DefaultRegistry).
+	ScanNPMRegistry string
+	// ScanNPMTimeout bounds one npm fetch: lookup, download, unpack and
+	// install (default fetch.DefaultTimeout).
+	ScanNPMTimeout time.Duration
 	// ScanInterval re-scans approved versions; 0 turns the schedule off.
 	ScanInterval    time.Duration
 	ScanConcurrency int
@@ -96,6 +103,8 @@ func DefaultConfig() Config {
 		ScanInterval:        time.Hour,
 		ScanConcurrency:     4,
 		ScanDeadline:        60 * time.Second,
+		ScanNPMRegistry:     fetch.DefaultRegistry,
+		ScanNPMTimeout:      fetch.DefaultTimeout,
 		ScanCooldown:        10 * time.Second,
 		ScanLeaseTTL:        registry.DefaultLeaseTTL,
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func everythingWithDigest(serverVersion, digest string) string {
 }
 
 // TestScannerRunsTheAttestedNPMPackage: for an npm package with a digest
-// the registry fetches the tarball with npm pack, checks the digest,
+// the registry fetches the tarball from the npm registry, checks the digest,
 // installs that copy and launches it (the template here can only launch a
 // fetched copy). A mismatch refuses a live submission, is a high finding
 // that blocks approval, and quarantines an approved version.
@@ -41,8 +42,8 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+": npm is not installed *****")
 		t.Skip("npm is not installed")
 	}
+	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		npmDir := servertest.ScanUserDir(t)
 		in := servertest.Start(t, dialect, func(c *server.Config) {
 			c.ScanLaunchTemplates = []string{"npm=node {package_bin} stdio"}
 			c.ScanNPMDir = npmDir
@@ -58,7 +59,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 		if n := len(r.json(t)["snapshot"].(map[string]any)["tools"].([]any)); n < 5 {
 			t.Fatalf("snapshot has %d tools", n)
 		}
-		if entries, _ := os.ReadDir(npmDir); len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "sha512-e54dce66") {
+		if entries, _ := os.ReadDir(filepath.Join(npmDir, "v2")); len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "sha512-e54dce66") {
 			t.Fatalf("prepared packages: %v", entries)
 		}
 		ok(t, "approve 1.0.0", call(t, "POST", in.URL+"/v1/servers/"+name+"/versions/1.0.0/approve", reviewer, map[string]any{"reason": "reviewed"}))

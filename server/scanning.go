@@ -44,15 +44,17 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if sc.Credential, err = scanCredential(cfg.ScanUser); err != nil {
 		return registry.Scanning{}, err
 	}
-	sc.NPM, err = npmFetcher(cfg.ScanNPMDir, sc.Credential)
+	sc.NPM, err = npmFetcher(cfg, sc.Credential)
 	return sc, err
 }
 
-// npmFetcher keeps fetched npm packages in dir: by default in the user's
-// cache directory, or under /var/cache when stdio servers run as a scan
-// user (root's home is private). The scan user must be able to reach the
-// folder, since it runs the packages from there.
-func npmFetcher(dir string, cred *syscall.Credential) (*fetch.NPM, error) {
+// npmFetcher fetches npm packages from the configured registry and keeps
+// them in --scan-npm-dir: by default in the user's cache directory, or
+// under /var/cache when stdio servers run as a scan user (root's home is
+// private). The scan user must be able to reach the folder, since it runs
+// the packages from there.
+func npmFetcher(cfg Config, cred *syscall.Credential) (*fetch.NPM, error) {
+	dir := cfg.ScanNPMDir
 	if dir == "" {
 		cache, err := os.UserCacheDir()
 		if cred != nil || err != nil {
@@ -67,7 +69,14 @@ func npmFetcher(dir string, cred *syscall.Credential) (*fetch.NPM, error) {
 	if err := reachable(dir, cred); err != nil {
 		return nil, fmt.Errorf("--scan-npm-dir %s: %w", dir, err)
 	}
-	return &fetch.NPM{Dir: dir}, nil
+	if cfg.ScanNPMTimeout < 0 {
+		return nil, fmt.Errorf("--scan-npm-timeout %s: must not be negative", cfg.ScanNPMTimeout)
+	}
+	n := &fetch.NPM{Dir: dir, Registry: cfg.ScanNPMRegistry, Timeout: cfg.ScanNPMTimeout}
+	if err := n.Check(); err != nil {
+		return nil, fmt.Errorf("--scan-npm-registry: %w", err)
+	}
+	return n, nil
 }
 
 // reachable checks that the user of cred may enter dir and every folder

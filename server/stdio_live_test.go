@@ -13,8 +13,8 @@ import (
 )
 
 // TestLiveSubmitThroughLaunchTemplate reads an npm package's server over
-// stdio through an admin-approved launch template (the reference server
-// installed by .ci/run), never a command from the submission.
+// stdio through an admin-approved launch template, never a command from
+// the submission; npm packages always run from the fetched, prepared copy.
 func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 	bin, err := exec.LookPath("mcp-server-everything")
 	if err != nil {
@@ -25,9 +25,13 @@ func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
 		t.Skip(msg)
 	}
+	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		in := servertest.Start(t, dialect, func(c *server.Config) {
+			// The template names no {package_bin}: npm packages run
+			// from the prepared copy as node {package_bin} all the same.
 			c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}
+			c.ScanNPMDir = npmDir
 		})
 		owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
 		sj := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/everything","description":"Reference server","version":"2026.8.31",

@@ -328,6 +328,8 @@ var (
 		{Name: "tools_file", Type: field.TypeBytes, Nullable: true},
 		{Name: "initialize_result", Type: field.TypeBytes, Nullable: true},
 		{Name: "drift_event_id", Type: field.TypeInt, Nullable: true},
+		{Name: "artifact_digest", Type: field.TypeString, Default: ""},
+		{Name: "digest_source", Type: field.TypeString, Default: ""},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// ScansTable holds the schema information for the "scans" table.
@@ -338,7 +340,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "scans_versions_scans",
-				Columns:    []*schema.Column{ScansColumns[15]},
+				Columns:    []*schema.Column{ScansColumns[17]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -347,7 +349,7 @@ var (
 			{
 				Name:    "scan_version_id_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ScansColumns[15], ScansColumns[4]},
+				Columns: []*schema.Column{ScansColumns[17], ScansColumns[4]},
 			},
 		},
 	}

@@ -44,6 +44,10 @@ const (
 	FieldInitializeResult = "initialize_result"
 	// FieldDriftEventID holds the string denoting the drift_event_id field in the database.
 	FieldDriftEventID = "drift_event_id"
+	// FieldArtifactDigest holds the string denoting the artifact_digest field in the database.
+	FieldArtifactDigest = "artifact_digest"
+	// FieldDigestSource holds the string denoting the digest_source field in the database.
+	FieldDigestSource = "digest_source"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the scan in the database.
@@ -75,6 +79,8 @@ var Columns = []string{
 	FieldToolsFile,
 	FieldInitializeResult,
 	FieldDriftEventID,
+	FieldArtifactDigest,
+	FieldDigestSource,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -106,6 +112,10 @@ var (
 	DefaultSchemaHash string
 	// DefaultInstructionsHash holds the default value on creation for the "instructions_hash" field.
 	DefaultInstructionsHash string
+	// DefaultArtifactDigest holds the default value on creation for the "artifact_digest" field.
+	DefaultArtifactDigest string
+	// DefaultDigestSource holds the default value on creation for the "digest_source" field.
+	DefaultDigestSource string
 )
 
 // OrderOption defines the ordering options for the Scan queries.
@@ -179,6 +189,16 @@ func ByInstructionsHash(opts ...sql.OrderTermOption) OrderOption {
 // ByDriftEventID orders the results by the drift_event_id field.
 func ByDriftEventID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDriftEventID, opts...).ToFunc()
+}
+
+// ByArtifactDigest orders the results by the artifact_digest field.
+func ByArtifactDigest(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldArtifactDigest, opts...).ToFunc()
+}
+
+// ByDigestSource orders the results by the digest_source field.
+func ByDigestSource(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDigestSource, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

@@ -130,6 +130,16 @@ func DriftEventID(v int) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldDriftEventID, v))
 }
 
+// ArtifactDigest applies equality check predicate on the "artifact_digest" field. It's identical to ArtifactDigestEQ.
+func ArtifactDigest(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldArtifactDigest, v))
+}
+
+// DigestSource applies equality check predicate on the "digest_source" field. It's identical to DigestSourceEQ.
+func DigestSource(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldDigestSource, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldVersionID, v))
@@ -973,6 +983,136 @@ func DriftEventIDIsNil() predicate.Scan {
 // DriftEventIDNotNil applies the NotNil predicate on the "drift_event_id" field.
 func DriftEventIDNotNil() predicate.Scan {
 	return predicate.Scan(sql.FieldNotNull(FieldDriftEventID))
+}
+
+// ArtifactDigestEQ applies the EQ predicate on the "artifact_digest" field.
+func ArtifactDigestEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestNEQ applies the NEQ predicate on the "artifact_digest" field.
+func ArtifactDigestNEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestIn applies the In predicate on the "artifact_digest" field.
+func ArtifactDigestIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldArtifactDigest, vs...))
+}
+
+// ArtifactDigestNotIn applies the NotIn predicate on the "artifact_digest" field.
+func ArtifactDigestNotIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldArtifactDigest, vs...))
+}
+
+// ArtifactDigestGT applies the GT predicate on the "artifact_digest" field.
+func ArtifactDigestGT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestGTE applies the GTE predicate on the "artifact_digest" field.
+func ArtifactDigestGTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestLT applies the LT predicate on the "artifact_digest" field.
+func ArtifactDigestLT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestLTE applies the LTE predicate on the "artifact_digest" field.
+func ArtifactDigestLTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestContains applies the Contains predicate on the "artifact_digest" field.
+func ArtifactDigestContains(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContains(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestHasPrefix applies the HasPrefix predicate on the "artifact_digest" field.
+func ArtifactDigestHasPrefix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasPrefix(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestHasSuffix applies the HasSuffix predicate on the "artifact_digest" field.
+func ArtifactDigestHasSuffix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasSuffix(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestEqualFold applies the EqualFold predicate on the "artifact_digest" field.
+func ArtifactDigestEqualFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEqualFold(FieldArtifactDigest, v))
+}
+
+// ArtifactDigestContainsFold applies the ContainsFold predicate on the "artifact_digest" field.
+func ArtifactDigestContainsFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContainsFold(FieldArtifactDigest, v))
+}
+
+// DigestSourceEQ applies the EQ predicate on the "digest_source" field.
+func DigestSourceEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldDigestSource, v))
+}
+
+// DigestSourceNEQ applies the NEQ predicate on the "digest_source" field.
+func DigestSourceNEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldDigestSource, v))
+}
+
+// DigestSourceIn applies the In predicate on the "digest_source" field.
+func DigestSourceIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldDigestSource, vs...))
+}
+
+// DigestSourceNotIn applies the NotIn predicate on the "digest_source" field.
+func DigestSourceNotIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldDigestSource, vs...))
+}
+
+// DigestSourceGT applies the GT predicate on the "digest_source" field.
+func DigestSourceGT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldDigestSource, v))
+}
+
+// DigestSourceGTE applies the GTE predicate on the "digest_source" field.
+func DigestSourceGTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldDigestSource, v))
+}
+
+// DigestSourceLT applies the LT predicate on the "digest_source" field.
+func DigestSourceLT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldDigestSource, v))
+}
+
+// DigestSourceLTE applies the LTE predicate on the "digest_source" field.
+func DigestSourceLTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldDigestSource, v))
+}
+
+// DigestSourceContains applies the Contains predicate on the "digest_source" field.
+func DigestSourceContains(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContains(FieldDigestSource, v))
+}
+
+// DigestSourceHasPrefix applies the HasPrefix predicate on the "digest_source" field.
+func DigestSourceHasPrefix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasPrefix(FieldDigestSource, v))
+}
+
+// DigestSourceHasSuffix applies the HasSuffix predicate on the "digest_source" field.
+func DigestSourceHasSuffix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasSuffix(FieldDigestSource, v))
+}
+
+// DigestSourceEqualFold applies the EqualFold predicate on the "digest_source" field.
+func DigestSourceEqualFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEqualFold(FieldDigestSource, v))
+}
+
+// DigestSourceContainsFold applies the ContainsFold predicate on the "digest_source" field.
+func DigestSourceContainsFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContainsFold(FieldDigestSource, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

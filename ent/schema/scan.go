@@ -31,6 +31,13 @@ func (Scan) Fields() []ent.Field {
 		field.Bytes("tools_file").Optional(),
 		field.Bytes("initialize_result").Optional(),
 		field.Int("drift_event_id").Optional().Nillable(),
+		// artifact_digest is the sha512 digest of the package tarball the
+		// scan fetched and ran (npm packages); digest_source says what it
+		// was checked against: a declared digest (file_sha256,
+		// server_json_meta, attestation) or, with none, the npm registry's
+		// integrity (npm_registry).
+		field.String("artifact_digest").Default(""),
+		field.String("digest_source").Default(""),
 	}
 }
 

@@ -3343,8 +3343,8 @@ type Scan struct {
 	// outcome is running, match, drift or error.
 	Outcome string `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	Error   string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
-	// error_kind classifies a failed scan: fetch, digest_mismatch, timeout,
-	// limit, denied, invalid, protocol, unreachable, or abandoned (the
+	// error_kind classifies a failed scan: fetch, digest_mismatch,
+	// dependency_spec, timeout, limit, denied, invalid, protocol, unreachable, or abandoned (the
 	// replica running it stopped before finishing; another one took over).
 	ErrorKind          string `protobuf:"bytes,10,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
 	ToolDefinitionHash string `protobuf:"bytes,11,opt,name=tool_definition_hash,json=toolDefinitionHash,proto3" json:"tool_definition_hash,omitempty"`
@@ -3352,7 +3352,15 @@ type Scan struct {
 	InstructionsHash   string `protobuf:"bytes,13,opt,name=instructions_hash,json=instructionsHash,proto3" json:"instructions_hash,omitempty"`
 	DriftEventId       int64  `protobuf:"varint,14,opt,name=drift_event_id,json=driftEventId,proto3" json:"drift_event_id,omitempty"`
 	// replica is the mcpregd replica that ran the scan.
-	Replica       string `protobuf:"bytes,15,opt,name=replica,proto3" json:"replica,omitempty"`
+	Replica string `protobuf:"bytes,15,opt,name=replica,proto3" json:"replica,omitempty"`
+	// artifact_digest is the sha512 digest of the package tarball the scan
+	// fetched and ran (npm packages; empty otherwise).
+	ArtifactDigest string `protobuf:"bytes,16,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
+	// digest_source says what the tarball was checked against: a digest the
+	// version declares (file_sha256, server_json_meta, attestation) or, when
+	// none is declared, the integrity the npm registry publishes for that
+	// exact version (npm_registry).
+	DigestSource  string `protobuf:"bytes,17,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3488,6 +3496,20 @@ func (x *Scan) GetDriftEventId() int64 {
 func (x *Scan) GetReplica() string {
 	if x != nil {
 		return x.Replica
+	}
+	return ""
+}
+
+func (x *Scan) GetArtifactDigest() string {
+	if x != nil {
+		return x.ArtifactDigest
+	}
+	return ""
+}
+
+func (x *Scan) GetDigestSource() string {
+	if x != nil {
+		return x.DigestSource
 	}
 	return ""
 }
@@ -4483,7 +4505,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04scan\x18\x01 \x01(\v2\x0f.mcpreg.v1.ScanR\x04scan\x126\n" +
 	"\vdrift_event\x18\x02 \x01(\v2\x15.mcpreg.v1.DriftEventR\n" +
 	"driftEvent\x12\x14\n" +
-	"\x05state\x18\x03 \x01(\tR\x05state\"\x88\x04\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\"\xd6\x04\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -4504,7 +4526,9 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"schemaHash\x12+\n" +
 	"\x11instructions_hash\x18\r \x01(\tR\x10instructionsHash\x12$\n" +
 	"\x0edrift_event_id\x18\x0e \x01(\x03R\fdriftEventId\x12\x18\n" +
-	"\areplica\x18\x0f \x01(\tR\areplica\"|\n" +
+	"\areplica\x18\x0f \x01(\tR\areplica\x12'\n" +
+	"\x0fartifact_digest\x18\x10 \x01(\tR\x0eartifactDigest\x12#\n" +
+	"\rdigest_source\x18\x11 \x01(\tR\fdigestSource\"|\n" +
 	"\x10ListScansRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1b\n" +
