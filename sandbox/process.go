@@ -101,6 +101,9 @@ func (p *Process) StdoutPipe() (io.ReadCloser, error) {
 	return r, nil
 }
 
+// SetStderr sets where the command's standard error goes (before Start).
+func (p *Process) SetStderr(w io.Writer) { p.c.Stderr = w }
+
 // Start runs the command. When ctx ends, the whole run is killed.
 func (p *Process) Start(ctx context.Context) (err error) {
 	uid, err := p.sb.acquire(ctx)
