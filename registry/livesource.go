@@ -13,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/fetch"
+	"github.com/mcpreg/mcpreg/sandbox"
 	"github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
 )
@@ -41,8 +42,14 @@ func ParseLaunchTemplate(s string) (LaunchTemplate, error) {
 type Scanning struct {
 	Reader    *scan.Reader
 	Templates []LaunchTemplate
-	// Credential, when set, runs stdio servers as that unprivileged user.
+	// Credential, when set, runs stdio servers as that unprivileged user
+	// (without a Sandbox).
 	Credential *syscall.Credential
+	// Sandbox confines stdio servers (package sandbox); nil runs them
+	// unconfined (mcpregd serve --scan-sandbox=off). SandboxMode says which:
+	// "bwrap", "off" or "unavailable" (a sandbox that refuses every run).
+	Sandbox     *sandbox.Sandbox
+	SandboxMode string
 	// DriftPolicy rates drift classes; nil means diffreview.DefaultPolicy.
 	DriftPolicy *diffreview.Policy
 	// NPM fetches npm packages whose version declares a digest, so the
@@ -59,6 +66,23 @@ type Scanning struct {
 	// LeaseTTL is how long a scan lease lasts without renewal (default
 	// DefaultLeaseTTL): how soon other replicas take over a dead one's scans.
 	LeaseTTL time.Duration
+}
+
+// ScanSandboxMode is how stdio scans are confined: "bwrap", "off" or
+// "unavailable"; "" without live reading.
+func (s *Service) ScanSandboxMode() string {
+	if s.scanning == nil {
+		return ""
+	}
+	return s.scanning.SandboxMode
+}
+
+// ScanSandbox is the sandbox of stdio scans, or nil.
+func (s *Service) ScanSandbox() *sandbox.Sandbox {
+	if s.scanning == nil {
+		return nil
+	}
+	return s.scanning.Sandbox
 }
 
 // verifiedLaunch starts an npm package fetched by digest when the npm
@@ -104,18 +128,21 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 		}
 		vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
 		argv := tmpl.Argv
+		var readOnly []string // what a sandboxed server may read
 		if ok && p.RegistryType == "npm" {
 			pkg, err := s.fetchNPM(ctx, p, d)
 			if err != nil {
 				return nil, "", err
 			}
 			vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
+			readOnly = append(readOnly, pkg.Dir)
 			if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
 				argv = verifiedLaunch
 			}
 		}
 		argv = expand(argv, vars)
-		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential}, "package", nil
+		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential,
+			Sandbox: s.scanning.Sandbox, ReadOnly: readOnly}, "package", nil
 	}
 	return nil, "", invalidf("server.json has no streamable-http remote and no package to read live")
 }

@@ -44,7 +44,11 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if sc.Credential, err = scanCredential(cfg.ScanUser); err != nil {
 		return registry.Scanning{}, err
 	}
-	sc.NPM, err = npmFetcher(cfg.ScanNPMDir, sc.Credential)
+	runAs, err := scanSandbox(cfg, &sc)
+	if err != nil {
+		return registry.Scanning{}, err
+	}
+	sc.NPM, err = npmFetcher(cfg.ScanNPMDir, runAs)
 	return sc, err
 }
 
