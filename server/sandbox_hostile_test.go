@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ done
 // hostileRegistry starts a registry whose pypi launch template runs the
 // bash MCP server with prelude, which the returned function (re)writes.
 // It needs root: the registry confines stdio servers then.
-func hostileRegistry(t *testing.T) (*servertest.Instance, string, func(prelude string)) {
+func hostileRegistry(t *testing.T, mutate ...func(*server.Config)) (*servertest.Instance, string, func(prelude string)) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		msg := "hostile stdio servers are only run confined, which needs root"
@@ -49,6 +50,9 @@ func hostileRegistry(t *testing.T) (*servertest.Instance, string, func(prelude s
 	path := filepath.Join(dir, "hostile.sh")
 	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) {
 		c.ScanLaunchTemplates = []string{"pypi=" + path}
+		for _, m := range mutate {
+			m(c)
+		}
 	})
 	owner := in.Token(t, "hostile-ci", registry.RoleOwner, "io.github.hostile")
 	write := func(prelude string) {
@@ -78,6 +82,7 @@ func TestScannedServerSetsidGrandchildDies(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for left := aliveWith("sleep\x00" + marker); len(left) > 0; left = aliveWith("sleep\x00" + marker) {
 		if time.Now().After(deadline) {
+			killAll(left)
 			t.Fatalf("the setsid grandchild outlived the scan: %v", left)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -122,6 +127,37 @@ desc="loopback=$lo metadata=$md"`, l.Addr().(*net.TCPAddr).Port))
 	desc := tool.Description
 	if n := seen.Load(); n != 0 || desc != "loopback=failed metadata=failed" {
 		t.Fatalf("the scanned server got out: the test listener saw %d connections; the server says %q", n, desc)
+	}
+}
+
+// TestScannedServerForkBomb: a stdio server that forks in a loop fails
+// its scan with an error naming the process cap, leaves no process, and
+// the registry keeps answering.
+func TestScannedServerForkBomb(t *testing.T) {
+	in, owner, write := hostileRegistry(t, func(c *server.Config) { c.ScanDeadline, c.ScanSandboxPids = 3*time.Second, 64 })
+	marker := fmt.Sprintf("%d", 7000000+time.Now().UnixNano()%1000000)
+	write("b() { sleep " + marker + " & b | b & }; b")
+	r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": hostileServerJSON("1.0.0"), "live": true})
+	if r.Status == 200 || !strings.Contains(r.message(t), "process limit 64") {
+		t.Fatalf("live submit of a fork bomb: %d %s", r.Status, r.Body)
+	}
+	if left := aliveWith("sleep\x00" + marker); len(left) > 0 {
+		killAll(left)
+		t.Fatalf("processes left after the scan: %v", left)
+	}
+	if r := call(t, "GET", in.URL+"/v1/servers", owner, nil); r.Status != 200 {
+		t.Fatalf("the registry after a fork bomb: %d %s", r.Status, r.Body)
+	}
+}
+
+// killAll kills the processes aliveWith listed (this test's own leftovers).
+func killAll(list []string) {
+	for _, l := range list {
+		pid, _, _ := strings.Cut(l, ":")
+		var n int
+		if _, err := fmt.Sscan(pid, &n); err == nil && n > 1 {
+			_ = syscall.Kill(n, syscall.SIGKILL)
+		}
 	}
 }
 
