@@ -63,6 +63,15 @@ func hostileRegistry(t *testing.T, mutate ...func(*server.Config)) (*servertest.
 	return in, owner, write
 }
 
+// sandboxWhenRoot keeps the default sandbox when the tests run as root
+// (as in CI) and turns it off otherwise, for tests that read a real server
+// and can do so either way.
+func sandboxWhenRoot(c *server.Config) {
+	if os.Geteuid() != 0 {
+		c.ScanSandbox = server.SandboxOff
+	}
+}
+
 func hostileServerJSON(version string) string {
 	return `{"$schema":"` + schemaURL + `","name":"io.github.hostile/probe","description":"d","version":"` + version + `",
  "packages":[{"registryType":"pypi","identifier":"hostile-probe","version":"1.0.0","transport":{"type":"stdio"}}]}`

@@ -28,6 +28,7 @@ func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		in := servertest.Start(t, dialect, func(c *server.Config) {
 			c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}
+			sandboxWhenRoot(c)
 		})
 		owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
 		sj := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/everything","description":"Reference server","version":"2026.8.31",
