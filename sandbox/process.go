@@ -266,13 +266,6 @@ func (p *Process) Wait() error {
 // ErrLimit marks a run that hit a cgroup limit (processes, memory).
 var ErrLimit = errors.New("sandbox limit")
 
-// Empty reports whether the run's cgroup holds no process (true once
-// Wait returned, when the cgroup is gone).
-func (p *Process) Empty() bool {
-	pids, err := p.cg.procs()
-	return errors.Is(err, os.ErrNotExist) || (err == nil && len(pids) == 0)
-}
-
 // CgroupProcs lists the processes of the run's cgroup (for tests and
 // diagnostics); after Wait the cgroup is gone and the error says so.
 func (p *Process) CgroupProcs() ([]int, error) { return p.cg.procs() }
