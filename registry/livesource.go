@@ -14,6 +14,7 @@ import (
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/pkgref"
+	"github.com/mcpreg/mcpreg/sandbox"
 	"github.com/mcpreg/mcpreg/scan"
 	"github.com/mcpreg/mcpreg/serverjson"
 )
@@ -28,12 +29,12 @@ type LaunchTemplate struct {
 }
 
 // ParseLaunchTemplate reads "TYPE=CMD ARG..." (arguments split on spaces),
-// e.g. "npm=npx -y {identifier}@{version}".
+// e.g. "npm=node {package_bin}".
 func ParseLaunchTemplate(s string) (LaunchTemplate, error) {
 	typ, cmd, ok := strings.Cut(s, "=")
 	argv := strings.Fields(cmd)
 	if !ok || strings.TrimSpace(typ) == "" || len(argv) == 0 {
-		return LaunchTemplate{}, invalidf("launch template %q: want TYPE=COMMAND ARGS..., e.g. npm=npx -y {identifier}@{version}", s)
+		return LaunchTemplate{}, invalidf("launch template %q: want TYPE=COMMAND ARGS..., e.g. npm=node {package_bin}", s)
 	}
 	return LaunchTemplate{RegistryType: strings.TrimSpace(typ), Argv: argv}, nil
 }
@@ -42,8 +43,14 @@ func ParseLaunchTemplate(s string) (LaunchTemplate, error) {
 type Scanning struct {
 	Reader    *scan.Reader
 	Templates []LaunchTemplate
-	// Credential, when set, runs stdio servers as that unprivileged user.
+	// Credential, when set, runs stdio servers as that unprivileged user
+	// (without a Sandbox).
 	Credential *syscall.Credential
+	// Sandbox confines stdio servers (package sandbox); nil runs them
+	// unconfined (mcpregd serve --scan-sandbox=off). SandboxMode says which:
+	// "bwrap", "off" or "unavailable" (a sandbox that refuses every run).
+	Sandbox     *sandbox.Sandbox
+	SandboxMode string
 	// DriftPolicy rates drift classes; nil means diffreview.DefaultPolicy.
 	DriftPolicy *diffreview.Policy
 	// NPM fetches and prepares every npm package before it is launched, so
@@ -60,6 +67,23 @@ type Scanning struct {
 	// LeaseTTL is how long a scan lease lasts without renewal (default
 	// DefaultLeaseTTL): how soon other replicas take over a dead one's scans.
 	LeaseTTL time.Duration
+}
+
+// ScanSandboxMode is how stdio scans are confined: "bwrap", "off" or
+// "unavailable"; "" without live reading.
+func (s *Service) ScanSandboxMode() string {
+	if s.scanning == nil {
+		return ""
+	}
+	return s.scanning.SandboxMode
+}
+
+// ScanSandbox is the sandbox of stdio scans, or nil.
+func (s *Service) ScanSandbox() *sandbox.Sandbox {
+	if s.scanning == nil {
+		return nil
+	}
+	return s.scanning.Sandbox
 }
 
 // verifiedLaunch starts a fetched npm package when the npm template does
@@ -128,6 +152,7 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 		vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
 		argv := tmpl.Argv
 		var ran artifact
+		var readOnly []string // what a sandboxed server may read
 		if p.RegistryType == "npm" {
 			pkg, err := s.fetchNPM(ctx, p, d)
 			if err != nil {
@@ -138,12 +163,14 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 			}
 			ran = artifact{digest: pkg.Digest.String(), source: source}
 			vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
+			readOnly = append(readOnly, pkg.Dir)
 			if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
 				argv = verifiedLaunch
 			}
 		}
 		argv = expand(argv, vars)
-		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential}, ran, nil
+		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential,
+			Sandbox: s.scanning.Sandbox, ReadOnly: readOnly}, ran, nil
 	}
 	return nil, artifact{}, invalidf("server.json has no streamable-http remote and no package to read live")
 }

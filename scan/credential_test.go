@@ -25,7 +25,7 @@ func TestStdioRunsAsCredential(t *testing.T) {
 }
 
 // copyExecutable copies the test binary where any user may run it.
-func copyExecutable(t *testing.T, exe string) string {
+func copyExecutable(t testing.TB, exe string) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "mcpreg-scan-bin-")
 	if err != nil {

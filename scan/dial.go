@@ -99,6 +99,15 @@ func validHostName(h string) bool {
 	return true
 }
 
+// Dialer returns a dial function that refuses the restricted addresses a
+// does not allow, as HTTP scans do (for the sandbox's npm proxy).
+func (a AllowList) Dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		g := &dialGuard{allow: a, trip: &tripwire{}}
+		return g.DialContext(ctx, network, addr)
+	}
+}
+
 // dialGuard dials for HTTP scans and refuses restricted addresses that are
 // not allow-listed. The check runs in net.Dialer.Control, on the address
 // actually being connected to after resolution, so a name that resolves to

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -132,4 +133,30 @@ func TestHTTPRedirectToOtherOrigin(t *testing.T) {
 	srv := serve(t, http.RedirectHandler(other.URL, http.StatusTemporaryRedirect))
 	_, err := readWith(t, "127.0.0.1/32", HTTPTarget{URL: srv.URL})
 	wantErr(t, err, ErrDenied, "redirect", other.URL)
+}
+
+// AllowList.Dialer refuses restricted addresses unless allow-listed.
+func TestAllowListDialer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, err = AllowList{}.Dialer()(context.Background(), "tcp", l.Addr().String())
+	wantErr(t, err, ErrDenied, "loopback")
+	allow, _ := ParseAllowList("127.0.0.1/32")
+	c, err := allow.Dialer()(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatalf("allow-listed loopback: %v", err)
+	}
+	c.Close()
 }

@@ -33,11 +33,14 @@
 // message and in total, pages, tools and nesting depth ([Limits]); it
 // follows nextCursor with a loop guard; it lists the tools at least twice
 // and reports different listings as a [KindListInconsistent] finding.
-// stdio servers run without a shell, with a scrubbed environment, in a
-// fresh working directory, optionally as another user, in their own process
-// group, which is killed with SIGKILL at the end of the scan or at its
-// deadline. (A grandchild that starts its own session escapes the group;
-// contain scans in a cgroup or container where that matters.) HTTP scans
+// stdio servers run without a shell, with a scrubbed environment. With a
+// [StdioTarget].Sandbox (what the registry uses) they run confined by
+// package sandbox: own uid, namespaces, no network, a tmpfs, capped memory
+// and processes, the whole tree killed through its cgroup at the end or at
+// the deadline. Without one (mcpreg inspect, hosts) they run in a fresh
+// working directory, optionally as another user, in their own process
+// group, which is killed with SIGKILL at the end; a grandchild that starts
+// its own session escapes that group. HTTP scans
 // dial through a guard that refuses loopback, private, link-local, shared,
 // multicast, reserved and cloud metadata addresses unless an [AllowList]
 // names them, checked on the resolved address at connect time; redirects

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpreg/mcpreg/sandbox"
 )
 
 // waitDelay bounds how long stopping a child waits for its pipes to close
@@ -19,6 +21,7 @@ const waitDelay = time.Second
 // process is a running stdio server in its own process group.
 type process struct {
 	cmd       *exec.Cmd
+	sandboxed *sandbox.Process // instead of cmd, in a sandbox
 	stdin     io.WriteCloser
 	stdout    io.ReadCloser
 	stderr    *stderrBuffer
@@ -55,6 +58,10 @@ func (t StdioTarget) start(ctx context.Context, work string, s *session) (*proce
 // kill sends SIGKILL to the whole process group, until the leader is
 // reaped (after which its id could be reused).
 func (p *process) kill() {
+	if p.sandboxed != nil {
+		_ = p.sandboxed.Kill()
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.reaped {
@@ -66,6 +73,13 @@ func (p *process) kill() {
 // needs by then, so there is no graceful shutdown to wait for.
 func (p *process) stop() {
 	p.stopOnce.Do(func() {
+		if p.sandboxed != nil {
+			_ = p.sandboxed.Kill()
+			_ = p.sandboxed.Wait()
+			p.stdin.Close() // our ends of the pipes (exec.Cmd closes its own)
+			p.stdout.Close()
+			return
+		}
 		p.unwatch()
 		p.kill()
 		_ = p.cmd.Wait()

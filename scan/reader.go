@@ -94,7 +94,7 @@ func (r *Reader) Read(ctx context.Context, t Target) (*Snapshot, error) {
 	snap := &Snapshot{}
 	l, err := t.open(ctx, s)
 	if err == nil {
-		err = s.run(ctx, l, snap)
+		err = withSandboxLimit(s.run(ctx, l, snap), l)
 		snap.Stderr, snap.StderrTruncated = l.stderr()
 	}
 	snap.Duration = time.Since(start)

@@ -42,6 +42,7 @@ type link struct {
 	transport mcp.Transport
 	close     func()                // ends the connection; stops a stdio server
 	stderr    func() (string, bool) // what a stdio server wrote to stderr
+	exit      func() error          // after close: a sandbox limit the server hit, or nil
 }
 
 // newClient returns a client with the fixed capability profile: no roots,

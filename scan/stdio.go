@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpreg/mcpreg/sandbox"
 )
 
 // StdioTarget is a server started as a child process speaking MCP over its
@@ -38,12 +40,23 @@ type StdioTarget struct {
 	// working directory is given to that user. Needs the privilege to
 	// switch users.
 	Credential *syscall.Credential
+	// Sandbox, when set, runs the server confined (package sandbox): its
+	// own uid, namespaces, no network, a tmpfs as HOME, TMPDIR and working
+	// directory, capped memory and processes, and the whole tree killed at
+	// the end. Dir and Credential are then unused.
+	Sandbox *sandbox.Sandbox
+	// ReadOnly are host paths a sandboxed server may read besides the
+	// system folders and its command's folder (a prepared npm package).
+	ReadOnly []string
 }
 
 // DefaultPath is the PATH of a stdio server unless its Env sets one.
 const DefaultPath = "/usr/local/bin:/usr/bin:/bin"
 
 func (t StdioTarget) open(ctx context.Context, s *session) (*link, error) {
+	if t.Sandbox != nil {
+		return t.openSandboxed(ctx, s)
+	}
 	work, err := t.workDir()
 	if err != nil {
 		return nil, err

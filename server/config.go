@@ -31,8 +31,20 @@ type Config struct {
 	ScanAllowHosts []string
 	// ScanLaunchTemplates are admin-approved "TYPE=COMMAND ARGS" lines.
 	ScanLaunchTemplates []string
-	// ScanUser runs stdio servers as this user when mcpregd runs as root.
+	// ScanUser runs stdio servers as this user when mcpregd runs as root
+	// and ScanSandbox is "off".
 	ScanUser string
+	// ScanSandbox confines stdio servers: "bwrap" (default) or "off".
+	// ScanStdioNetwork is their network, "none". ScanUIDRange, the
+	// ScanSandbox* limits: see package sandbox (0: its defaults).
+	ScanSandbox          string
+	ScanStdioNetwork     string
+	ScanUIDRange         string
+	ScanSandboxMemoryMiB int64
+	ScanSandboxTmpfsMiB  int64
+	ScanSandboxPids      int
+	ScanSandboxCPU       time.Duration
+	ScanSandboxOpenFiles int
 	// ScanNPMDir keeps npm packages fetched and prepared for scanning;
 	// empty means a folder in the user's cache directory.
 	ScanNPMDir string
@@ -107,6 +119,9 @@ func DefaultConfig() Config {
 		ScanNPMTimeout:      fetch.DefaultTimeout,
 		ScanCooldown:        10 * time.Second,
 		ScanLeaseTTL:        registry.DefaultLeaseTTL,
+		ScanSandbox:         SandboxBwrap,
+		ScanStdioNetwork:    "none",
+		ScanUIDRange:        "100000-100063",
 	}
 }
 
@@ -149,6 +164,9 @@ func (c Config) Verify() error {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))
 	}
 	if _, err := parseTrustedRoots(c.TrustedRoots); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := sandboxConfig(c); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {

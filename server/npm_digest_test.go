@@ -47,6 +47,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 		in := servertest.Start(t, dialect, func(c *server.Config) {
 			c.ScanLaunchTemplates = []string{"npm=node {package_bin} stdio"}
 			c.ScanNPMDir = npmDir
+			sandboxWhenRoot(c)
 		})
 		owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
 		reviewer := in.Token(t, "rita", registry.RoleReviewer)

@@ -58,6 +58,8 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	}
 	m := newMetrics()
 	m.reg.MustRegister(svc.Collectors()...)
+	m.reg.MustRegister(sandboxGauge(svc.ScanSandboxMode()))
+	warnSandbox(log, svc)
 	var creds credentials.TransportCredentials
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
@@ -83,6 +85,9 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 		return err
 	}
 	opt := web.Options{Secure: tlsCfg != nil || cfg.SecureCookies, TrustedProxies: proxies}
+	if notice := sandboxNotice(svc); notice != "" {
+		opt.AdminNotices = append(opt.AdminNotices, notice)
+	}
 	if cfg.OIDCIssuer != "" {
 		opt.OIDC = &web.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID, ClientSecret: cfg.OIDCClientSecret,
 			RedirectURL: cfg.OIDCRedirectURL, PrincipalClaim: cfg.OIDCPrincipalClaim}

@@ -44,7 +44,16 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if sc.Credential, err = scanCredential(cfg.ScanUser); err != nil {
 		return registry.Scanning{}, err
 	}
-	sc.NPM, err = npmFetcher(cfg, sc.Credential)
+	runAs, err := scanSandbox(cfg, &sc)
+	if err != nil {
+		return registry.Scanning{}, err
+	}
+	if sc.NPM, err = npmFetcher(cfg, runAs); err != nil {
+		return registry.Scanning{}, err
+	}
+	if sc.Sandbox != nil {
+		sc.NPM.Runner, err = sandboxedSteps(cfg, sc.Sandbox, allow)
+	}
 	return sc, err
 }
 

@@ -32,6 +32,7 @@ func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 			// from the prepared copy as node {package_bin} all the same.
 			c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}
 			c.ScanNPMDir = npmDir
+			sandboxWhenRoot(c)
 		})
 		owner := in.Token(t, "everything-ci", registry.RoleOwner, "io.github.modelcontextprotocol")
 		sj := `{"$schema":"` + schemaURL + `","name":"io.github.modelcontextprotocol/everything","description":"Reference server","version":"2026.8.31",

@@ -41,13 +41,14 @@ func (a *app) audit(w http.ResponseWriter, r *http.Request) {
 }
 
 type tokensView struct {
+	Notices   []string // the registry's set-up warnings, for admins
 	Principal string
 	Tokens    []*mcpregv1.Token
 }
 
 // tokens lists API tokens (never their secrets); admins only.
 func (a *app) tokens(w http.ResponseWriter, r *http.Request) {
-	view := tokensView{Principal: strings.TrimSpace(r.URL.Query().Get("principal"))}
+	view := tokensView{Notices: a.opt.AdminNotices, Principal: strings.TrimSpace(r.URL.Query().Get("principal"))}
 	ts, err := a.svc.ListTokens(r.Context(), view.Principal)
 	if err != nil {
 		a.serviceError(w, r, err)

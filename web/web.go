@@ -27,6 +27,9 @@ type Options struct {
 	// Empty: a random key per process, and the provider's callback must reach
 	// the process that started the flow.
 	FlowSecret []byte
+	// AdminNotices are warnings about the registry's set-up shown to admins
+	// only (on the tokens page), e.g. that stdio scans run unconfined.
+	AdminNotices []string
 }
 
 // Prefixes are the paths the handler serves; mount it for each of them.

@@ -1,0 +1,123 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpreg/mcpreg/sandbox"
+)
+
+// testSandbox returns a sandbox, or skips loudly where none can be set up
+// (fails under MCPREG_TEST_REQUIRE_ALL=1).
+func testSandbox(tb testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
+	tb.Helper()
+	sb, err := sandbox.New(context.Background(), cfg)
+	if err != nil {
+		msg := "the scan sandbox cannot be set up here: " + err.Error()
+		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
+			tb.Fatal(msg)
+		}
+		fmt.Fprintln(os.Stderr, "***** SKIPPING", tb.Name()+":", msg, "*****")
+		tb.Skip(msg)
+	}
+	return sb
+}
+
+// A sandboxed fixture serves as usual, as a uid of the range, in the
+// sandbox's tmpfs, with the scrubbed environment.
+func TestStdioSandboxed(t *testing.T) {
+	sb := testSandbox(t, sandbox.Config{UIDs: sandbox.UIDRange{First: 100400, Count: 1}})
+	t.Setenv("MCPREG_SCAN_TEST_SECRET", "hunter2")
+	target := stdioFixture(t, "sdk", sdkConfig{EnvTool: true, Tools: 3}, nil)
+	target.Command = copyExecutable(t, target.Command)
+	target.Sandbox = sb
+	snap := mustRead(t, Limits{}, target)
+	checkPins(t, snap)
+	desc := envDescription(t, snap)
+	for _, want := range []string{"uid=100400\n", "\ncwd=/tmp\n", "\nHOME=/tmp\n", "\nTMPDIR=/tmp\n"} {
+		if !strings.Contains(desc, want) {
+			t.Fatalf("sandboxed server lacks %q:\n%s", want, desc)
+		}
+	}
+	if strings.Contains(desc, "hunter2") {
+		t.Fatalf("the sandboxed server saw the parent's secret:\n%s", desc)
+	}
+}
+
+// Where the sandbox could not be set up, a stdio scan fails with the
+// reason and starts nothing.
+func TestStdioSandboxUnavailable(t *testing.T) {
+	why := fmt.Errorf("%w: bubblewrap not found: install it", sandbox.ErrUnavailable)
+	marker := t.TempDir() + "/ran"
+	_, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "touch " + marker}, Sandbox: sandbox.Unavailable(why)})
+	if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "bubblewrap not found: install it") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the server ran although the sandbox is unavailable")
+	}
+}
+
+// A server that forks in a loop ends the scan with a limit error naming
+// the process cap, and leaves nothing behind.
+func TestStdioSandboxForkBomb(t *testing.T) {
+	sb := testSandbox(t, sandbox.Config{Pids: 32})
+	marker := fmt.Sprintf("%d", 6000000+time.Now().UnixNano()%1000000)
+	_, err := read(t, Limits{Deadline: 3 * time.Second}, StdioTarget{Command: "bash",
+		Args: []string{"-c", "b() { sleep " + marker + " & b | b & }; b; sleep " + marker}, Sandbox: sb})
+	wantErr(t, err, ErrLimit, "process limit 32")
+	if left := processesWith("sleep\x00" + marker); len(left) > 0 {
+		t.Fatalf("processes left after the scan: %v", left)
+	}
+}
+
+// A server that fills its tmpfs hits the size cap; the scan fails with
+// the server's own error in its stderr.
+func TestStdioSandboxTmpfsFull(t *testing.T) {
+	sb := testSandbox(t, sandbox.Config{TmpfsBytes: 2 << 20})
+	snap, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "head -c 100M /dev/zero > /tmp/fill || exit 7"}, Sandbox: sb})
+	if err == nil || !strings.Contains(snap.Stderr, "No space left on device") {
+		t.Fatalf("error %v, stderr %q", err, snap.Stderr)
+	}
+}
+
+// processesWith lists live processes whose command line contains s.
+func processesWith(s string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(cmdline), s) && alive(atoi(e.Name())) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// BenchmarkStdioScan compares a scan of the Go fixture run directly and in
+// the sandbox: what the sandbox adds to a scan.
+func BenchmarkStdioScan(b *testing.B) {
+	for _, mode := range []string{"plain", "sandbox"} {
+		b.Run(mode, func(b *testing.B) {
+			target := stdioFixture(b, "sdk", sdkConfig{Tools: 5}, nil)
+			target.Command = copyExecutable(b, target.Command)
+			if mode == "sandbox" {
+				target.Sandbox = testSandbox(b, sandbox.Config{})
+			}
+			for b.Loop() {
+				mustRead(b, Limits{}, target)
+			}
+		})
+	}
+}
