@@ -159,7 +159,7 @@ func (n *NPM) fetch(ctx context.Context, name, version string, want attest.Diges
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
 	}
-	work, err := os.MkdirTemp(root, ".prepare-")
+	work, err := traversableTemp(root, ".prepare-")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
 	}
@@ -211,4 +211,19 @@ func checkTarball(tarball []byte, spec string, rel *release, want attest.Digest)
 		return nil, &DigestMismatchError{Package: "npm " + spec, Want: want, Got: digests[want.Algorithm]}
 	}
 	return digests, nil
+}
+
+// traversableTemp makes a private folder that other users may pass
+// through but not list (0711): a runner that runs steps as another user
+// binds folders inside it.
+func traversableTemp(dir, pattern string) (string, error) {
+	d, err := os.MkdirTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(d, 0o711); err != nil {
+		_ = os.RemoveAll(d)
+		return "", err
+	}
+	return d, nil
 }

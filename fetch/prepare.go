@@ -60,7 +60,7 @@ func (n *NPM) prepare(ctx context.Context, reg *url.URL, tarball []byte, spec, w
 // installDependencies runs npm install in pkgDir with a throw-away home and
 // configuration the registry writes.
 func (n *NPM) installDependencies(ctx context.Context, reg *url.URL, pkgDir, spec string) error {
-	scratch, err := os.MkdirTemp(filepath.Dir(filepath.Dir(pkgDir)), ".npm-")
+	scratch, err := traversableTemp(filepath.Dir(filepath.Dir(pkgDir)), ".npm-")
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrFetch, err)
 	}

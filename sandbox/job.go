@@ -75,6 +75,9 @@ func (r *Runner) Run(ctx context.Context, j Job, stdout io.Writer) error {
 		return err
 	}
 	if err := p.Start(ctx); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%w; stderr: %s", err, msg)
+		}
 		return err
 	}
 	if err := p.Wait(); err != nil {

@@ -60,7 +60,8 @@ func fetchedServerJSON(pkg, pkgVersion, serverVersion, digest string) string {
 
 // TestScannerFetchesEveryNPMPackage: an npm package is fetched from the
 // configured registry and prepared before it is launched, with or without
-// a declared digest (an npx template is not used); the scan records the
+// a declared digest (templates that download at launch are refused at
+// start, see TestSandboxRefusesDownloadingTemplates); the scan records the
 // digest it ran and what it was checked against. A package with a git
 // dependency and its own .npmrc is refused, naming the dependency, as a
 // high finding that blocks approval, and its script never runs.
@@ -82,7 +83,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 	tinyDigest, _ := attest.ParseDigest(tiny.Integrity)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		in := servertest.Start(t, dialect, func(c *server.Config) {
-			c.ScanLaunchTemplates = []string{"npm=npx -y {identifier}@{version}"}
+			c.ScanLaunchTemplates = []string{"npm=node {package_bin}"}
 			c.ScanNPMRegistry = reg.URL
 		})
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
