@@ -35,6 +35,9 @@ type Config struct {
 	// ScanNPMDir keeps npm packages fetched by digest for scanning; empty
 	// means a folder in the user's cache directory.
 	ScanNPMDir string
+	// NPMRegistry is the npm registry the registry reads package integrity
+	// (and, for scans, tarballs) from; empty means https://registry.npmjs.org/.
+	NPMRegistry string
 	// ScanInterval re-scans approved versions; 0 turns the schedule off.
 	ScanInterval    time.Duration
 	ScanConcurrency int
@@ -117,6 +120,9 @@ func (c Config) Verify() error {
 	}
 	if c.OIDCIssuer != "" && (c.OIDCClientID == "" || c.OIDCRedirectURL == "") {
 		errs = append(errs, errors.New("--oidc-issuer needs --oidc-client-id and --oidc-redirect-url"))
+	}
+	if err := checkNPMRegistry(c.NPMRegistry); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := ParseTrustedProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, err)

@@ -41,7 +41,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			st, svc, err := openAppMigrating(ctx, g, log, migrate, registry.WithLimits(limits), registry.WithScanning(scanning),
-				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
+				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg))
 			if err != nil {
 				return err
 			}
@@ -65,6 +65,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.DurationVar(&cfg.ContractMaxTokenTTL, "contract-max-token-ttl", cfg.ContractMaxTokenTTL, "longest token TTL a capability contract may declare without a finding (env MCPREG_CONTRACT_MAX_TOKEN_TTL)")
 	f.StringArrayVar(&cfg.ScanLaunchTemplates, "scan-launch-template", nil, "admin-approved launch template TYPE=COMMAND ARGS with {identifier} and {version}, e.g. 'npm=npx -y {identifier}@{version}'; npm packages with a digest are fetched, checked and run as 'node {package_bin}' unless the npm template uses {package_bin} or {package_dir} (repeatable; env MCPREG_SCAN_LAUNCH_TEMPLATE)")
 	f.StringVar(&cfg.ScanNPMDir, "scan-npm-dir", "", "folder for npm packages fetched by digest and installed for scanning (default USER_CACHE/mcpreg/npm; env MCPREG_SCAN_NPM_DIR)")
+	f.StringVar(&cfg.NPMRegistry, "npm-registry", "", "npm registry the registry reads package integrity from, to bind attestations to the published npm artifact (default https://registry.npmjs.org/; env MCPREG_NPM_REGISTRY)")
 	f.StringVar(&cfg.ScanUser, "scan-user", "", "unprivileged user stdio servers run as when mcpregd runs as root (default nobody; env MCPREG_SCAN_USER)")
 	f.DurationVar(&cfg.ScanInterval, "scan-interval", cfg.ScanInterval, "re-scan approved and quarantined versions this often, plus jitter; 0 turns it off (env MCPREG_SCAN_INTERVAL)")
 	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
