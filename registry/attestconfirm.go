@@ -43,6 +43,11 @@ func (s *Service) ConfirmAttestation(ctx context.Context, c *Caller, name, ver s
 		if err := a.Update().SetPending(false).SetConfirmedBy(c.Principal).SetConfirmedAt(s.now()).Exec(ctx); err != nil {
 			return err
 		}
+		if !a.Verified && a.PolicyDigest != "" {
+			if err := saveFindings(ctx, tx, v.ID, []recorded{attestationFinding(a.PackageIndex, a.PackageRef, a.Error)}); err != nil {
+				return err
+			}
+		}
 		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.confirm", Subject: subject,
 			Reason: reason, RequestID: c.RequestID, Details: fmt.Sprintf("attestation %d package %d (%s) digest=%s source=%s added_by=%s verified=%t",
 				a.ID, a.PackageIndex, a.PackageRef, a.ArtifactDigest, a.DigestSource, a.AddedBy, a.Verified)})

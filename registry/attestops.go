@@ -34,6 +34,11 @@ func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver strin
 		// On an approved version the attestation waits for a second
 		// reviewer: what hosts see must not change on the owner's word.
 		item.pending = cur.State == version.StateApproved
+		if item.pending && item.mismatch != nil {
+			// Nothing about an approved version may change on the owner's
+			// word, not even a finding: refuse instead.
+			return fmt.Errorf("%w: %s", ErrFailedPrecondition, item.mismatch.finding(item.index, item.ref).Message)
+		}
 		if err := saveAttestations(ctx, tx, v.ID, c.Principal, []attestationItem{item}, []verification{ver2}); err != nil {
 			return err
 		}

@@ -53,6 +53,9 @@ func saveAttestations(ctx context.Context, tx *ent.Tx, versionID int, by string,
 		if err != nil {
 			return fmt.Errorf("store attestation: %w", err)
 		}
+		if it.pending {
+			continue // its findings are recorded when it is confirmed
+		}
 		if !v.verified && v.policyDigest != "" {
 			fs = append(fs, attestationFinding(it.index, it.ref, v.err))
 		}

@@ -199,14 +199,28 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 		if strings.Contains(before, `"digest":"sha512:`) {
 			t.Fatalf("discovery before: %s", before)
 		}
+		// An owner digest that disagrees with the npm registry's is refused
+		// outright on an approved version (not even a finding appears).
+		refused(t, "disagreeing digest on an approved version", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations", e.admin,
+			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.0.0"),
+				"artifactDigest": npmIntegrity(tarball("2.0.0-tampered"))}}), http.StatusConflict,
+			"owner's digest", sha512Hex(tarball("2.0.0-tampered")), sha512Hex(tarball("1.0.0")))
+		// A bundle that does not verify waits too, without a finding yet.
+		r := ok(t, "admin adds a foreign signer's bundle", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations", e.admin,
+			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, otherSAN, "1.0.0")}}))
+		if a := attestationsOf(t, r); len(a) != 1 || a[0]["pending"] != true || a[0]["verified"] != false ||
+			hasFinding(r.json(t), "attestation_unverified", "high") {
+			t.Fatalf("pending unverified attestation: %v", r.json(t))
+		}
+		unverifiedID := attestationsOf(t, r)[0]["id"].(string)
 		// An admin (who owns every namespace) adds a bundle.
-		r := ok(t, "admin adds", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations", e.admin,
+		r = ok(t, "admin adds", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations", e.admin,
 			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.0.0")}}))
 		a := attestationsOf(t, r)
-		if len(a) != 1 || a[0]["pending"] != true || a[0]["verified"] != true || r.json(t)["state"] != "approved" {
+		if len(a) != 2 || a[1]["pending"] != true || a[1]["verified"] != true || r.json(t)["state"] != "approved" {
 			t.Fatalf("attestation on an approved version: %v (state %v)", a, r.json(t)["state"])
 		}
-		id := a[0]["id"].(string)
+		id := a[1]["id"].(string)
 		e.in.Service.InvalidateDiscovery()
 		if after := resolve(); after != before {
 			t.Fatalf("a pending attestation changed discovery:\nbefore %s\nafter  %s", before, after)
@@ -231,17 +245,23 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 		}
 
 		r = ok(t, "reviewer confirms", confirm(e.reviewer))
-		if a := attestationsOf(t, r); len(a) != 1 || a[0]["pending"] == true || a[0]["confirmedBy"] != "rita" || r.json(t)["state"] != "approved" {
+		if a := attestationsOf(t, r); len(a) != 2 || a[1]["pending"] == true || a[1]["confirmedBy"] != "rita" || r.json(t)["state"] != "approved" {
 			t.Fatalf("after confirmation: %v", r.json(t))
 		}
 		refused(t, "confirm twice", confirm(e.reviewer), http.StatusConflict, "not pending", "rita")
+		// Confirming the one that does not verify records its finding now.
+		r = ok(t, "confirm the unverified one", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations/"+unverifiedID+":confirm",
+			e.reviewer, map[string]any{"reason": "keep it on record"}))
+		if !hasFinding(r.json(t), "attestation_unverified", "high") || r.json(t)["state"] != "approved" {
+			t.Fatalf("after confirming the unverified one: %v", r.json(t))
+		}
 		after := resolve()
 		if !strings.Contains(after, `"digest":"sha512:`+sha512Hex(tarball("1.0.0"))+`"`) || !strings.Contains(after, `"digestSource":"npm_registry"`) ||
 			!strings.Contains(after, `"san":"`+releaseSAN+`"`) {
 			t.Fatalf("discovery after confirmation: %s", after)
 		}
 		ev := ok(t, "audit", call(t, "GET", e.in.URL+"/v1/audit/events?action=attestation.confirm", e.admin, nil)).json(t)["events"].([]any)
-		if len(ev) != 1 || ev[0].(map[string]any)["actor"] != "rita" || !strings.Contains(ev[0].(map[string]any)["details"].(string), "added_by=root") {
+		if len(ev) != 2 || ev[0].(map[string]any)["actor"] != "rita" || !strings.Contains(ev[0].(map[string]any)["details"].(string), "added_by=root") {
 			t.Fatalf("audit: %v", ev)
 		}
 		// On a version awaiting review nothing waits: it counts at once.
