@@ -260,6 +260,11 @@ func TestCLIAttestConfirm(t *testing.T) {
 			!strings.Contains(err.Error(), "four-eyes") {
 			t.Fatalf("confirm by the admin who added it: %v", err)
 		}
+		f.setPolicy(t, "--attestation-policy", f.write(t, "loose.json", strings.Replace(attestPolicyJSON, `"required": true`,
+			`"required": true, "allowUnfetchedDigests": true`, 1)))
+		if out := mustRun(t, f.in.URL, f.reviewer, "policy", "get", signedName); !strings.Contains(out, "allowUnfetchedDigests") {
+			t.Fatalf("policy get does not show allowUnfetchedDigests:\n%s", out)
+		}
 		out = mustRun(t, f.in.URL, f.reviewer, "attest", "confirm", signedName, "1.0.0", "1", "--reason", "provenance checked")
 		if strings.Contains(out, "pending") || !containsRow(out, "#0", "sha512:"+sha512Hex(tarball("1.0.0")), "no", "no attestation policy") {
 			t.Fatalf("attest confirm:\n%s", out)
