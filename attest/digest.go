@@ -100,6 +100,7 @@ type Artifact struct {
 	data   []byte
 	digest Digest
 	isData bool
+	pkg    *Package // see For
 }
 
 // ArtifactBytes is an artifact given by its content.

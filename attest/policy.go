@@ -32,6 +32,11 @@ type Policy struct {
 	// DSSE bundle, e.g. https://slsa.dev/provenance/v1. They do not apply to
 	// message-signature bundles.
 	PredicateTypes []string `json:"predicateTypes,omitempty"`
+	// AllowUnfetchedDigests lets a required policy count attestations
+	// whose artifact digest the registry could not obtain itself
+	// (uploaded bytes, PyPI, other types): the owner's word. The registry
+	// applies it; Verify does not.
+	AllowUnfetchedDigests bool `json:"allowUnfetchedDigests,omitempty"`
 }
 
 // Identity is one accepted keyless signer: the OIDC issuer and the

@@ -96,6 +96,11 @@ func (v *Verifier) Verify(bundleJSON []byte, artifact Artifact, p Policy) (*Rece
 	if err := c.checkPredicate(result); err != nil {
 		return nil, err
 	}
+	if st := statementOf(result); st != nil {
+		if err := c.checkPackage(st.Subjects); err != nil {
+			return nil, err
+		}
+	}
 	return c.receipt(result, v.cfg.Now())
 }
 

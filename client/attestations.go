@@ -49,3 +49,18 @@ func (c *Client) ReverifyAttestations(ctx context.Context) (*mcpregv1.ReverifyAt
 	out := &mcpregv1.ReverifyAttestationsResponse{}
 	return out, c.call(ctx, http.MethodPost, "/v1/attestations:reverify", nil, &mcpregv1.ReverifyAttestationsRequest{}, out)
 }
+
+// ConfirmAttestation confirms pending attestation id of a version (a
+// reviewer or admin other than the principal who added it).
+func (c *Client) ConfirmAttestation(ctx context.Context, name, version string, id int64, reason string) (*mcpregv1.Version, error) {
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	if id <= 0 {
+		return nil, fmt.Errorf("%w: attestation id %d: want a positive id", ErrInvalid, id)
+	}
+	out := &mcpregv1.Version{}
+	body := &mcpregv1.ConfirmAttestationRequest{Reason: reason}
+	return out, c.call(ctx, http.MethodPost, fmt.Sprintf("%s/attestations/%d:confirm", p, id), nil, body, out)
+}

@@ -46,6 +46,12 @@ type Attestation struct {
 	AddedBy string `json:"added_by,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// Pending holds the value of the "pending" field.
+	Pending bool `json:"pending,omitempty"`
+	// ConfirmedBy holds the value of the "confirmed_by" field.
+	ConfirmedBy string `json:"confirmed_by,omitempty"`
+	// ConfirmedAt holds the value of the "confirmed_at" field.
+	ConfirmedAt *time.Time `json:"confirmed_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AttestationQuery when eager-loading is set.
 	Edges        AttestationEdges `json:"edges"`
@@ -79,13 +85,13 @@ func (*Attestation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case attestation.FieldBundle, attestation.FieldReceipt:
 			values[i] = new([]byte)
-		case attestation.FieldVerified:
+		case attestation.FieldVerified, attestation.FieldPending:
 			values[i] = new(sql.NullBool)
 		case attestation.FieldID, attestation.FieldVersionID, attestation.FieldPackageIndex:
 			values[i] = new(sql.NullInt64)
-		case attestation.FieldPackageRef, attestation.FieldArtifactDigest, attestation.FieldDigestSource, attestation.FieldBundleDigest, attestation.FieldError, attestation.FieldPolicyDigest, attestation.FieldAddedBy:
+		case attestation.FieldPackageRef, attestation.FieldArtifactDigest, attestation.FieldDigestSource, attestation.FieldBundleDigest, attestation.FieldError, attestation.FieldPolicyDigest, attestation.FieldAddedBy, attestation.FieldConfirmedBy:
 			values[i] = new(sql.NullString)
-		case attestation.FieldCheckedAt, attestation.FieldCreatedAt:
+		case attestation.FieldCheckedAt, attestation.FieldCreatedAt, attestation.FieldConfirmedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -192,6 +198,25 @@ func (_m *Attestation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
+		case attestation.FieldPending:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field pending", values[i])
+			} else if value.Valid {
+				_m.Pending = value.Bool
+			}
+		case attestation.FieldConfirmedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field confirmed_by", values[i])
+			} else if value.Valid {
+				_m.ConfirmedBy = value.String
+			}
+		case attestation.FieldConfirmedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field confirmed_at", values[i])
+			} else if value.Valid {
+				_m.ConfirmedAt = new(time.Time)
+				*_m.ConfirmedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -274,6 +299,17 @@ func (_m *Attestation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("pending=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Pending))
+	builder.WriteString(", ")
+	builder.WriteString("confirmed_by=")
+	builder.WriteString(_m.ConfirmedBy)
+	builder.WriteString(", ")
+	if v := _m.ConfirmedAt; v != nil {
+		builder.WriteString("confirmed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

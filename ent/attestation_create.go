@@ -147,6 +147,48 @@ func (_c *AttestationCreate) SetNillableCreatedAt(v *time.Time) *AttestationCrea
 	return _c
 }
 
+// SetPending sets the "pending" field.
+func (_c *AttestationCreate) SetPending(v bool) *AttestationCreate {
+	_c.mutation.SetPending(v)
+	return _c
+}
+
+// SetNillablePending sets the "pending" field if the given value is not nil.
+func (_c *AttestationCreate) SetNillablePending(v *bool) *AttestationCreate {
+	if v != nil {
+		_c.SetPending(*v)
+	}
+	return _c
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (_c *AttestationCreate) SetConfirmedBy(v string) *AttestationCreate {
+	_c.mutation.SetConfirmedBy(v)
+	return _c
+}
+
+// SetNillableConfirmedBy sets the "confirmed_by" field if the given value is not nil.
+func (_c *AttestationCreate) SetNillableConfirmedBy(v *string) *AttestationCreate {
+	if v != nil {
+		_c.SetConfirmedBy(*v)
+	}
+	return _c
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (_c *AttestationCreate) SetConfirmedAt(v time.Time) *AttestationCreate {
+	_c.mutation.SetConfirmedAt(v)
+	return _c
+}
+
+// SetNillableConfirmedAt sets the "confirmed_at" field if the given value is not nil.
+func (_c *AttestationCreate) SetNillableConfirmedAt(v *time.Time) *AttestationCreate {
+	if v != nil {
+		_c.SetConfirmedAt(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the Version entity.
 func (_c *AttestationCreate) SetVersion(v *Version) *AttestationCreate {
 	return _c.SetVersionID(v.ID)
@@ -207,6 +249,14 @@ func (_c *AttestationCreate) defaults() {
 		v := attestation.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Pending(); !ok {
+		v := attestation.DefaultPending
+		_c.mutation.SetPending(v)
+	}
+	if _, ok := _c.mutation.ConfirmedBy(); !ok {
+		v := attestation.DefaultConfirmedBy
+		_c.mutation.SetConfirmedBy(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -249,6 +299,12 @@ func (_c *AttestationCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Attestation.created_at"`)}
+	}
+	if _, ok := _c.mutation.Pending(); !ok {
+		return &ValidationError{Name: "pending", err: errors.New(`ent: missing required field "Attestation.pending"`)}
+	}
+	if _, ok := _c.mutation.ConfirmedBy(); !ok {
+		return &ValidationError{Name: "confirmed_by", err: errors.New(`ent: missing required field "Attestation.confirmed_by"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Attestation.version"`)}
@@ -331,6 +387,18 @@ func (_c *AttestationCreate) createSpec() (*Attestation, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(attestation.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.Pending(); ok {
+		_spec.SetField(attestation.FieldPending, field.TypeBool, value)
+		_node.Pending = value
+	}
+	if value, ok := _c.mutation.ConfirmedBy(); ok {
+		_spec.SetField(attestation.FieldConfirmedBy, field.TypeString, value)
+		_node.ConfirmedBy = value
+	}
+	if value, ok := _c.mutation.ConfirmedAt(); ok {
+		_spec.SetField(attestation.FieldConfirmedAt, field.TypeTime, value)
+		_node.ConfirmedAt = &value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -464,6 +532,48 @@ func (u *AttestationUpsert) SetCheckedAt(v time.Time) *AttestationUpsert {
 // UpdateCheckedAt sets the "checked_at" field to the value that was provided on create.
 func (u *AttestationUpsert) UpdateCheckedAt() *AttestationUpsert {
 	u.SetExcluded(attestation.FieldCheckedAt)
+	return u
+}
+
+// SetPending sets the "pending" field.
+func (u *AttestationUpsert) SetPending(v bool) *AttestationUpsert {
+	u.Set(attestation.FieldPending, v)
+	return u
+}
+
+// UpdatePending sets the "pending" field to the value that was provided on create.
+func (u *AttestationUpsert) UpdatePending() *AttestationUpsert {
+	u.SetExcluded(attestation.FieldPending)
+	return u
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (u *AttestationUpsert) SetConfirmedBy(v string) *AttestationUpsert {
+	u.Set(attestation.FieldConfirmedBy, v)
+	return u
+}
+
+// UpdateConfirmedBy sets the "confirmed_by" field to the value that was provided on create.
+func (u *AttestationUpsert) UpdateConfirmedBy() *AttestationUpsert {
+	u.SetExcluded(attestation.FieldConfirmedBy)
+	return u
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (u *AttestationUpsert) SetConfirmedAt(v time.Time) *AttestationUpsert {
+	u.Set(attestation.FieldConfirmedAt, v)
+	return u
+}
+
+// UpdateConfirmedAt sets the "confirmed_at" field to the value that was provided on create.
+func (u *AttestationUpsert) UpdateConfirmedAt() *AttestationUpsert {
+	u.SetExcluded(attestation.FieldConfirmedAt)
+	return u
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (u *AttestationUpsert) ClearConfirmedAt() *AttestationUpsert {
+	u.SetNull(attestation.FieldConfirmedAt)
 	return u
 }
 
@@ -610,6 +720,55 @@ func (u *AttestationUpsertOne) SetCheckedAt(v time.Time) *AttestationUpsertOne {
 func (u *AttestationUpsertOne) UpdateCheckedAt() *AttestationUpsertOne {
 	return u.Update(func(s *AttestationUpsert) {
 		s.UpdateCheckedAt()
+	})
+}
+
+// SetPending sets the "pending" field.
+func (u *AttestationUpsertOne) SetPending(v bool) *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetPending(v)
+	})
+}
+
+// UpdatePending sets the "pending" field to the value that was provided on create.
+func (u *AttestationUpsertOne) UpdatePending() *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdatePending()
+	})
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (u *AttestationUpsertOne) SetConfirmedBy(v string) *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetConfirmedBy(v)
+	})
+}
+
+// UpdateConfirmedBy sets the "confirmed_by" field to the value that was provided on create.
+func (u *AttestationUpsertOne) UpdateConfirmedBy() *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdateConfirmedBy()
+	})
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (u *AttestationUpsertOne) SetConfirmedAt(v time.Time) *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetConfirmedAt(v)
+	})
+}
+
+// UpdateConfirmedAt sets the "confirmed_at" field to the value that was provided on create.
+func (u *AttestationUpsertOne) UpdateConfirmedAt() *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdateConfirmedAt()
+	})
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (u *AttestationUpsertOne) ClearConfirmedAt() *AttestationUpsertOne {
+	return u.Update(func(s *AttestationUpsert) {
+		s.ClearConfirmedAt()
 	})
 }
 
@@ -922,6 +1081,55 @@ func (u *AttestationUpsertBulk) SetCheckedAt(v time.Time) *AttestationUpsertBulk
 func (u *AttestationUpsertBulk) UpdateCheckedAt() *AttestationUpsertBulk {
 	return u.Update(func(s *AttestationUpsert) {
 		s.UpdateCheckedAt()
+	})
+}
+
+// SetPending sets the "pending" field.
+func (u *AttestationUpsertBulk) SetPending(v bool) *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetPending(v)
+	})
+}
+
+// UpdatePending sets the "pending" field to the value that was provided on create.
+func (u *AttestationUpsertBulk) UpdatePending() *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdatePending()
+	})
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (u *AttestationUpsertBulk) SetConfirmedBy(v string) *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetConfirmedBy(v)
+	})
+}
+
+// UpdateConfirmedBy sets the "confirmed_by" field to the value that was provided on create.
+func (u *AttestationUpsertBulk) UpdateConfirmedBy() *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdateConfirmedBy()
+	})
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (u *AttestationUpsertBulk) SetConfirmedAt(v time.Time) *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.SetConfirmedAt(v)
+	})
+}
+
+// UpdateConfirmedAt sets the "confirmed_at" field to the value that was provided on create.
+func (u *AttestationUpsertBulk) UpdateConfirmedAt() *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.UpdateConfirmedAt()
+	})
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (u *AttestationUpsertBulk) ClearConfirmedAt() *AttestationUpsertBulk {
+	return u.Update(func(s *AttestationUpsert) {
+		s.ClearConfirmedAt()
 	})
 }
 

@@ -96,6 +96,54 @@ func (_u *AttestationUpdate) SetNillableCheckedAt(v *time.Time) *AttestationUpda
 	return _u
 }
 
+// SetPending sets the "pending" field.
+func (_u *AttestationUpdate) SetPending(v bool) *AttestationUpdate {
+	_u.mutation.SetPending(v)
+	return _u
+}
+
+// SetNillablePending sets the "pending" field if the given value is not nil.
+func (_u *AttestationUpdate) SetNillablePending(v *bool) *AttestationUpdate {
+	if v != nil {
+		_u.SetPending(*v)
+	}
+	return _u
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (_u *AttestationUpdate) SetConfirmedBy(v string) *AttestationUpdate {
+	_u.mutation.SetConfirmedBy(v)
+	return _u
+}
+
+// SetNillableConfirmedBy sets the "confirmed_by" field if the given value is not nil.
+func (_u *AttestationUpdate) SetNillableConfirmedBy(v *string) *AttestationUpdate {
+	if v != nil {
+		_u.SetConfirmedBy(*v)
+	}
+	return _u
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (_u *AttestationUpdate) SetConfirmedAt(v time.Time) *AttestationUpdate {
+	_u.mutation.SetConfirmedAt(v)
+	return _u
+}
+
+// SetNillableConfirmedAt sets the "confirmed_at" field if the given value is not nil.
+func (_u *AttestationUpdate) SetNillableConfirmedAt(v *time.Time) *AttestationUpdate {
+	if v != nil {
+		_u.SetConfirmedAt(*v)
+	}
+	return _u
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (_u *AttestationUpdate) ClearConfirmedAt() *AttestationUpdate {
+	_u.mutation.ClearConfirmedAt()
+	return _u
+}
+
 // Mutation returns the AttestationMutation object of the builder.
 func (_u *AttestationUpdate) Mutation() *AttestationMutation {
 	return _u.mutation
@@ -165,6 +213,18 @@ func (_u *AttestationUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	}
 	if value, ok := _u.mutation.CheckedAt(); ok {
 		_spec.SetField(attestation.FieldCheckedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Pending(); ok {
+		_spec.SetField(attestation.FieldPending, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ConfirmedBy(); ok {
+		_spec.SetField(attestation.FieldConfirmedBy, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ConfirmedAt(); ok {
+		_spec.SetField(attestation.FieldConfirmedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ConfirmedAtCleared() {
+		_spec.ClearField(attestation.FieldConfirmedAt, field.TypeTime)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -251,6 +311,54 @@ func (_u *AttestationUpdateOne) SetNillableCheckedAt(v *time.Time) *AttestationU
 	if v != nil {
 		_u.SetCheckedAt(*v)
 	}
+	return _u
+}
+
+// SetPending sets the "pending" field.
+func (_u *AttestationUpdateOne) SetPending(v bool) *AttestationUpdateOne {
+	_u.mutation.SetPending(v)
+	return _u
+}
+
+// SetNillablePending sets the "pending" field if the given value is not nil.
+func (_u *AttestationUpdateOne) SetNillablePending(v *bool) *AttestationUpdateOne {
+	if v != nil {
+		_u.SetPending(*v)
+	}
+	return _u
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (_u *AttestationUpdateOne) SetConfirmedBy(v string) *AttestationUpdateOne {
+	_u.mutation.SetConfirmedBy(v)
+	return _u
+}
+
+// SetNillableConfirmedBy sets the "confirmed_by" field if the given value is not nil.
+func (_u *AttestationUpdateOne) SetNillableConfirmedBy(v *string) *AttestationUpdateOne {
+	if v != nil {
+		_u.SetConfirmedBy(*v)
+	}
+	return _u
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (_u *AttestationUpdateOne) SetConfirmedAt(v time.Time) *AttestationUpdateOne {
+	_u.mutation.SetConfirmedAt(v)
+	return _u
+}
+
+// SetNillableConfirmedAt sets the "confirmed_at" field if the given value is not nil.
+func (_u *AttestationUpdateOne) SetNillableConfirmedAt(v *time.Time) *AttestationUpdateOne {
+	if v != nil {
+		_u.SetConfirmedAt(*v)
+	}
+	return _u
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (_u *AttestationUpdateOne) ClearConfirmedAt() *AttestationUpdateOne {
+	_u.mutation.ClearConfirmedAt()
 	return _u
 }
 
@@ -353,6 +461,18 @@ func (_u *AttestationUpdateOne) sqlSave(ctx context.Context) (_node *Attestation
 	}
 	if value, ok := _u.mutation.CheckedAt(); ok {
 		_spec.SetField(attestation.FieldCheckedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Pending(); ok {
+		_spec.SetField(attestation.FieldPending, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ConfirmedBy(); ok {
+		_spec.SetField(attestation.FieldConfirmedBy, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ConfirmedAt(); ok {
+		_spec.SetField(attestation.FieldConfirmedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ConfirmedAtCleared() {
+		_spec.ClearField(attestation.FieldConfirmedAt, field.TypeTime)
 	}
 	_node = &Attestation{config: _u.config}
 	_spec.Assign = _node.assignValues

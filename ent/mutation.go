@@ -86,6 +86,9 @@ type AttestationMutation struct {
 	checked_at       *time.Time
 	added_by         *string
 	created_at       *time.Time
+	pending          *bool
+	confirmed_by     *string
+	confirmed_at     *time.Time
 	clearedFields    map[string]struct{}
 	version          *int
 	clearedversion   bool
@@ -729,6 +732,127 @@ func (m *AttestationMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetPending sets the "pending" field.
+func (m *AttestationMutation) SetPending(b bool) {
+	m.pending = &b
+}
+
+// Pending returns the value of the "pending" field in the mutation.
+func (m *AttestationMutation) Pending() (r bool, exists bool) {
+	v := m.pending
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPending returns the old "pending" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldPending(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPending is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPending requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPending: %w", err)
+	}
+	return oldValue.Pending, nil
+}
+
+// ResetPending resets all changes to the "pending" field.
+func (m *AttestationMutation) ResetPending() {
+	m.pending = nil
+}
+
+// SetConfirmedBy sets the "confirmed_by" field.
+func (m *AttestationMutation) SetConfirmedBy(s string) {
+	m.confirmed_by = &s
+}
+
+// ConfirmedBy returns the value of the "confirmed_by" field in the mutation.
+func (m *AttestationMutation) ConfirmedBy() (r string, exists bool) {
+	v := m.confirmed_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfirmedBy returns the old "confirmed_by" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldConfirmedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfirmedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfirmedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfirmedBy: %w", err)
+	}
+	return oldValue.ConfirmedBy, nil
+}
+
+// ResetConfirmedBy resets all changes to the "confirmed_by" field.
+func (m *AttestationMutation) ResetConfirmedBy() {
+	m.confirmed_by = nil
+}
+
+// SetConfirmedAt sets the "confirmed_at" field.
+func (m *AttestationMutation) SetConfirmedAt(t time.Time) {
+	m.confirmed_at = &t
+}
+
+// ConfirmedAt returns the value of the "confirmed_at" field in the mutation.
+func (m *AttestationMutation) ConfirmedAt() (r time.Time, exists bool) {
+	v := m.confirmed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfirmedAt returns the old "confirmed_at" field's value of the Attestation entity.
+// If the Attestation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AttestationMutation) OldConfirmedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfirmedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfirmedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfirmedAt: %w", err)
+	}
+	return oldValue.ConfirmedAt, nil
+}
+
+// ClearConfirmedAt clears the value of the "confirmed_at" field.
+func (m *AttestationMutation) ClearConfirmedAt() {
+	m.confirmed_at = nil
+	m.clearedFields[attestation.FieldConfirmedAt] = struct{}{}
+}
+
+// ConfirmedAtCleared returns if the "confirmed_at" field was cleared in this mutation.
+func (m *AttestationMutation) ConfirmedAtCleared() bool {
+	_, ok := m.clearedFields[attestation.FieldConfirmedAt]
+	return ok
+}
+
+// ResetConfirmedAt resets all changes to the "confirmed_at" field.
+func (m *AttestationMutation) ResetConfirmedAt() {
+	m.confirmed_at = nil
+	delete(m.clearedFields, attestation.FieldConfirmedAt)
+}
+
 // ClearVersion clears the "version" edge to the Version entity.
 func (m *AttestationMutation) ClearVersion() {
 	m.clearedversion = true
@@ -790,7 +914,7 @@ func (m *AttestationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AttestationMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 17)
 	if m.version != nil {
 		fields = append(fields, attestation.FieldVersionID)
 	}
@@ -833,6 +957,15 @@ func (m *AttestationMutation) Fields() []string {
 	if m.created_at != nil {
 		fields = append(fields, attestation.FieldCreatedAt)
 	}
+	if m.pending != nil {
+		fields = append(fields, attestation.FieldPending)
+	}
+	if m.confirmed_by != nil {
+		fields = append(fields, attestation.FieldConfirmedBy)
+	}
+	if m.confirmed_at != nil {
+		fields = append(fields, attestation.FieldConfirmedAt)
+	}
 	return fields
 }
 
@@ -869,6 +1002,12 @@ func (m *AttestationMutation) Field(name string) (ent.Value, bool) {
 		return m.AddedBy()
 	case attestation.FieldCreatedAt:
 		return m.CreatedAt()
+	case attestation.FieldPending:
+		return m.Pending()
+	case attestation.FieldConfirmedBy:
+		return m.ConfirmedBy()
+	case attestation.FieldConfirmedAt:
+		return m.ConfirmedAt()
 	}
 	return nil, false
 }
@@ -906,6 +1045,12 @@ func (m *AttestationMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldAddedBy(ctx)
 	case attestation.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case attestation.FieldPending:
+		return m.OldPending(ctx)
+	case attestation.FieldConfirmedBy:
+		return m.OldConfirmedBy(ctx)
+	case attestation.FieldConfirmedAt:
+		return m.OldConfirmedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Attestation field %s", name)
 }
@@ -1013,6 +1158,27 @@ func (m *AttestationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case attestation.FieldPending:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPending(v)
+		return nil
+	case attestation.FieldConfirmedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfirmedBy(v)
+		return nil
+	case attestation.FieldConfirmedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfirmedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Attestation field %s", name)
 }
@@ -1061,6 +1227,9 @@ func (m *AttestationMutation) ClearedFields() []string {
 	if m.FieldCleared(attestation.FieldReceipt) {
 		fields = append(fields, attestation.FieldReceipt)
 	}
+	if m.FieldCleared(attestation.FieldConfirmedAt) {
+		fields = append(fields, attestation.FieldConfirmedAt)
+	}
 	return fields
 }
 
@@ -1077,6 +1246,9 @@ func (m *AttestationMutation) ClearField(name string) error {
 	switch name {
 	case attestation.FieldReceipt:
 		m.ClearReceipt()
+		return nil
+	case attestation.FieldConfirmedAt:
+		m.ClearConfirmedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Attestation nullable field %s", name)
@@ -1127,6 +1299,15 @@ func (m *AttestationMutation) ResetField(name string) error {
 		return nil
 	case attestation.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case attestation.FieldPending:
+		m.ResetPending()
+		return nil
+	case attestation.FieldConfirmedBy:
+		m.ResetConfirmedBy()
+		return nil
+	case attestation.FieldConfirmedAt:
+		m.ResetConfirmedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Attestation field %s", name)

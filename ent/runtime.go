@@ -53,6 +53,14 @@ func init() {
 	attestationDescCreatedAt := attestationFields[13].Descriptor()
 	// attestation.DefaultCreatedAt holds the default value on creation for the created_at field.
 	attestation.DefaultCreatedAt = attestationDescCreatedAt.Default.(func() time.Time)
+	// attestationDescPending is the schema descriptor for pending field.
+	attestationDescPending := attestationFields[14].Descriptor()
+	// attestation.DefaultPending holds the default value on creation for the pending field.
+	attestation.DefaultPending = attestationDescPending.Default.(bool)
+	// attestationDescConfirmedBy is the schema descriptor for confirmed_by field.
+	attestationDescConfirmedBy := attestationFields[15].Descriptor()
+	// attestation.DefaultConfirmedBy holds the default value on creation for the confirmed_by field.
+	attestation.DefaultConfirmedBy = attestationDescConfirmedBy.Default.(string)
 	auditeventFields := schema.AuditEvent{}.Fields()
 	_ = auditeventFields
 	// auditeventDescSeq is the schema descriptor for seq field.

@@ -30,11 +30,12 @@ const QuarantineArtifact = "artifact"
 // scannerActor is the principal of decisions the scanner takes.
 const scannerActor = "mcpreg-scanner"
 
-// attestedDigests are the digests of a version's verified attestations by
-// package index: what the version declares where server.json has none.
+// attestedDigests are the digests of a version's verified, confirmed
+// attestations by package index: what the version declares where
+// server.json has none.
 func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]attest.Digest, error) {
 	atts, err := s.store.Client.Attestation.Query().
-		Where(attestation.VersionID(versionID), attestation.Verified(true)).
+		Where(attestation.VersionID(versionID), attestation.Verified(true), attestation.Pending(false)).
 		Order(ent.Asc(attestation.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err

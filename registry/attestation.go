@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -55,12 +56,22 @@ type AttestationInput struct {
 
 // attestationItem is an input resolved against its version's server.json.
 type attestationItem struct {
-	index        int
-	ref          string
+	index int
+	ref   string
+	pkg   attest.Package
+	// digest is what the bundle is verified against: the one the registry
+	// obtained itself where it can, else the owner's (source says which).
 	digest       attest.Digest
 	source       string
+	mismatch     *ownerMismatch
+	pending      bool // added to an approved version: waits for confirmation
 	bundle       []byte
 	bundleDigest string
+}
+
+// artifact is what the item's bundle must be about.
+func (it attestationItem) artifact() attest.Artifact {
+	return attest.ArtifactDigest(it.digest).For(it.pkg)
 }
 
 // metaPackage is one entry of _meta["io.mcpreg/registry"].packages.
@@ -74,7 +85,7 @@ type metaPackage struct {
 // resolveAttestations checks every input against the document: the
 // package entry exists, a usable digest is known, the bundle is within the
 // cap and reads as a sigstore bundle. Nothing is verified yet.
-func (s *Service) resolveAttestations(doc *serverjson.Document, ins []AttestationInput) ([]attestationItem, error) {
+func (s *Service) resolveAttestations(ctx context.Context, doc *serverjson.Document, ins []AttestationInput) ([]attestationItem, error) {
 	if len(ins) == 0 {
 		return nil, nil
 	}
@@ -84,7 +95,7 @@ func (s *Service) resolveAttestations(doc *serverjson.Document, ins []Attestatio
 	}
 	out := make([]attestationItem, len(ins))
 	for i, in := range ins {
-		out[i], err = s.resolveAttestation(doc, meta, in, fmt.Sprintf("attestations[%d]", i))
+		out[i], err = s.resolveAttestation(ctx, doc, meta, in, fmt.Sprintf("attestations[%d]", i))
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +103,7 @@ func (s *Service) resolveAttestations(doc *serverjson.Document, ins []Attestatio
 	return out, nil
 }
 
-func (s *Service) resolveAttestation(doc *serverjson.Document, meta []metaPackage, in AttestationInput, field string) (attestationItem, error) {
+func (s *Service) resolveAttestation(ctx context.Context, doc *serverjson.Document, meta []metaPackage, in AttestationInput, field string) (attestationItem, error) {
 	if err := s.checkBundle(in.Bundle, field+".bundle"); err != nil {
 		return attestationItem{}, err
 	}
@@ -101,18 +112,35 @@ func (s *Service) resolveAttestation(doc *serverjson.Document, meta []metaPackag
 		return attestationItem{}, err
 	}
 	pkg := doc.Server.Packages[idx]
-	var d attest.Digest
-	var source string
+	obtained, obtainedSource, err := s.obtainedDigest(ctx, pkg, field)
+	if err != nil {
+		return attestationItem{}, err
+	}
+	var owner attest.Digest
+	var ownerSource string
 	if in.Artifact != nil {
-		d, source, err = s.uploadedDigest(pkg, meta, in, field)
+		owner, ownerSource, err = s.uploadedDigest(pkg, meta, in, obtained.Algorithm, field)
 	} else {
-		d, source, err = artifactDigest(pkg, meta, in.ArtifactDigest, field)
+		owner, ownerSource, err = artifactDigest(pkg, meta, in.ArtifactDigest, obtainedSource != "", field)
 	}
 	if err != nil {
 		return attestationItem{}, err
 	}
-	return attestationItem{index: idx, ref: packageRef(pkg), digest: d, source: source,
-		bundle: in.Bundle, bundleDigest: sha256Text(in.Bundle)}, nil
+	it := attestationItem{index: idx, ref: packageRef(pkg), pkg: packageOf(pkg), digest: owner, source: ownerSource,
+		bundle: in.Bundle, bundleDigest: sha256Text(in.Bundle)}
+	switch {
+	case obtainedSource == "":
+	case ownerSource == "" || owner.Algorithm == obtained.Algorithm:
+		if ownerSource != "" && owner != obtained {
+			it.mismatch = &ownerMismatch{owner: owner, ownerSource: ownerSource, obtained: obtained, obtainedSource: obtainedSource}
+		}
+		it.digest, it.source = obtained, obtainedSource
+	default:
+		// An owner digest in another algorithm (an npm package's
+		// fileSha256) cannot be compared here: it stays the owner's word,
+		// and the scanner checks it against the fetched tarball.
+	}
+	return it, nil
 }
 
 // checkBundle applies the size cap. Whether the bundle reads is checked
@@ -165,15 +193,19 @@ func packageRef(p model.Package) string {
 	return strings.TrimSpace(strings.Join([]string{p.RegistryType, p.Identifier, p.Version}, " "))
 }
 
-// artifactDigest picks the package's digest: the OCI reference's @sha256:,
-// fileSha256, mcpreg's _meta entry, else the request's. A request digest
-// that contradicts server.json is refused.
-func artifactDigest(pkg model.Package, meta []metaPackage, requested, field string) (attest.Digest, string, error) {
+// artifactDigest picks the package's declared digest: the OCI reference's
+// @sha256:, fileSha256, mcpreg's _meta entry, else the request's. A request
+// digest that contradicts server.json is refused. With obtained (the
+// registry obtains the digest itself) no declared digest is needed.
+func artifactDigest(pkg model.Package, meta []metaPackage, requested string, obtained bool, field string) (attest.Digest, string, error) {
 	text, source, err := documentDigest(pkg, meta)
 	if err != nil {
 		return attest.Digest{}, "", err
 	}
 	if text == "" {
+		if requested == "" && obtained {
+			return attest.Digest{}, "", nil
+		}
 		if requested == "" {
 			return attest.Digest{}, "", invalidf("%s: no artifact digest for package %q: server.json has no OCI @sha256:, fileSha256 or _meta %q digest for it, and artifactDigest is empty",
 				field, packageRef(pkg), RegistryMetaKey)
@@ -198,9 +230,10 @@ func artifactDigest(pkg model.Package, meta []metaPackage, requested, field stri
 
 // uploadedDigest is the digest of uploaded artifact bytes: in the
 // algorithm of the digest server.json gives, which the bytes must match,
-// else sha512 for npm packages (npm provenance signs sha512) and sha256
+// else in that of the digest the registry obtained (obtainedAlg), else
+// sha512 for npm packages (npm provenance signs sha512) and sha256
 // otherwise.
-func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in AttestationInput, field string) (attest.Digest, string, error) {
+func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in AttestationInput, obtainedAlg, field string) (attest.Digest, string, error) {
 	if in.ArtifactDigest != "" {
 		return attest.Digest{}, "", invalidf("%s: give artifact or artifactDigest, not both", field)
 	}
@@ -221,6 +254,9 @@ func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in Attes
 			return attest.Digest{}, "", invalidf("%s: digest from %s: %v", field, source, err)
 		}
 		alg = want.Algorithm
+	}
+	if obtainedAlg != "" && text == "" {
+		alg = obtainedAlg
 	}
 	got, err := attest.DigestOf(in.Artifact, alg)
 	if err != nil {

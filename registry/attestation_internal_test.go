@@ -39,9 +39,13 @@ func TestArtifactDigestPrecedence(t *testing.T) {
 		{"nothing", npm, nil, "", "", "", "no artifact digest"},
 		{"unsupported algorithm", npm, nil, "md5:00", "", "", "not supported"},
 	}
+	// A package whose digest the registry obtains itself needs none declared.
+	if d, source, err := artifactDigest(npm, nil, "", true, "attestations[0]"); err != nil || source != "" || d.Algorithm != "" {
+		t.Errorf("nothing declared, digest obtained: %v from %q (%v)", d, source, err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, source, err := artifactDigest(tt.pkg, tt.meta, tt.requested, "attestations[0]")
+			d, source, err := artifactDigest(tt.pkg, tt.meta, tt.requested, false, "attestations[0]")
 			if tt.err != "" {
 				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want ErrInvalid mentioning %q", err, tt.err)
@@ -86,7 +90,7 @@ func FuzzRegistryMeta(f *testing.F) {
 			return
 		}
 		pkg := model.Package{RegistryType: "npm", Identifier: "@acme/x", Version: "1"}
-		if _, _, err := artifactDigest(pkg, meta, requested, "f"); err != nil && !errors.Is(err, ErrInvalid) {
+		if _, _, err := artifactDigest(pkg, meta, requested, false, "f"); err != nil && !errors.Is(err, ErrInvalid) {
 			t.Fatalf("artifactDigest: %v", err)
 		}
 	})

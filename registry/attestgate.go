@@ -44,13 +44,14 @@ func (s *Service) attestationGaps(ctx context.Context, tx *ent.Tx, v *ent.Versio
 	if len(pkgs) == 0 {
 		return []string{"server.json has no package to attest"}, nil
 	}
-	atts, err := tx.Attestation.Query().Where(attestation.VersionID(v.ID)).Order(ent.Asc(attestation.FieldID)).All(ctx)
+	atts, err := tx.Attestation.Query().Where(attestation.VersionID(v.ID), attestation.Pending(false)).
+		Order(ent.Asc(attestation.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var gaps []string
 	for i, p := range pkgs {
-		reason, err := s.packageGap(ctx, tx, i, atts, pol, after, recheck)
+		reason, err := s.packageGap(ctx, tx, p, i, atts, pol, after, recheck)
 		if err != nil {
 			return nil, err
 		}
@@ -62,8 +63,9 @@ func (s *Service) attestationGaps(ctx context.Context, tx *ent.Tx, v *ent.Versio
 }
 
 // packageGap says why package index has no acceptable attestation ("" when
-// it has one).
-func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, index int, atts []*ent.Attestation, pol *attest.Policy, after time.Time, recheck bool) (string, error) {
+// it has one). Pending attestations are not among atts. A digest that is
+// the owner's word counts only where the policy allows unfetched digests.
+func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, pkg model.Package, index int, atts []*ent.Attestation, pol *attest.Policy, after time.Time, recheck bool) (string, error) {
 	reason := "no attestation (attach one: POST .../versions/VERSION/attestations)"
 	digest := pol.Digest()
 	for _, a := range atts {
@@ -72,7 +74,7 @@ func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, index int, atts []
 		}
 		if recheck && a.PolicyDigest != digest {
 			var err error
-			if a, err = s.recheck(ctx, tx, a, pol); err != nil {
+			if a, err = s.recheck(ctx, tx, a, pkg, pol); err != nil {
 				return "", err
 			}
 		}
@@ -83,6 +85,10 @@ func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, index int, atts []
 			reason = "no verified attestation: " + a.Error
 		case !a.CheckedAt.After(after):
 			reason = "no passing re-verification since the quarantine (mcpregd attest reverify)"
+		case !registryObtained(a.DigestSource) && !pol.AllowUnfetchedDigests:
+			reason = fmt.Sprintf("its artifact digest %s is the owner's word (from %s), not one the registry obtained itself; "+
+				"the policy counts such digests only with allowUnfetchedDigests (npm packages and OCI references by digest: attach the bundle again)",
+				a.ArtifactDigest, a.DigestSource)
 		default:
 			return "", nil
 		}
@@ -90,11 +96,12 @@ func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, index int, atts []
 	return reason, nil
 }
 
-// recheck verifies a stored bundle again under pol and stores the result.
-func (s *Service) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, pol *attest.Policy) (*ent.Attestation, error) {
+// recheck verifies a stored bundle about pkg again under pol and stores
+// the result.
+func (s *Service) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, pkg model.Package, pol *attest.Policy) (*ent.Attestation, error) {
 	v := verification{checkedAt: s.now(), err: "stored digest unusable"}
 	if d, err := attest.ParseDigest(a.ArtifactDigest); err == nil {
-		if v, err = s.verifyBundle(a.Bundle, attest.ArtifactDigest(d), pol); err != nil {
+		if v, err = s.verifyBundle(a.Bundle, attest.ArtifactDigest(d).For(packageOf(pkg)), pol); err != nil {
 			v = verification{checkedAt: s.now(), err: err.Error()}
 		}
 	}

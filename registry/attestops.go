@@ -27,12 +27,24 @@ func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver strin
 		return nil, err
 	}
 	err = s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		cur, err := s.lockVersionByID(ctx, tx, v.ID)
+		if err != nil {
+			return err
+		}
+		// On an approved version the attestation waits for a second
+		// reviewer: what hosts see must not change on the owner's word.
+		item.pending = cur.State == version.StateApproved
+		if item.pending && item.mismatch != nil {
+			// Nothing about an approved version may change on the owner's
+			// word, not even a finding: refuse instead.
+			return fmt.Errorf("%w: %s", ErrFailedPrecondition, item.mismatch.finding(item.index, item.ref).Message)
+		}
 		if err := saveAttestations(ctx, tx, v.ID, c.Principal, []attestationItem{item}, []verification{ver2}); err != nil {
 			return err
 		}
-		_, err := s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.add", Subject: subjectOf(name, ver),
-			RequestID: c.RequestID, Details: fmt.Sprintf("package %d (%s) digest=%s bundle=%s verified=%t %s",
-				item.index, item.ref, item.digest, item.bundleDigest, ver2.verified, ver2.err)})
+		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.add", Subject: subjectOf(name, ver),
+			RequestID: c.RequestID, Details: fmt.Sprintf("package %d (%s) digest=%s source=%s bundle=%s verified=%t pending=%t %s",
+				item.index, item.ref, item.digest, item.source, item.bundleDigest, ver2.verified, item.pending, ver2.err)})
 		return err
 	})
 	if err != nil {
@@ -72,7 +84,7 @@ func (s *Service) verifyForVersion(ctx context.Context, v *ent.Version, in Attes
 	if err != nil {
 		return attestationItem{}, verification{}, err
 	}
-	item, err := s.resolveAttestation(doc, meta, in, "attestation")
+	item, err := s.resolveAttestation(ctx, doc, meta, in, "attestation")
 	if err != nil {
 		return attestationItem{}, verification{}, err
 	}
@@ -80,7 +92,7 @@ func (s *Service) verifyForVersion(ctx context.Context, v *ent.Version, in Attes
 	if err != nil {
 		return attestationItem{}, verification{}, err
 	}
-	vr, err := s.verifyBundle(item.bundle, attest.ArtifactDigest(item.digest), pol)
+	vr, err := s.verifyBundle(item.bundle, item.artifact(), pol)
 	return item, vr, atField("attestation.bundle", err)
 }
 

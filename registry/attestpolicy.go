@@ -83,7 +83,7 @@ func AttestPolicyFromProto(p *mcpregv1.AttestationPolicy) *attest.Policy {
 	}
 	out := &attest.Policy{Required: p.GetRequired(), TrustedRoot: p.GetTrustedRoot(),
 		SourceRepository: p.GetSourceRepository(), SourceRepositoryRef: p.GetSourceRepositoryRef(),
-		PublicKeys: p.GetPublicKeys(), PredicateTypes: p.GetPredicateTypes()}
+		PublicKeys: p.GetPublicKeys(), PredicateTypes: p.GetPredicateTypes(), AllowUnfetchedDigests: p.GetAllowUnfetchedDigests()}
 	for _, id := range p.GetIdentities() {
 		out.Identities = append(out.Identities, attest.Identity{Issuer: id.GetIssuer(), IssuerRegexp: id.GetIssuerRegexp(),
 			SAN: id.GetSan(), SANRegexp: id.GetSanRegexp()})
@@ -97,7 +97,7 @@ func attestPolicyProto(p *attest.Policy) *mcpregv1.AttestationPolicy {
 	}
 	out := &mcpregv1.AttestationPolicy{Required: p.Required, TrustedRoot: p.TrustedRoot,
 		SourceRepository: p.SourceRepository, SourceRepositoryRef: p.SourceRepositoryRef,
-		PublicKeys: p.PublicKeys, PredicateTypes: p.PredicateTypes}
+		PublicKeys: p.PublicKeys, PredicateTypes: p.PredicateTypes, AllowUnfetchedDigests: p.AllowUnfetchedDigests}
 	for _, id := range p.Identities {
 		out.Identities = append(out.Identities, &mcpregv1.AttestationIdentity{Issuer: id.Issuer, IssuerRegexp: id.IssuerRegexp,
 			San: id.SAN, SanRegexp: id.SANRegexp})

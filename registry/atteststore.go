@@ -31,7 +31,7 @@ func (s *Service) attestPolicyByName(ctx context.Context, name string) (*attest.
 func (s *Service) verifyItems(items []attestationItem, p *attest.Policy) ([]verification, error) {
 	out := make([]verification, len(items))
 	for i, it := range items {
-		v, err := s.verifyBundle(it.bundle, attest.ArtifactDigest(it.digest), p)
+		v, err := s.verifyBundle(it.bundle, it.artifact(), p)
 		if err != nil {
 			return nil, atField(fmt.Sprintf("attestations[%d].bundle", i), err)
 		}
@@ -49,12 +49,18 @@ func saveAttestations(ctx context.Context, tx *ent.Tx, versionID int, by string,
 		err := tx.Attestation.Create().SetVersionID(versionID).SetPackageIndex(it.index).SetPackageRef(it.ref).
 			SetArtifactDigest(it.digest.String()).SetDigestSource(it.source).SetBundle(it.bundle).
 			SetBundleDigest(it.bundleDigest).SetVerified(v.verified).SetReceipt(v.receiptJSON).SetError(v.err).
-			SetPolicyDigest(v.policyDigest).SetCheckedAt(v.checkedAt).SetAddedBy(by).SetCreatedAt(v.checkedAt).Exec(ctx)
+			SetPolicyDigest(v.policyDigest).SetCheckedAt(v.checkedAt).SetAddedBy(by).SetCreatedAt(v.checkedAt).SetPending(it.pending).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("store attestation: %w", err)
 		}
+		if it.pending {
+			continue // its findings are recorded when it is confirmed
+		}
 		if !v.verified && v.policyDigest != "" {
 			fs = append(fs, attestationFinding(it.index, it.ref, v.err))
+		}
+		if it.mismatch != nil {
+			fs = append(fs, it.mismatch.finding(it.index, it.ref))
 		}
 	}
 	return saveFindings(ctx, tx, versionID, fs)
@@ -78,7 +84,8 @@ func attestationProto(a *ent.Attestation) *mcpregv1.Attestation {
 	out := &mcpregv1.Attestation{Id: int64(a.ID), PackageIndex: int32(a.PackageIndex), Package: a.PackageRef,
 		ArtifactDigest: a.ArtifactDigest, DigestSource: a.DigestSource, Verified: a.Verified, Error: a.Error,
 		CheckedAt: ts(a.CheckedAt), PolicyDigest: a.PolicyDigest, BundleDigest: a.BundleDigest,
-		AddedBy: a.AddedBy, CreatedAt: ts(a.CreatedAt)}
+		AddedBy: a.AddedBy, CreatedAt: ts(a.CreatedAt), Pending: a.Pending, ConfirmedBy: a.ConfirmedBy,
+		ConfirmedAt: tsPtr(a.ConfirmedAt), OwnerDigest: !registryObtained(a.DigestSource)}
 	if a.Verified && len(a.Receipt) > 0 {
 		var r attest.Receipt
 		if json.Unmarshal(a.Receipt, &r) == nil {

@@ -236,7 +236,7 @@ func (s *Service) loadDiscoveryVersions(ctx context.Context, ids []int) ([]*disc
 		for _, p := range prs {
 			pins[p.VersionID] = append(pins[p.VersionID], p)
 		}
-		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true)).
+		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true), attestation.Pending(false)).
 			Order(ent.Asc(attestation.FieldID)).All(ctx)
 		if err != nil {
 			return nil, err

@@ -105,9 +105,6 @@ func WithScanning(sc Scanning) Option { return func(s *Service) { s.scanning = &
 // Digest sources of a scan that ran a fetched npm package, beyond the
 // declared ones (DigestFromFileSHA256, DigestFromMeta).
 const (
-	// DigestFromNPMRegistry: nothing was declared; the tarball matched the
-	// integrity the npm registry publishes for the exact version.
-	DigestFromNPMRegistry = "npm_registry"
 	// DigestFromAttestation: the digest of a verified attestation.
 	DigestFromAttestation = "attestation"
 )

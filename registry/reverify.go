@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/registry/pkg/model"
+
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/attestation"
@@ -66,12 +68,20 @@ func (s *Service) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id
 	if err != nil {
 		return err
 	}
-	atts, err := tx.Attestation.Query().Where(attestation.VersionID(id)).All(ctx)
+	atts, err := tx.Attestation.Query().Where(attestation.VersionID(id), attestation.Pending(false)).All(ctx)
+	if err != nil {
+		return err
+	}
+	pkgs, err := versionPackages(v.ServerJSON)
 	if err != nil {
 		return err
 	}
 	for _, a := range atts {
-		a, err = s.recheck(ctx, tx, a, pol.Attestation)
+		var pkg model.Package
+		if a.PackageIndex < len(pkgs) {
+			pkg = pkgs[a.PackageIndex]
+		}
+		a, err = s.recheck(ctx, tx, a, pkg, pol.Attestation)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/contract"
+	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/pin"
 	"github.com/mcpreg/mcpreg/store"
 )
@@ -55,6 +56,9 @@ type Service struct {
 	metrics *scanMetrics
 	// verifier checks attestations (default: the public-good root only).
 	verifier *attest.Verifier
+	// npm reads the integrity the npm registry publishes (default: the
+	// public npm registry).
+	npm NPMIntegrity
 	// disc is the discovery index, rebuilt after changes.
 	disc *discoveryCache
 	// signer signs discovery documents; nil refuses discovery reads.
@@ -92,6 +96,9 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error)
 	}
 	if err := s.defaultVerifier(); err != nil {
 		return nil, err
+	}
+	if s.npm == nil {
+		s.npm = fetch.Packuments{}
 	}
 	if err := s.ensureAuditHead(ctx); err != nil {
 		return nil, err

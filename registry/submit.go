@@ -365,7 +365,7 @@ func subjectOf(name, version string) string { return name + "@" + strings.TrimSp
 // them under the server's current attestation policy, before the write
 // transaction (verification takes milliseconds).
 func (s *Service) checkSubmittedAttestations(ctx context.Context, p *parsedSubmission, ins []AttestationInput) error {
-	items, err := s.resolveAttestations(p.doc, ins)
+	items, err := s.resolveAttestations(ctx, p.doc, ins)
 	if err != nil || len(items) == 0 {
 		return err
 	}
@@ -431,7 +431,7 @@ func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) erro
 	if !c.OwnsNamespace(doc.Namespace) {
 		return deniedf("%s may not submit in namespace %q", c.Principal, doc.Namespace)
 	}
-	items, err := s.resolveAttestations(doc, sub.Attestations)
+	items, err := s.resolveAttestations(ctx, doc, sub.Attestations)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,9 @@ func TestAttestationBadInput(t *testing.T) {
 			good := e.provenance(t, releaseSAN, "3.0.0")
 			// server.json without any digest for its package.
 			bare := strings.Replace(serverJSON(attestServer, "3.0.0"), `"@acme/weather-mcp"`, `"`+attestPackage+`"`, 1)
+			// A PyPI package: the registry cannot obtain its digest itself.
+			pypiBare := strings.Replace(serverJSON(attestServer, "3.0.0"), `"registryType": "npm", "identifier": "@acme/weather-mcp"`,
+				`"registryType": "pypi", "identifier": "signed-mcp"`, 1)
 			huge := `{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","pad":"` + strings.Repeat("x", 2<<20) + `"}`
 			cases := []struct {
 				name   string
@@ -42,7 +45,7 @@ func TestAttestationBadInput(t *testing.T) {
 					return e.submit(t, bare, map[string]any{"packageIndex": 0, "bundle": good, "artifactDigest": "md5:d41d8cd98f00b204e9800998ecf8427e"})
 				}, http.StatusBadRequest, []string{"attestations[0]", "md5", "not supported"}},
 				{"no digest at all", func() response {
-					return e.submit(t, bare, map[string]any{"packageIndex": 0, "bundle": good})
+					return e.submit(t, pypiBare, map[string]any{"packageIndex": 0, "bundle": good})
 				}, http.StatusBadRequest, []string{"no artifact digest", "artifactDigest is empty"}},
 				{"digest contradicting server.json", func() response {
 					return e.submit(t, npmServerJSON("3.0.0"), map[string]any{"packageIndex": 0, "bundle": good,

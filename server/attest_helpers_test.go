@@ -34,6 +34,7 @@ type attestEnv struct {
 	ss                           *attesttest.Sigstore
 	admin, reviewer, owner, host string
 	rootPath                     string
+	npm                          *fakeNPM
 }
 
 func startAttest(t *testing.T, dialect string) *attestEnv {
@@ -52,10 +53,15 @@ func startAttest(t *testing.T, dialect string) *attestEnv {
 	}
 	path := writeRoot(t, rootJSON)
 	tsaPath := writeRoot(t, tsaJSON)
+	npm := startFakeNPM(t)
+	for _, v := range []string{"0.1.0", "1.0.0", "1.1.0", "1.2.0", "1.3.0", "2.0.0", "3.0.0"} {
+		npm.publish(attestPackage, v, npmIntegrity(tarball(v)))
+	}
 	in := servertest.Start(t, dialect, func(c *server.Config) {
 		c.TrustedRoots = append(c.TrustedRoots, acmeRoot+"="+path, acmeTSARoot+"="+tsaPath)
+		c.ScanNPMRegistry = npm.srv.URL
 	})
-	return &attestEnv{in: in, ss: ss, rootPath: path,
+	return &attestEnv{in: in, ss: ss, rootPath: path, npm: npm,
 		admin:    in.Token(t, "root", registry.RoleAdmin),
 		reviewer: in.Token(t, "rita", registry.RoleReviewer),
 		owner:    in.Token(t, "olga", registry.RoleOwner, "io.github.acme"),

@@ -47,7 +47,7 @@ func TestAttestedApproval(t *testing.T) {
 				map[string]any{"packageIdentifier": attestPackage, "bundle": e.provenance(t, releaseSAN, "1.0.0")}))
 			a := attestationsOf(t, r)
 			if len(a) != 1 || a[0]["verified"] != false || !strings.Contains(a[0]["error"].(string), "no attestation policy") ||
-				a[0]["digestSource"] != "server_json_meta" || !strings.HasPrefix(a[0]["artifactDigest"].(string), "sha512:") {
+				a[0]["digestSource"] != "npm_registry" || !strings.HasPrefix(a[0]["artifactDigest"].(string), "sha512:") {
 				t.Fatalf("attestation without policy: %v", a)
 			}
 			ok(t, "set policy", e.setPolicy(t, attestServer, attestPolicy(true, releaseSAN)))
@@ -190,13 +190,18 @@ func TestKeySignedAttestation(t *testing.T) {
 			return strings.Replace(npmServerJSON(version), `"transport"`, `"fileSha256": "`+sha256Hex(tarball(version))+`", "transport"`, 1)
 		}
 		ok(t, "first", e.submit(t, sj("0.1.0")))
-		ok(t, "policy", e.setPolicy(t, attestServer, map[string]any{"required": true, "trustedRoot": acmeTSARoot, "publicKeys": []any{pem}}))
+		// The npm registry publishes only a sha512 integrity, so the
+		// sha256 fileSha256 the key signed is the owner's word: the policy
+		// must allow such digests to count.
+		ok(t, "policy", e.setPolicy(t, attestServer, map[string]any{"required": true, "trustedRoot": acmeTSARoot, "publicKeys": []any{pem},
+			"allowUnfetchedDigests": true}))
 		bundle, err := signer.Sign(tarball("1.0.0"), e.ss)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := ok(t, "submit", e.submit(t, sj("1.0.0"), map[string]any{"packageIndex": 0, "bundle": string(bundle)}))
-		if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "file_sha256" || a[0]["keyFingerprint"] == "" {
+		if a := attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "file_sha256" || a[0]["keyFingerprint"] == "" ||
+			a[0]["ownerDigest"] != true {
 			t.Fatalf("key-signed attestation: %v", a)
 		}
 		ok(t, "approve", e.transition(t, "approve", attestServer, "1.0.0"))

@@ -20,12 +20,16 @@ func TestUploadedArtifact(t *testing.T) {
 		ok(t, "first", e.submit(t, npmServerJSON("0.1.0")))
 		ok(t, "policy", e.setPolicy(t, attestServer, attestPolicy(true, releaseSAN)))
 		b64 := base64.StdEncoding.EncodeToString
-		// Without a digest in server.json: npm, so sha512 of the upload.
+		// Without a digest in server.json: npm, so sha512 of the upload,
+		// which agrees with the npm registry's integrity: that one counts.
 		bare := fmt.Sprintf(`{"$schema": %q, "name": %q, "description": "Signed weather", "version": "1.0.0",
   "packages": [{"registryType": "npm", "identifier": %q, "version": "1.0.0", "transport": {"type": "stdio"}}]}`,
 			schemaURL, attestServer, attestPackage)
 		before := e.counts(t)
-		refused(t, "empty upload", e.submit(t, bare, map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.0.0"),
+		// An empty upload is no upload; for a PyPI package nothing else
+		// gives a digest.
+		pypiBare := strings.Replace(strings.Replace(bare, `"npm"`, `"pypi"`, 1), `"`+attestPackage+`"`, `"signed-mcp"`, 1)
+		refused(t, "empty upload", e.submit(t, pypiBare, map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.0.0"),
 			"artifact": ""}), http.StatusBadRequest)
 		refused(t, "upload and digest", e.submit(t, bare, map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.0.0"),
 			"artifact": b64(tarball("1.0.0")), "artifactDigest": npmIntegrity(tarball("1.0.0"))}), http.StatusBadRequest, "not both")
@@ -37,7 +41,7 @@ func TestUploadedArtifact(t *testing.T) {
 		r := ok(t, "submit with upload", e.submit(t, bare, map[string]any{"packageIndex": 0,
 			"bundle": e.provenance(t, releaseSAN, "1.0.0"), "artifact": b64(tarball("1.0.0"))}))
 		a := attestationsOf(t, r)
-		if len(a) != 1 || a[0]["verified"] != true || a[0]["digestSource"] != "upload" || !strings.HasPrefix(a[0]["artifactDigest"].(string), "sha512:") {
+		if len(a) != 1 || a[0]["verified"] != true || a[0]["digestSource"] != "npm_registry" || !strings.HasPrefix(a[0]["artifactDigest"].(string), "sha512:") {
 			t.Fatalf("uploaded artifact: %v", a)
 		}
 		ok(t, "approve", e.transition(t, "approve", attestServer, "1.0.0"))
@@ -48,9 +52,18 @@ func TestUploadedArtifact(t *testing.T) {
 			"uploaded bytes have digest sha512:", "server_json_meta")
 		r = ok(t, "upload matching server.json", e.submit(t, npmServerJSON("1.1.0"), map[string]any{"packageIndex": 0,
 			"bundle": e.provenance(t, releaseSAN, "1.1.0"), "artifact": b64(tarball("1.1.0"))}))
-		if a = attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "upload" {
+		if a = attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "npm_registry" || hasFinding(r.json(t), "artifact.digest_mismatch", "high") {
 			t.Fatalf("upload matching server.json: %v", a)
 		}
+
+		// Uploaded bytes the npm registry does not publish for that version
+		// disagree with its integrity: a high finding that blocks approval.
+		r = ok(t, "upload of unpublished bytes", e.submit(t, npmServerJSONBare("1.2.0"), map[string]any{"packageIndex": 0,
+			"bundle": e.provenance(t, releaseSAN, "1.2.0"), "artifact": b64(tarball("1.1.0-evil"))}))
+		if !hasFinding(r.json(t), "artifact.digest_mismatch", "high") {
+			t.Fatalf("upload of unpublished bytes: %v", r.json(t)["findings"])
+		}
+		refused(t, "approve unpublished upload", e.transition(t, "approve", attestServer, "1.2.0"), http.StatusConflict, "upload", sha512Hex(tarball("1.1.0-evil")))
 
 		// The verify API takes the bytes as well.
 		verify := func(artifact []byte) map[string]any {

@@ -42,3 +42,8 @@ func (s *registryServer) ReverifyAttestations(ctx context.Context, _ *mcpregv1.R
 	return &mcpregv1.ReverifyAttestationsResponse{Checked: int32(rep.Checked), Passed: int32(rep.Passed),
 		Failed: int32(rep.Failed), Quarantined: rep.Quarantined}, nil
 }
+
+func (s *registryServer) ConfirmAttestation(ctx context.Context, r *mcpregv1.ConfirmAttestationRequest) (*mcpregv1.Version, error) {
+	v, err := s.svc.ConfirmAttestation(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), r.GetId(), r.GetReason())
+	return v, toStatus(ctx, s.log, err)
+}

@@ -42,6 +42,7 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.RegistryService_UpdateServerPolicy_FullMethodName:   deciders,
 	mcpregv1.RegistryService_WhoAmI_FullMethodName:               everyone,
 	mcpregv1.RegistryService_AddAttestation_FullMethodName:       {registry.RoleAdmin, registry.RoleOwner},
+	mcpregv1.RegistryService_ConfirmAttestation_FullMethodName:   deciders,
 	mcpregv1.RegistryService_VerifyAttestation_FullMethodName:    everyone,
 	mcpregv1.RegistryService_ReverifyAttestations_FullMethodName: adminOnly,
 	mcpregv1.TokenService_CreateToken_FullMethodName:             adminOnly,

@@ -104,6 +104,10 @@ func rpcCases() []rpcCase {
 			return ignore(r.AddAttestation(ctx, &mcpregv1.AddAttestationRequest{Name: "io.github.acme/weather", Version: "9.9.9",
 				Attestation: &mcpregv1.AttestationInput{Bundle: "{}"}}))
 		}},
+		{"ConfirmAttestation", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ConfirmAttestation(ctx, &mcpregv1.ConfirmAttestationRequest{Name: "io.github.acme/weather", Version: "9.9.9",
+				Id: 1, Reason: "matrix"}))
+		}},
 		{"VerifyAttestation", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.VerifyAttestation(ctx, &mcpregv1.VerifyAttestationRequest{Bundle: "{}", ArtifactDigest: "sha256:00"}))
 		}},

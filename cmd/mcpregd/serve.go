@@ -41,7 +41,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			st, svc, err := openAppMigrating(ctx, g, log, migrate, registry.WithLimits(limits), registry.WithScanning(scanning),
-				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
+				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg))
 			if err != nil {
 				return err
 			}

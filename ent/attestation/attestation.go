@@ -42,6 +42,12 @@ const (
 	FieldAddedBy = "added_by"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldPending holds the string denoting the pending field in the database.
+	FieldPending = "pending"
+	// FieldConfirmedBy holds the string denoting the confirmed_by field in the database.
+	FieldConfirmedBy = "confirmed_by"
+	// FieldConfirmedAt holds the string denoting the confirmed_at field in the database.
+	FieldConfirmedAt = "confirmed_at"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the attestation in the database.
@@ -72,6 +78,9 @@ var Columns = []string{
 	FieldCheckedAt,
 	FieldAddedBy,
 	FieldCreatedAt,
+	FieldPending,
+	FieldConfirmedBy,
+	FieldConfirmedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -95,6 +104,10 @@ var (
 	DefaultCheckedAt func() time.Time
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultPending holds the default value on creation for the "pending" field.
+	DefaultPending bool
+	// DefaultConfirmedBy holds the default value on creation for the "confirmed_by" field.
+	DefaultConfirmedBy string
 )
 
 // OrderOption defines the ordering options for the Attestation queries.
@@ -163,6 +176,21 @@ func ByAddedBy(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByPending orders the results by the pending field.
+func ByPending(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPending, opts...).ToFunc()
+}
+
+// ByConfirmedBy orders the results by the confirmed_by field.
+func ByConfirmedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldConfirmedBy, opts...).ToFunc()
+}
+
+// ByConfirmedAt orders the results by the confirmed_at field.
+func ByConfirmedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldConfirmedAt, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

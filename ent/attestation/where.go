@@ -125,6 +125,21 @@ func CreatedAt(v time.Time) predicate.Attestation {
 	return predicate.Attestation(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// Pending applies equality check predicate on the "pending" field. It's identical to PendingEQ.
+func Pending(v bool) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldPending, v))
+}
+
+// ConfirmedBy applies equality check predicate on the "confirmed_by" field. It's identical to ConfirmedByEQ.
+func ConfirmedBy(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldConfirmedBy, v))
+}
+
+// ConfirmedAt applies equality check predicate on the "confirmed_at" field. It's identical to ConfirmedAtEQ.
+func ConfirmedAt(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldConfirmedAt, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Attestation {
 	return predicate.Attestation(sql.FieldEQ(FieldVersionID, v))
@@ -818,6 +833,131 @@ func CreatedAtLT(v time.Time) predicate.Attestation {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Attestation {
 	return predicate.Attestation(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// PendingEQ applies the EQ predicate on the "pending" field.
+func PendingEQ(v bool) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldPending, v))
+}
+
+// PendingNEQ applies the NEQ predicate on the "pending" field.
+func PendingNEQ(v bool) predicate.Attestation {
+	return predicate.Attestation(sql.FieldNEQ(FieldPending, v))
+}
+
+// ConfirmedByEQ applies the EQ predicate on the "confirmed_by" field.
+func ConfirmedByEQ(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldConfirmedBy, v))
+}
+
+// ConfirmedByNEQ applies the NEQ predicate on the "confirmed_by" field.
+func ConfirmedByNEQ(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldNEQ(FieldConfirmedBy, v))
+}
+
+// ConfirmedByIn applies the In predicate on the "confirmed_by" field.
+func ConfirmedByIn(vs ...string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldIn(FieldConfirmedBy, vs...))
+}
+
+// ConfirmedByNotIn applies the NotIn predicate on the "confirmed_by" field.
+func ConfirmedByNotIn(vs ...string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldNotIn(FieldConfirmedBy, vs...))
+}
+
+// ConfirmedByGT applies the GT predicate on the "confirmed_by" field.
+func ConfirmedByGT(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldGT(FieldConfirmedBy, v))
+}
+
+// ConfirmedByGTE applies the GTE predicate on the "confirmed_by" field.
+func ConfirmedByGTE(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldGTE(FieldConfirmedBy, v))
+}
+
+// ConfirmedByLT applies the LT predicate on the "confirmed_by" field.
+func ConfirmedByLT(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldLT(FieldConfirmedBy, v))
+}
+
+// ConfirmedByLTE applies the LTE predicate on the "confirmed_by" field.
+func ConfirmedByLTE(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldLTE(FieldConfirmedBy, v))
+}
+
+// ConfirmedByContains applies the Contains predicate on the "confirmed_by" field.
+func ConfirmedByContains(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldContains(FieldConfirmedBy, v))
+}
+
+// ConfirmedByHasPrefix applies the HasPrefix predicate on the "confirmed_by" field.
+func ConfirmedByHasPrefix(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldHasPrefix(FieldConfirmedBy, v))
+}
+
+// ConfirmedByHasSuffix applies the HasSuffix predicate on the "confirmed_by" field.
+func ConfirmedByHasSuffix(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldHasSuffix(FieldConfirmedBy, v))
+}
+
+// ConfirmedByEqualFold applies the EqualFold predicate on the "confirmed_by" field.
+func ConfirmedByEqualFold(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEqualFold(FieldConfirmedBy, v))
+}
+
+// ConfirmedByContainsFold applies the ContainsFold predicate on the "confirmed_by" field.
+func ConfirmedByContainsFold(v string) predicate.Attestation {
+	return predicate.Attestation(sql.FieldContainsFold(FieldConfirmedBy, v))
+}
+
+// ConfirmedAtEQ applies the EQ predicate on the "confirmed_at" field.
+func ConfirmedAtEQ(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldEQ(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtNEQ applies the NEQ predicate on the "confirmed_at" field.
+func ConfirmedAtNEQ(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldNEQ(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtIn applies the In predicate on the "confirmed_at" field.
+func ConfirmedAtIn(vs ...time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldIn(FieldConfirmedAt, vs...))
+}
+
+// ConfirmedAtNotIn applies the NotIn predicate on the "confirmed_at" field.
+func ConfirmedAtNotIn(vs ...time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldNotIn(FieldConfirmedAt, vs...))
+}
+
+// ConfirmedAtGT applies the GT predicate on the "confirmed_at" field.
+func ConfirmedAtGT(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldGT(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtGTE applies the GTE predicate on the "confirmed_at" field.
+func ConfirmedAtGTE(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldGTE(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtLT applies the LT predicate on the "confirmed_at" field.
+func ConfirmedAtLT(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldLT(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtLTE applies the LTE predicate on the "confirmed_at" field.
+func ConfirmedAtLTE(v time.Time) predicate.Attestation {
+	return predicate.Attestation(sql.FieldLTE(FieldConfirmedAt, v))
+}
+
+// ConfirmedAtIsNil applies the IsNil predicate on the "confirmed_at" field.
+func ConfirmedAtIsNil() predicate.Attestation {
+	return predicate.Attestation(sql.FieldIsNull(FieldConfirmedAt))
+}
+
+// ConfirmedAtNotNil applies the NotNil predicate on the "confirmed_at" field.
+func ConfirmedAtNotNil() predicate.Attestation {
+	return predicate.Attestation(sql.FieldNotNull(FieldConfirmedAt))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

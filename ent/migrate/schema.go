@@ -24,6 +24,9 @@ var (
 		{Name: "checked_at", Type: field.TypeTime},
 		{Name: "added_by", Type: field.TypeString},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "pending", Type: field.TypeBool, Default: false},
+		{Name: "confirmed_by", Type: field.TypeString, Default: ""},
+		{Name: "confirmed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// AttestationsTable holds the schema information for the "attestations" table.
@@ -34,7 +37,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "attestations_versions_attestations",
-				Columns:    []*schema.Column{AttestationsColumns[14]},
+				Columns:    []*schema.Column{AttestationsColumns[17]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -43,7 +46,7 @@ var (
 			{
 				Name:    "attestation_version_id_package_index",
 				Unique:  false,
-				Columns: []*schema.Column{AttestationsColumns[14], AttestationsColumns[1]},
+				Columns: []*schema.Column{AttestationsColumns[17], AttestationsColumns[1]},
 			},
 		},
 	}

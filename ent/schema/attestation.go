@@ -21,7 +21,8 @@ func (Attestation) Fields() []ent.Field {
 		// package_ref describes the entry, e.g. "npm @acme/weather-mcp 1.2.0".
 		field.String("package_ref").Immutable(),
 		// artifact_digest is "ALG:HEX"; digest_source says where it came from:
-		// oci_reference, file_sha256, server_json_meta or request.
+		// oci_reference or npm_registry (obtained by the registry), or
+		// file_sha256, server_json_meta, request or upload (the owner's word).
 		field.String("artifact_digest").Immutable(),
 		field.String("digest_source").Immutable(),
 		field.Bytes("bundle").Immutable(),
@@ -35,6 +36,11 @@ func (Attestation) Fields() []ent.Field {
 		field.Time("checked_at").Default(now),
 		field.String("added_by").Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
+		// pending: added to an approved version, not yet confirmed by
+		// another reviewer; nothing a host sees counts it until then.
+		field.Bool("pending").Default(false),
+		field.String("confirmed_by").Default(""),
+		field.Time("confirmed_at").Optional().Nillable(),
 	}
 }
 

@@ -1,7 +1,12 @@
 package cli_test
 
 import (
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,8 +48,11 @@ func newAttestFixture(t *testing.T, dialect string) *attestFixture {
 	}
 	f := &attestFixture{ss: ss, dir: t.TempDir()}
 	rootPath := f.write(t, "trusted_root.json", string(rootJSON))
+	npm := httptest.NewServer(http.HandlerFunc(servePackument))
+	t.Cleanup(npm.Close)
 	f.in = servertest.Start(t, dialect, func(c *server.Config) {
 		c.TrustedRoots = append(c.TrustedRoots, "acme="+rootPath)
+		c.ScanNPMRegistry = npm.URL
 	})
 	f.owner = f.in.Token(t, "olga", registry.RoleOwner, "io.github.acme")
 	f.reviewer = f.in.Token(t, "rita", registry.RoleReviewer)
@@ -64,20 +72,44 @@ func (f *attestFixture) write(t *testing.T, name, content string) string {
 // tarball is the npm artifact of a version.
 func tarball(version string) []byte { return []byte("package/ of " + signedPackage + " " + version) }
 
-// serverJSON names the npm package and its sha256 in mcpreg's _meta.
+func sha512Hex(data []byte) string {
+	sum := sha512.Sum512(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// servePackument is an npm registry on loopback that publishes
+// signedPackage 1.0.0 and 1.0.1 with the integrity of their tarballs: the
+// registry reads the digest of an attested npm package from it.
+func servePackument(w http.ResponseWriter, r *http.Request) {
+	if r.URL.EscapedPath() != "/@acme%2Fsigned-mcp" {
+		http.NotFound(w, r)
+		return
+	}
+	versions := ""
+	for i, v := range []string{"1.0.0", "1.0.1"} {
+		sum := sha512.Sum512(tarball(v))
+		if i > 0 {
+			versions += ","
+		}
+		versions += fmt.Sprintf(`%q:{"dist":{"integrity":"sha512-%s"}}`, v, base64.StdEncoding.EncodeToString(sum[:]))
+	}
+	fmt.Fprintf(w, `{"name":%q,"versions":{%s}}`, signedPackage, versions)
+}
+
+// serverJSON names the npm package and its sha512 in mcpreg's _meta.
 func (f *attestFixture) serverJSON(t *testing.T, version string) string {
 	return f.write(t, "server-"+version+".json", fmt.Sprintf(`{"$schema":"https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
  "name":%q,"description":"Signed weather","version":%q,
  "packages":[{"registryType":"npm","identifier":%q,"version":%q,"transport":{"type":"stdio"}}],
- "_meta":{"io.mcpreg/registry":{"packages":[{"identifier":%q,"version":%q,"digest":"sha256:%s"}]}}}`,
-		signedName, version, signedPackage, version, signedPackage, version, attesttest.SHA256(tarball(version))))
+ "_meta":{"io.mcpreg/registry":{"packages":[{"identifier":%q,"version":%q,"digest":"sha512:%s"}]}}}`,
+		signedName, version, signedPackage, version, signedPackage, version, sha512Hex(tarball(version))))
 }
 
 // bundle is an SLSA provenance bundle about version's tarball, signed by san.
 func (f *attestFixture) bundle(t *testing.T, san, version string) string {
 	t.Helper()
 	st := attesttest.Statement(attesttest.SLSAProvenanceV1, "pkg:npm/"+signedPackage+"@"+version,
-		map[string]string{"sha256": attesttest.SHA256(tarball(version))})
+		map[string]string{"sha512": sha512Hex(tarball(version))})
 	b, err := f.ss.Attest(san, acmeIssuer, st)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +186,7 @@ func TestCLIAttestations(t *testing.T) {
 			t.Fatalf("attest add of a foreign bundle:\n%s", out)
 		}
 		out = mustRun(t, f.in.URL, f.owner, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"),
-			"--package", "0", "--digest", "sha256:"+attesttest.SHA256(tarball("1.0.0")))
+			"--package", "0", "--digest", "sha512:"+sha512Hex(tarball("1.0.0")))
 		if !containsRow(out, "#0", "yes", releaseSAN+" ("+acmeIssuer+")") {
 			t.Fatalf("attest add:\n%s", out)
 		}
@@ -207,4 +239,35 @@ func containsRow(out string, fields ...string) bool {
 		}
 	}
 	return false
+}
+
+// TestCLIAttestConfirm: a bundle attached to an approved version is shown
+// pending with its id; the admin who attached it cannot confirm it, a
+// reviewer can.
+func TestCLIAttestConfirm(t *testing.T) {
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		f := newAttestFixture(t, dialect)
+		mustRun(t, f.in.URL, f.owner, "submit", "--server-json", f.serverJSON(t, "1.0.0"), "--tools", "testdata/tools.json")
+		mustRun(t, f.in.URL, f.reviewer, "approve", signedName, "1.0.0", "--reason", "reviewed")
+		out := mustRun(t, f.in.URL, f.admin, "attest", "add", signedName, "1.0.0", "--bundle", f.bundle(t, releaseSAN, "1.0.0"), "--package", "0")
+		if !strings.Contains(out, "[pending, id 1]") {
+			t.Fatalf("attest add to an approved version:\n%s", out)
+		}
+		if _, err := runCLI(t, f.in.URL, f.reviewer, "attest", "confirm", signedName, "1.0.0", "1"); err == nil || !strings.Contains(err.Error(), "--reason is required") {
+			t.Fatalf("confirm without a reason: %v", err)
+		}
+		if _, err := runCLI(t, f.in.URL, f.admin, "attest", "confirm", signedName, "1.0.0", "1", "--reason", "mine"); err == nil ||
+			!strings.Contains(err.Error(), "four-eyes") {
+			t.Fatalf("confirm by the admin who added it: %v", err)
+		}
+		f.setPolicy(t, "--attestation-policy", f.write(t, "loose.json", strings.Replace(attestPolicyJSON, `"required": true`,
+			`"required": true, "allowUnfetchedDigests": true`, 1)))
+		if out := mustRun(t, f.in.URL, f.reviewer, "policy", "get", signedName); !strings.Contains(out, "allowUnfetchedDigests") {
+			t.Fatalf("policy get does not show allowUnfetchedDigests:\n%s", out)
+		}
+		out = mustRun(t, f.in.URL, f.reviewer, "attest", "confirm", signedName, "1.0.0", "1", "--reason", "provenance checked")
+		if strings.Contains(out, "pending") || !containsRow(out, "#0", "sha512:"+sha512Hex(tarball("1.0.0")), "no", "no attestation policy") {
+			t.Fatalf("attest confirm:\n%s", out)
+		}
+	})
 }

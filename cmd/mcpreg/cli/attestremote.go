@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ import (
 // the offline attest group.
 func withServiceAttest(g *globals, cmd *cobra.Command) *cobra.Command {
 	cmd.Short = "Verify sigstore attestations offline, attach them to versions, re-verify them"
-	cmd.AddCommand(newAttestAddCmd(g), newAttestReverifyCmd(g))
+	cmd.AddCommand(newAttestAddCmd(g), newAttestConfirmCmd(g), newAttestReverifyCmd(g))
 	return cmd
 }
 
@@ -86,6 +87,36 @@ func (g *globals) attestationInput(f attestAddFlags, byIndex bool) (*mcpregv1.At
 	}
 	return &mcpregv1.AttestationInput{PackageIndex: f.index, PackageIdentifier: f.identifier,
 		Bundle: bundle, ArtifactDigest: f.digest, Artifact: artifact}, nil
+}
+
+func newAttestConfirmCmd(g *globals) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "confirm NAME VERSION ID --reason TEXT",
+		Short: "Confirm a pending attestation of an approved version (reviewer or admin other than who added it; audited)",
+		Long: "An attestation attached to an already approved version is pending: discovery, the scanner and\n" +
+			"approval checks ignore it until a reviewer or admin other than the principal who added it\n" +
+			"confirms it. ID is the attestation's id (shown as [pending, id N]). The version's state does not change.",
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[2], 10, 64)
+			if err != nil || id <= 0 {
+				return fmt.Errorf("attestation id %q: want a positive number", args[2])
+			}
+			if strings.TrimSpace(reason) == "" {
+				return fmt.Errorf("--reason is required: say why you confirm attestation %d of %s %s (it goes into the audit log)", id, args[0], args[1])
+			}
+			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				v, err := c.ConfirmAttestation(ctx, args[0], args[1], id, strings.TrimSpace(reason))
+				if err != nil {
+					return err
+				}
+				return g.emit(v, func(w io.Writer) error { return printAttestations(w, v.GetAttestations()) })
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit log)")
+	return cmd
 }
 
 func newAttestReverifyCmd(g *globals) *cobra.Command {

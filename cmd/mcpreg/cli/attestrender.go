@@ -25,17 +25,29 @@ func printAttestations(w io.Writer, atts []*mcpregv1.Attestation) error {
 	t := newTable(w)
 	t.row("  PACKAGE", "DIGEST", "VERIFIED", "SIGNER OR ERROR")
 	for _, a := range atts {
-		t.row("  "+cell(attestedPackage(a)), a.GetArtifactDigest(), yesNo(a.GetVerified()), signerOrError(a))
+		t.row("  "+cell(attestedPackage(a)), digestCell(a), yesNo(a.GetVerified()), signerOrError(a))
 	}
 	return t.flush()
 }
 
 func attestedPackage(a *mcpregv1.Attestation) string {
 	idx := "#" + strconv.Itoa(int(a.GetPackageIndex()))
-	if a.GetPackage() == "" {
-		return idx
+	if a.GetPackage() != "" {
+		idx += " " + a.GetPackage()
 	}
-	return idx + " " + a.GetPackage()
+	if a.GetPending() {
+		idx += fmt.Sprintf(" [pending, id %d]", a.GetId())
+	}
+	return idx
+}
+
+// digestCell is the digest, marked when it is the owner's word rather than
+// one the registry obtained itself.
+func digestCell(a *mcpregv1.Attestation) string {
+	if a.GetOwnerDigest() {
+		return a.GetArtifactDigest() + " (owner's word: " + a.GetDigestSource() + ")"
+	}
+	return a.GetArtifactDigest()
 }
 
 func signerOrError(a *mcpregv1.Attestation) string {

@@ -141,6 +141,9 @@ func printPolicy(w io.Writer, p *mcpregv1.ServerPolicy) error {
 	}
 	t.row("  Public keys:", strconv.Itoa(len(a.GetPublicKeys())))
 	t.row("  Predicate types:", list(a.GetPredicateTypes()))
+	if a.GetAllowUnfetchedDigests() {
+		t.row("  Unfetched digests:", "count (allowUnfetchedDigests: the owner's word is accepted)")
+	}
 	return t.flush()
 }
 

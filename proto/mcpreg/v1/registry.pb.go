@@ -989,7 +989,9 @@ type Attestation struct {
 	// package describes the entry, e.g. "npm @acme/weather-mcp 1.2.0".
 	Package        string `protobuf:"bytes,3,opt,name=package,proto3" json:"package,omitempty"`
 	ArtifactDigest string `protobuf:"bytes,4,opt,name=artifact_digest,json=artifactDigest,proto3" json:"artifact_digest,omitempty"`
-	// digest_source is oci_reference, file_sha256, server_json_meta, request or upload.
+	// digest_source is oci_reference or npm_registry (obtained by the
+	// registry itself), or file_sha256, server_json_meta, request or upload
+	// (the owner's word).
 	DigestSource string `protobuf:"bytes,5,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
 	Verified     bool   `protobuf:"varint,6,opt,name=verified,proto3" json:"verified,omitempty"`
 	// error says why the bundle does not verify (empty when verified).
@@ -1007,9 +1009,18 @@ type Attestation struct {
 	PolicyDigest string `protobuf:"bytes,15,opt,name=policy_digest,json=policyDigest,proto3" json:"policy_digest,omitempty"`
 	BundleDigest string `protobuf:"bytes,16,opt,name=bundle_digest,json=bundleDigest,proto3" json:"bundle_digest,omitempty"`
 	// receipt is the full verification receipt, JSON text (empty unless verified).
-	Receipt       string                 `protobuf:"bytes,17,opt,name=receipt,proto3" json:"receipt,omitempty"`
-	AddedBy       string                 `protobuf:"bytes,18,opt,name=added_by,json=addedBy,proto3" json:"added_by,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Receipt   string                 `protobuf:"bytes,17,opt,name=receipt,proto3" json:"receipt,omitempty"`
+	AddedBy   string                 `protobuf:"bytes,18,opt,name=added_by,json=addedBy,proto3" json:"added_by,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// pending: added to an approved version and not yet confirmed by a
+	// reviewer other than added_by; hosts, the scanner and approval checks
+	// do not see it.
+	Pending     bool                   `protobuf:"varint,20,opt,name=pending,proto3" json:"pending,omitempty"`
+	ConfirmedBy string                 `protobuf:"bytes,21,opt,name=confirmed_by,json=confirmedBy,proto3" json:"confirmed_by,omitempty"`
+	ConfirmedAt *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=confirmed_at,json=confirmedAt,proto3" json:"confirmed_at,omitempty"`
+	// owner_digest: the digest source is the owner's word, not a digest the
+	// registry obtained itself.
+	OwnerDigest   bool `protobuf:"varint,23,opt,name=owner_digest,json=ownerDigest,proto3" json:"owner_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1177,6 +1188,104 @@ func (x *Attestation) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Attestation) GetPending() bool {
+	if x != nil {
+		return x.Pending
+	}
+	return false
+}
+
+func (x *Attestation) GetConfirmedBy() string {
+	if x != nil {
+		return x.ConfirmedBy
+	}
+	return ""
+}
+
+func (x *Attestation) GetConfirmedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ConfirmedAt
+	}
+	return nil
+}
+
+func (x *Attestation) GetOwnerDigest() bool {
+	if x != nil {
+		return x.OwnerDigest
+	}
+	return false
+}
+
+// ConfirmAttestationRequest confirms a pending attestation (a reviewer or
+// admin other than the principal who added it).
+type ConfirmAttestationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	Id            int64                  `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	Reason        string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmAttestationRequest) Reset() {
+	*x = ConfirmAttestationRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmAttestationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmAttestationRequest) ProtoMessage() {}
+
+func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmAttestationRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmAttestationRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ConfirmAttestationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConfirmAttestationRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ConfirmAttestationRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ConfirmAttestationRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // AddAttestationRequest attaches one bundle to a version.
 type AddAttestationRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1189,7 +1298,7 @@ type AddAttestationRequest struct {
 
 func (x *AddAttestationRequest) Reset() {
 	*x = AddAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1201,7 +1310,7 @@ func (x *AddAttestationRequest) String() string {
 func (*AddAttestationRequest) ProtoMessage() {}
 
 func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1214,7 +1323,7 @@ func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
 func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AddAttestationRequest) GetName() string {
@@ -1253,7 +1362,7 @@ type VerifyAttestationRequest struct {
 
 func (x *VerifyAttestationRequest) Reset() {
 	*x = VerifyAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1374,7 @@ func (x *VerifyAttestationRequest) String() string {
 func (*VerifyAttestationRequest) ProtoMessage() {}
 
 func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1387,7 @@ func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VerifyAttestationRequest) GetBundle() string {
@@ -1320,7 +1429,7 @@ type VerifyAttestationResponse struct {
 
 func (x *VerifyAttestationResponse) Reset() {
 	*x = VerifyAttestationResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1332,7 +1441,7 @@ func (x *VerifyAttestationResponse) String() string {
 func (*VerifyAttestationResponse) ProtoMessage() {}
 
 func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1345,7 +1454,7 @@ func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
@@ -1364,7 +1473,7 @@ type ReverifyAttestationsRequest struct {
 
 func (x *ReverifyAttestationsRequest) Reset() {
 	*x = ReverifyAttestationsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1485,7 @@ func (x *ReverifyAttestationsRequest) String() string {
 func (*ReverifyAttestationsRequest) ProtoMessage() {}
 
 func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1498,7 @@ func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
 }
 
 // ReverifyAttestationsResponse counts what a re-verification did.
@@ -1406,7 +1515,7 @@ type ReverifyAttestationsResponse struct {
 
 func (x *ReverifyAttestationsResponse) Reset() {
 	*x = ReverifyAttestationsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1418,7 +1527,7 @@ func (x *ReverifyAttestationsResponse) String() string {
 func (*ReverifyAttestationsResponse) ProtoMessage() {}
 
 func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1431,7 +1540,7 @@ func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReverifyAttestationsResponse) GetChecked() int32 {
@@ -1481,7 +1590,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1602,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1615,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Finding) GetSource() string {
@@ -1575,7 +1684,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1587,7 +1696,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1600,7 +1709,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -1625,7 +1734,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +1746,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +1759,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -1693,7 +1802,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +1814,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +1827,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -1779,13 +1888,17 @@ type AttestationPolicy struct {
 	PublicKeys []string `protobuf:"bytes,6,rep,name=public_keys,json=publicKeys,proto3" json:"public_keys,omitempty"`
 	// predicate_types restrict DSSE in-toto statements.
 	PredicateTypes []string `protobuf:"bytes,7,rep,name=predicate_types,json=predicateTypes,proto3" json:"predicate_types,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// allow_unfetched_digests lets a required policy count attestations whose
+	// digest the registry could not obtain itself (uploaded bytes, PyPI,
+	// other types): the owner's word. Turning it on weakens the policy.
+	AllowUnfetchedDigests bool `protobuf:"varint,8,opt,name=allow_unfetched_digests,json=allowUnfetchedDigests,proto3" json:"allow_unfetched_digests,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1797,7 +1910,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1810,7 +1923,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -1862,6 +1975,13 @@ func (x *AttestationPolicy) GetPredicateTypes() []string {
 	return nil
 }
 
+func (x *AttestationPolicy) GetAllowUnfetchedDigests() bool {
+	if x != nil {
+		return x.AllowUnfetchedDigests
+	}
+	return false
+}
+
 // AttestationIdentity is one keyless signer: issuer and SAN, each exact or
 // an anchored (^...$) regexp.
 type AttestationIdentity struct {
@@ -1876,7 +1996,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1888,7 +2008,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1901,7 +2021,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -1951,7 +2071,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2083,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2096,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -2053,7 +2173,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2065,7 +2185,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2078,7 +2198,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ToolPin) GetName() string {
@@ -2112,7 +2232,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2124,7 +2244,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2137,7 +2257,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -2195,7 +2315,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2327,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2340,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Tool) GetName() string {
@@ -2260,7 +2380,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2392,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2405,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Decision) GetAction() string {
@@ -2351,7 +2471,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2483,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2496,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -2425,7 +2545,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2557,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2570,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -2488,7 +2608,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2620,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2633,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -2609,7 +2729,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2621,7 +2741,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2634,7 +2754,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -2652,7 +2772,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2784,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2797,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -2724,7 +2844,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2856,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2869,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 // Principal is an identity holding tokens.
@@ -2766,7 +2886,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2898,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2911,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Principal) GetName() string {
@@ -2847,7 +2967,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2859,7 +2979,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2872,7 +2992,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -2928,7 +3048,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3060,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3073,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -2980,7 +3100,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2992,7 +3112,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3005,7 +3125,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -3025,7 +3145,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3037,7 +3157,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3050,7 +3170,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -3071,7 +3191,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3083,7 +3203,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3096,7 +3216,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -3130,7 +3250,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3142,7 +3262,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3155,7 +3275,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Token) GetId() string {
@@ -3225,7 +3345,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3357,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3370,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -3280,7 +3400,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3292,7 +3412,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3305,7 +3425,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -3367,7 +3487,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3379,7 +3499,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3392,7 +3512,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3527,7 +3647,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3539,7 +3659,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3552,7 +3672,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3594,7 +3714,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3606,7 +3726,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3619,7 +3739,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -3660,7 +3780,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3672,7 +3792,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3685,7 +3805,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -3795,7 +3915,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3807,7 +3927,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3820,7 +3940,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -3912,7 +4032,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3924,7 +4044,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3937,7 +4057,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -3968,7 +4088,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3980,7 +4100,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3993,7 +4113,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4038,7 +4158,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4050,7 +4170,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4063,7 +4183,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4112,7 +4232,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4124,7 +4244,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4137,7 +4257,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4166,7 +4286,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4178,7 +4298,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4191,7 +4311,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4294,7 +4414,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\bcontract\x18\x0e \x01(\tR\bcontract\x12'\n" +
 	"\x0fcontract_source\x18\x0f \x01(\tR\x0econtractSource\x12.\n" +
 	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\x12:\n" +
-	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\"\xb3\x05\n" +
+	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\"\xd2\x06\n" +
 	"\vAttestation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12#\n" +
 	"\rpackage_index\x18\x02 \x01(\x05R\fpackageIndex\x12\x18\n" +
@@ -4317,7 +4437,16 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\areceipt\x18\x11 \x01(\tR\areceipt\x12\x19\n" +
 	"\badded_by\x18\x12 \x01(\tR\aaddedBy\x129\n" +
 	"\n" +
-	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x84\x01\n" +
+	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x18\n" +
+	"\apending\x18\x14 \x01(\bR\apending\x12!\n" +
+	"\fconfirmed_by\x18\x15 \x01(\tR\vconfirmedBy\x12=\n" +
+	"\fconfirmed_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\vconfirmedAt\x12!\n" +
+	"\fowner_digest\x18\x17 \x01(\bR\vownerDigest\"q\n" +
+	"\x19ConfirmAttestationRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\x03R\x02id\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\x84\x01\n" +
 	"\x15AddAttestationRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12=\n" +
@@ -4359,7 +4488,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"updated_by\x18\x04 \x01(\tR\tupdatedBy\x12>\n" +
 	"\vattestation\x18\x05 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\vattestation\x12-\n" +
-	"\x12attestation_digest\x18\x06 \x01(\tR\x11attestationDigest\"\xbd\x02\n" +
+	"\x12attestation_digest\x18\x06 \x01(\tR\x11attestationDigest\"\xf5\x02\n" +
 	"\x11AttestationPolicy\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12!\n" +
 	"\ftrusted_root\x18\x02 \x01(\tR\vtrustedRoot\x12>\n" +
@@ -4370,7 +4499,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x15source_repository_ref\x18\x05 \x01(\tR\x13sourceRepositoryRef\x12\x1f\n" +
 	"\vpublic_keys\x18\x06 \x03(\tR\n" +
 	"publicKeys\x12'\n" +
-	"\x0fpredicate_types\x18\a \x03(\tR\x0epredicateTypes\"\x83\x01\n" +
+	"\x0fpredicate_types\x18\a \x03(\tR\x0epredicateTypes\x126\n" +
+	"\x17allow_unfetched_digests\x18\b \x01(\bR\x15allowUnfetchedDigests\"\x83\x01\n" +
 	"\x13AttestationIdentity\x12\x16\n" +
 	"\x06issuer\x18\x01 \x01(\tR\x06issuer\x12#\n" +
 	"\rissuer_regexp\x18\x02 \x01(\tR\fissuerRegexp\x12\x10\n" +
@@ -4590,7 +4720,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\">\n" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason2\xdd\x15\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason2\xfe\x16\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -4612,7 +4742,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
 	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x89\x01\n" +
-	"\x0eAddAttestation\x12 .mcpreg.v1.AddAttestationRequest\x1a\x12.mcpreg.v1.Version\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/v1/servers/{name=*/*}/versions/{version}/attestations\x12\x82\x01\n" +
+	"\x0eAddAttestation\x12 .mcpreg.v1.AddAttestationRequest\x1a\x12.mcpreg.v1.Version\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/v1/servers/{name=*/*}/versions/{version}/attestations\x12\x9e\x01\n" +
+	"\x12ConfirmAttestation\x12$.mcpreg.v1.ConfirmAttestationRequest\x1a\x12.mcpreg.v1.Version\"N\x82\xd3\xe4\x93\x02H:\x01*\"C/v1/servers/{name=*/*}/versions/{version}/attestations/{id}:confirm\x12\x82\x01\n" +
 	"\x11VerifyAttestation\x12#.mcpreg.v1.VerifyAttestationRequest\x1a$.mcpreg.v1.VerifyAttestationResponse\"\"\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/v1/attestations:verify\x12\x8d\x01\n" +
 	"\x14ReverifyAttestations\x12&.mcpreg.v1.ReverifyAttestationsRequest\x1a'.mcpreg.v1.ReverifyAttestationsResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/attestations:reverify\x12L\n" +
 	"\x06WhoAmI\x12\x18.mcpreg.v1.WhoAmIRequest\x1a\x14.mcpreg.v1.Principal\"\x12\x82\xd3\xe4\x93\x02\f\x12\n" +
@@ -4637,7 +4768,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -4651,155 +4782,159 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*TransitionRequest)(nil),            // 9: mcpreg.v1.TransitionRequest
 	(*Version)(nil),                      // 10: mcpreg.v1.Version
 	(*Attestation)(nil),                  // 11: mcpreg.v1.Attestation
-	(*AddAttestationRequest)(nil),        // 12: mcpreg.v1.AddAttestationRequest
-	(*VerifyAttestationRequest)(nil),     // 13: mcpreg.v1.VerifyAttestationRequest
-	(*VerifyAttestationResponse)(nil),    // 14: mcpreg.v1.VerifyAttestationResponse
-	(*ReverifyAttestationsRequest)(nil),  // 15: mcpreg.v1.ReverifyAttestationsRequest
-	(*ReverifyAttestationsResponse)(nil), // 16: mcpreg.v1.ReverifyAttestationsResponse
-	(*Finding)(nil),                      // 17: mcpreg.v1.Finding
-	(*GetServerPolicyRequest)(nil),       // 18: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 19: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 20: mcpreg.v1.ServerPolicy
-	(*AttestationPolicy)(nil),            // 21: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 22: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 23: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 24: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 25: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 26: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 27: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 28: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 29: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 30: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 31: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 32: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),                // 33: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 34: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 35: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 36: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 37: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 38: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 39: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 40: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 41: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 42: mcpreg.v1.ScanResult
-	(*Scan)(nil),                         // 43: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 44: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 45: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 46: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 47: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 48: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 49: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 50: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 51: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 52: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
+	(*ConfirmAttestationRequest)(nil),    // 12: mcpreg.v1.ConfirmAttestationRequest
+	(*AddAttestationRequest)(nil),        // 13: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 14: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 15: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 16: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 17: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 18: mcpreg.v1.Finding
+	(*GetServerPolicyRequest)(nil),       // 19: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 20: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 21: mcpreg.v1.ServerPolicy
+	(*AttestationPolicy)(nil),            // 22: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 23: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 24: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 25: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 26: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 27: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 28: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 29: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 30: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 31: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 32: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 33: mcpreg.v1.VerifyAuditChainResponse
+	(*WhoAmIRequest)(nil),                // 34: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 35: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 36: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 37: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 38: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 39: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 40: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 41: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 42: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 43: mcpreg.v1.ScanResult
+	(*Scan)(nil),                         // 44: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 45: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 46: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 47: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 48: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 49: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 50: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 51: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 52: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 53: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 54: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	53, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	53, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	54, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	53, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	53, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	23, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	25, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	27, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	17, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	54, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	54, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	24, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	26, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	28, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	18, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	53, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	53, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	53, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	1,  // 15: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	21, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
-	11, // 17: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	20, // 18: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	53, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	21, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	22, // 21: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	24, // 22: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	53, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	26, // 24: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	53, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	53, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	30, // 27: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	53, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	53, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	40, // 30: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	40, // 31: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	53, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	53, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	53, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	53, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	43, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	46, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	53, // 38: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	53, // 39: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	43, // 40: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	47, // 41: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	53, // 42: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	53, // 43: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	48, // 44: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	49, // 45: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	49, // 46: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	46, // 47: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 48: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 49: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 50: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 51: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 52: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 53: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 54: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 55: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 56: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 57: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	41, // 58: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	44, // 59: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	50, // 60: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	52, // 61: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	52, // 62: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	28, // 63: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	31, // 64: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	18, // 65: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	19, // 66: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	12, // 67: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	13, // 68: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	15, // 69: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	33, // 70: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	35, // 71: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	37, // 72: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	39, // 73: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 74: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 75: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 76: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 77: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 78: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 79: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 80: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 81: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 82: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 83: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	42, // 84: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	45, // 85: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	51, // 86: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 87: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	29, // 89: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	32, // 90: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	20, // 91: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	20, // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 93: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	14, // 94: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	16, // 95: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	34, // 96: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	36, // 97: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	38, // 98: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	40, // 99: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	74, // [74:100] is the sub-list for method output_type
-	48, // [48:74] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	54, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	54, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	54, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	54, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	1,  // 16: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	22, // 17: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	11, // 18: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	21, // 19: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	54, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	22, // 21: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	23, // 22: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	25, // 23: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	54, // 24: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	27, // 25: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	54, // 26: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	54, // 27: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	31, // 28: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	54, // 29: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	54, // 30: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	41, // 31: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	41, // 32: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	54, // 33: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	54, // 34: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 35: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	54, // 36: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	44, // 37: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	47, // 38: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	54, // 39: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	54, // 40: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	44, // 41: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	48, // 42: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	54, // 43: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	54, // 44: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	49, // 45: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	50, // 46: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	50, // 47: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	47, // 48: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 49: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 50: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 51: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 52: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 53: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 54: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 55: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 56: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 57: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 58: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	42, // 59: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	45, // 60: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	51, // 61: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	53, // 62: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	53, // 63: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	29, // 64: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	32, // 65: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	19, // 66: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	20, // 67: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	13, // 68: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	12, // 69: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	14, // 70: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	16, // 71: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	34, // 72: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	36, // 73: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	38, // 74: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	40, // 75: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 76: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 77: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 78: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 79: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 80: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 81: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 82: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 83: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 84: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 85: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	43, // 86: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	46, // 87: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	52, // 88: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 89: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 90: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	30, // 91: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	33, // 92: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	21, // 93: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	21, // 94: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 95: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	10, // 96: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	15, // 97: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	17, // 98: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	35, // 99: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	37, // 100: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	39, // 101: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	41, // 102: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	76, // [76:103] is the sub-list for method output_type
+	49, // [49:76] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -4807,14 +4942,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[25].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

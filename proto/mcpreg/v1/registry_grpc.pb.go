@@ -39,6 +39,7 @@ const (
 	RegistryService_GetServerPolicy_FullMethodName      = "/mcpreg.v1.RegistryService/GetServerPolicy"
 	RegistryService_UpdateServerPolicy_FullMethodName   = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
 	RegistryService_AddAttestation_FullMethodName       = "/mcpreg.v1.RegistryService/AddAttestation"
+	RegistryService_ConfirmAttestation_FullMethodName   = "/mcpreg.v1.RegistryService/ConfirmAttestation"
 	RegistryService_VerifyAttestation_FullMethodName    = "/mcpreg.v1.RegistryService/VerifyAttestation"
 	RegistryService_ReverifyAttestations_FullMethodName = "/mcpreg.v1.RegistryService/ReverifyAttestations"
 	RegistryService_WhoAmI_FullMethodName               = "/mcpreg.v1.RegistryService/WhoAmI"
@@ -102,6 +103,10 @@ type RegistryServiceClient interface {
 	// server's attestation policy. A bundle that does not verify is stored
 	// with its error and a finding; a malformed or oversized one is refused.
 	AddAttestation(ctx context.Context, in *AddAttestationRequest, opts ...grpc.CallOption) (*Version, error)
+	// ConfirmAttestation makes a pending attestation (one added to an
+	// approved version) count: four-eyes, audited; the version's state does
+	// not change.
+	ConfirmAttestation(ctx context.Context, in *ConfirmAttestationRequest, opts ...grpc.CallOption) (*Version, error)
 	// VerifyAttestation verifies a bundle against a policy and an artifact
 	// digest through the same code path as submissions, and stores nothing
 	// (for owners' CI).
@@ -322,6 +327,16 @@ func (c *registryServiceClient) AddAttestation(ctx context.Context, in *AddAttes
 	return out, nil
 }
 
+func (c *registryServiceClient) ConfirmAttestation(ctx context.Context, in *ConfirmAttestationRequest, opts ...grpc.CallOption) (*Version, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Version)
+	err := c.cc.Invoke(ctx, RegistryService_ConfirmAttestation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) VerifyAttestation(ctx context.Context, in *VerifyAttestationRequest, opts ...grpc.CallOption) (*VerifyAttestationResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(VerifyAttestationResponse)
@@ -410,6 +425,10 @@ type RegistryServiceServer interface {
 	// server's attestation policy. A bundle that does not verify is stored
 	// with its error and a finding; a malformed or oversized one is refused.
 	AddAttestation(context.Context, *AddAttestationRequest) (*Version, error)
+	// ConfirmAttestation makes a pending attestation (one added to an
+	// approved version) count: four-eyes, audited; the version's state does
+	// not change.
+	ConfirmAttestation(context.Context, *ConfirmAttestationRequest) (*Version, error)
 	// VerifyAttestation verifies a bundle against a policy and an artifact
 	// digest through the same code path as submissions, and stores nothing
 	// (for owners' CI).
@@ -489,6 +508,9 @@ func (UnimplementedRegistryServiceServer) UpdateServerPolicy(context.Context, *U
 }
 func (UnimplementedRegistryServiceServer) AddAttestation(context.Context, *AddAttestationRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddAttestation not implemented")
+}
+func (UnimplementedRegistryServiceServer) ConfirmAttestation(context.Context, *ConfirmAttestationRequest) (*Version, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfirmAttestation not implemented")
 }
 func (UnimplementedRegistryServiceServer) VerifyAttestation(context.Context, *VerifyAttestationRequest) (*VerifyAttestationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyAttestation not implemented")
@@ -880,6 +902,24 @@ func _RegistryService_AddAttestation_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_ConfirmAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmAttestationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ConfirmAttestation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ConfirmAttestation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ConfirmAttestation(ctx, req.(*ConfirmAttestationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_VerifyAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(VerifyAttestationRequest)
 	if err := dec(in); err != nil {
@@ -1020,6 +1060,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AddAttestation",
 			Handler:    _RegistryService_AddAttestation_Handler,
+		},
+		{
+			MethodName: "ConfirmAttestation",
+			Handler:    _RegistryService_ConfirmAttestation_Handler,
 		},
 		{
 			MethodName: "VerifyAttestation",

@@ -1,6 +1,16 @@
 -- +goose Up
 -- disable the enforcement of foreign-keys constraints
 PRAGMA foreign_keys = off;
+-- create "new_attestations" table
+CREATE TABLE `new_attestations` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `package_index` integer NOT NULL, `package_ref` text NOT NULL, `artifact_digest` text NOT NULL, `digest_source` text NOT NULL, `bundle` blob NOT NULL, `bundle_digest` text NOT NULL, `verified` bool NOT NULL DEFAULT (false), `receipt` blob NULL, `error` text NOT NULL DEFAULT (''), `policy_digest` text NOT NULL DEFAULT (''), `checked_at` datetime NOT NULL, `added_by` text NOT NULL, `created_at` datetime NOT NULL, `pending` bool NOT NULL DEFAULT (false), `confirmed_by` text NOT NULL DEFAULT (''), `confirmed_at` datetime NULL, `version_id` integer NOT NULL, CONSTRAINT `attestations_versions_attestations` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
+-- copy rows from old table "attestations" to new temporary table "new_attestations"
+INSERT INTO `new_attestations` (`id`, `package_index`, `package_ref`, `artifact_digest`, `digest_source`, `bundle`, `bundle_digest`, `verified`, `receipt`, `error`, `policy_digest`, `checked_at`, `added_by`, `created_at`, `version_id`) SELECT `id`, `package_index`, `package_ref`, `artifact_digest`, `digest_source`, `bundle`, `bundle_digest`, `verified`, `receipt`, `error`, `policy_digest`, `checked_at`, `added_by`, `created_at`, `version_id` FROM `attestations`;
+-- drop "attestations" table after copying rows
+DROP TABLE `attestations`;
+-- rename temporary table "new_attestations" to "attestations"
+ALTER TABLE `new_attestations` RENAME TO `attestations`;
+-- create index "attestation_version_id_package_index" to table: "attestations"
+CREATE INDEX `attestation_version_id_package_index` ON `attestations` (`version_id`, `package_index`);
 -- create "new_scans" table
 CREATE TABLE `new_scans` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `trigger` text NOT NULL, `requested_by` text NOT NULL DEFAULT (''), `replica` text NOT NULL DEFAULT (''), `started_at` datetime NOT NULL, `finished_at` datetime NULL, `outcome` text NOT NULL DEFAULT ('running'), `error` text NOT NULL DEFAULT (''), `error_kind` text NOT NULL DEFAULT (''), `tool_definition_hash` text NOT NULL DEFAULT (''), `schema_hash` text NOT NULL DEFAULT (''), `instructions_hash` text NOT NULL DEFAULT (''), `tools_file` blob NULL, `initialize_result` blob NULL, `drift_event_id` integer NULL, `artifact_digest` text NOT NULL DEFAULT (''), `digest_source` text NOT NULL DEFAULT (''), `version_id` integer NOT NULL, CONSTRAINT `scans_versions_scans` FOREIGN KEY (`version_id`) REFERENCES `versions` (`id`) ON DELETE NO ACTION);
 -- copy rows from old table "scans" to new temporary table "new_scans"
@@ -19,3 +29,7 @@ PRAGMA foreign_keys = on;
 DROP INDEX `scan_version_id_started_at`;
 -- reverse: create "new_scans" table
 DROP TABLE `new_scans`;
+-- reverse: create index "attestation_version_id_package_index" to table: "attestations"
+DROP INDEX `attestation_version_id_package_index`;
+-- reverse: create "new_attestations" table
+DROP TABLE `new_attestations`;
