@@ -14,16 +14,23 @@ import (
 
 // AcceptDrift re-pins a version to the snapshot of a quarantining drift
 // event: a new pin revision (the old ones stay as history), the event
-// accepted, the version approved again. Four-eyes: not by the principal
-// that submitted the version.
-func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
+// accepted, the version approved again. It is a re-approval: four-eyes
+// (not by the principal that submitted the version) and the gates of
+// approve and release (checkAdmission), acks covering the contract's
+// widenings.
+func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string, acks ...string) (*mcpregv1.Version, error) {
 	var id int
 	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+		subject := subjectOf(v.Edges.Server.Name, v.Version)
 		if v.SubmittedBy == c.Principal {
-			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subjectOf(v.Edges.Server.Name, v.Version))
+			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subject)
+		}
+		details, err := s.checkAdmission(ctx, tx, v, actionAcceptDrift, subject, acks)
+		if err != nil {
+			return err
 		}
 		id = v.ID
-		return s.repin(ctx, tx, c, v, ev, strings.TrimSpace(reason))
+		return s.repin(ctx, tx, c, v, ev, strings.TrimSpace(reason), details)
 	})
 	if err != nil {
 		return nil, err
@@ -37,7 +44,7 @@ func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reas
 	var id int
 	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		id = v.ID
-		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason))
+		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason), "")
 	})
 	if err != nil {
 		return nil, err
@@ -74,7 +81,7 @@ func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reaso
 }
 
 // repin stores the drifted snapshot as the version's new pins.
-func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason string) error {
+func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason, details string) error {
 	sc, err := tx.Scan.Get(ctx, ev.ScanID)
 	if err != nil {
 		return err
@@ -111,7 +118,7 @@ func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Versi
 	if err := upd.Exec(ctx); err != nil {
 		return err
 	}
-	return s.closeDrift(ctx, tx, c, v, ev, "accepted", reason)
+	return s.closeDrift(ctx, tx, c, v, ev, "accepted", reason, details)
 }
 
 func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
@@ -122,7 +129,7 @@ func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Ve
 	return pr.ContractHash, nil
 }
 
-func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status, reason string) error {
+func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status, reason, details string) error {
 	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(status).SetResolvedBy(c.Principal).
 		SetResolutionReason(reason).SetResolvedAt(s.now()).Exec(ctx)
 	if err != nil {
@@ -135,6 +142,6 @@ func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.
 	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
 		Subject: subjectOf(v.Edges.Server.Name, v.Version), Before: string(v.State), After: string(after.State),
 		Reason: reason, RequestID: c.RequestID,
-		Details: fmt.Sprintf("drift_event=%d pin_revision=%d->%d", ev.ID, v.PinRevision, after.PinRevision)})
+		Details: strings.TrimSpace(fmt.Sprintf("drift_event=%d pin_revision=%d->%d %s", ev.ID, v.PinRevision, after.PinRevision, details))})
 	return err
 }
