@@ -5,22 +5,26 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
+	"github.com/mcpreg/mcpreg/ent/schema"
 	"github.com/mcpreg/mcpreg/ent/version"
 	"github.com/mcpreg/mcpreg/pin"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
-// AcceptDrift re-pins a version to the snapshot of a quarantining drift
-// event: a new pin revision (the old ones stay as history), the event
-// accepted, the version approved again. It is a re-approval: four-eyes
+// AcceptDrift re-pins a version to the snapshot of a drift event: a new pin
+// revision (the old ones stay as history), the event accepted, a version
+// quarantined for it approved again. Quarantining events can be accepted,
+// and warned ones that hosts block on (a tool's hash or the instructions
+// moved). It is a re-approval: four-eyes
 // (not by the principal that submitted the version) and the gates of
 // approve and release (checkAdmission), acks covering the contract's
 // widenings.
 func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string, acks ...string) (*mcpregv1.Version, error) {
 	var id int
-	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+	err := s.decideDrift(ctx, c, eventID, reason, true, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		subject := subjectOf(v.Edges.Server.Name, v.Version)
 		if v.SubmittedBy == c.Principal {
 			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subject)
@@ -42,7 +46,7 @@ func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reaso
 // quarantined for it stays quarantined.
 func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
 	var id int
-	err := s.decideDrift(ctx, c, eventID, reason, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+	err := s.decideDrift(ctx, c, eventID, reason, false, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		id = v.ID
 		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason), "")
 	})
@@ -52,7 +56,10 @@ func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reas
 	return s.versionByID(ctx, id, true)
 }
 
-func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
+// decideDrift runs fn on an open drift event and its locked version. With
+// repin, a warned event that hosts block on (see blocksHosts) may be
+// decided too.
+func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, repin bool, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
 	if !c.MayDecide() {
 		return deniedf("role %s may not decide drift", c.Role)
 	}
@@ -70,14 +77,41 @@ func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reaso
 		if err != nil {
 			return err
 		}
-		if ev.Status != "open" {
-			return fmt.Errorf("%w: drift event %d is %s, not open (warn-only drift never re-pins)", ErrFailedPrecondition, ev.ID, ev.Status)
+		if err := decidable(ev, repin); err != nil {
+			return err
 		}
 		if ev.PinRevision != v.PinRevision {
 			return fmt.Errorf("%w: drift event %d compared pin revision %d, the version is now at %d", ErrFailedPrecondition, ev.ID, ev.PinRevision, v.PinRevision)
 		}
 		return fn(tx, v, ev)
 	})
+}
+
+// decidable: an open event can be accepted or declined; a warned one only
+// accepted, and only when hosts block on it.
+func decidable(ev *ent.DriftEvent, repin bool) error {
+	switch {
+	case ev.Status == "open":
+		return nil
+	case ev.Status == "warned" && repin && blocksHosts(ev.Changes):
+		return nil
+	case ev.Status == "warned" && repin:
+		return fmt.Errorf("%w: drift event %d is warn-only and moves no tool's pin or the instructions (%s): hosts only report it, there is nothing to re-pin",
+			ErrFailedPrecondition, ev.ID, driftSummary(ev.Changes))
+	}
+	return fmt.Errorf("%w: drift event %d is %s, not open", ErrFailedPrecondition, ev.ID, ev.Status)
+}
+
+// blocksHosts reports whether drift changes a served tool's pinned hash
+// (any tool change but a removal) or the instructions: hosts block what
+// the signed pins do not cover, so such warned drift must be re-pinnable.
+func blocksHosts(changes []schema.DriftChange) bool {
+	for _, c := range changes {
+		if (c.Tool != "" && c.Class != diffreview.ClassToolRemoved) || c.Class == diffreview.ClassInstructionsChanged {
+			return true
+		}
+	}
+	return false
 }
 
 // repin stores the drifted snapshot as the version's new pins.
@@ -111,7 +145,9 @@ func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Versi
 		return err
 	}
 	upd := tx.Version.UpdateOneID(v.ID).SetPinRevision(rev)
-	if v.State == version.StateQuarantined && v.QuarantineKind == "drift" {
+	// Accepting quarantine-class drift releases a drift quarantine;
+	// accepting a warned event re-pins and leaves the state alone.
+	if v.State == version.StateQuarantined && v.QuarantineKind == "drift" && ev.Status == "open" {
 		upd = upd.SetState(version.StateApproved).SetStateReason(reason).SetStateChangedAt(s.now()).
 			SetQuarantineKind("").ClearQuarantineDriftID()
 	}

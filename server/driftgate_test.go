@@ -10,6 +10,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/version"
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/server/servertest"
 	"github.com/mcpreg/mcpreg/storetest"
 )
 
@@ -105,4 +106,50 @@ func assertStillQuarantined(t *testing.T, e *attestEnv, id string, before [3]int
 	if after := e.counts(t); after != before {
 		t.Fatalf("a refused accept wrote rows: %v -> %v", before, after)
 	}
+}
+
+// TestAcceptWarnedDrift: hosts block a tool whose hash moved even when the
+// drift is warn-class, so a reviewer other than the submitter can accept
+// (re-pin) such warned drift; warned drift no pin covers (a removed tool)
+// has nothing to re-pin, and warned drift is never declined.
+func TestAcceptWarnedDrift(t *testing.T) {
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		fx := newFixture(t)
+		in := servertest.Start(t, dialect)
+		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+		alice := in.Token(t, "alice", registry.RoleReviewer)
+		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
+		ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}))
+		ok(t, "approve", call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"}))
+
+		fx.setTitle("Alerts")
+		res := ok(t, "scan", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t)
+		ev := res["driftEvent"].(map[string]any)
+		if res["state"] != "approved" || ev["status"] != "warned" {
+			t.Fatalf("title change: %v", res)
+		}
+		decide := func(id, decision, token string) response {
+			return call(t, "POST", in.URL+"/v1/drift-events/"+id+"/"+decision, token, map[string]any{"reason": "title reviewed"})
+		}
+		refused(t, "decline warned drift", decide(ev["id"].(string), "decline", alice), http.StatusConflict, "warned, not open")
+		refused(t, "submitter accepts", decide(ev["id"].(string), "accept", owner), http.StatusForbidden)
+		after := ok(t, "accept warned drift", decide(ev["id"].(string), "accept", alice)).json(t)
+		pins := after["pins"].(map[string]any)
+		if after["state"] != "approved" || pins["revision"].(float64) != 2 {
+			t.Fatalf("after accepting warned drift: state %v pins %v", after["state"], pins)
+		}
+		if r := ok(t, "scan after re-pin", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t); r["scan"].(map[string]any)["outcome"] != "match" {
+			t.Fatalf("the re-pinned title still drifts: %v", r)
+		}
+
+		fx.mu.Lock()
+		fx.srv.RemoveTools("get_alerts")
+		fx.mu.Unlock()
+		res = ok(t, "scan after removal", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t)
+		ev = res["driftEvent"].(map[string]any)
+		if ev["status"] != "warned" {
+			t.Fatalf("tool removal: %v", res)
+		}
+		refused(t, "accept a removal", decide(ev["id"].(string), "accept", alice), http.StatusConflict, "nothing to re-pin", "tool_removed (get_alerts)")
+	})
 }
