@@ -1687,8 +1687,10 @@ type ServerPolicy struct {
 	Attestation *AttestationPolicy `protobuf:"bytes,5,opt,name=attestation,proto3" json:"attestation,omitempty"`
 	// attestation_digest is the attestation policy's digest (receipts name it).
 	AttestationDigest string `protobuf:"bytes,6,opt,name=attestation_digest,json=attestationDigest,proto3" json:"attestation_digest,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// pending is a proposed weakening not yet in force; absent when none.
+	Pending       *PendingPolicy `protobuf:"bytes,7,opt,name=pending,proto3" json:"pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ServerPolicy) Reset() {
@@ -1763,6 +1765,182 @@ func (x *ServerPolicy) GetAttestationDigest() string {
 	return ""
 }
 
+func (x *ServerPolicy) GetPending() *PendingPolicy {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
+}
+
+// PendingPolicy is a proposed policy change that does not provably narrow
+// the policy in force: it takes effect only when a reviewer or admin other
+// than its proposer confirms it.
+type PendingPolicy struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	RequireContract   bool                   `protobuf:"varint,1,opt,name=require_contract,json=requireContract,proto3" json:"require_contract,omitempty"`
+	Attestation       *AttestationPolicy     `protobuf:"bytes,2,opt,name=attestation,proto3" json:"attestation,omitempty"`
+	AttestationDigest string                 `protobuf:"bytes,3,opt,name=attestation_digest,json=attestationDigest,proto3" json:"attestation_digest,omitempty"`
+	// digest names this proposal; ConfirmServerPolicy must quote it.
+	Digest     string                 `protobuf:"bytes,4,opt,name=digest,proto3" json:"digest,omitempty"`
+	ProposedBy string                 `protobuf:"bytes,5,opt,name=proposed_by,json=proposedBy,proto3" json:"proposed_by,omitempty"`
+	ProposedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=proposed_at,json=proposedAt,proto3" json:"proposed_at,omitempty"`
+	Reason     string                 `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// weakenings say why the change is not provably narrowing.
+	Weakenings    []string `protobuf:"bytes,8,rep,name=weakenings,proto3" json:"weakenings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PendingPolicy) Reset() {
+	*x = PendingPolicy{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingPolicy) ProtoMessage() {}
+
+func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
+func (*PendingPolicy) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PendingPolicy) GetRequireContract() bool {
+	if x != nil {
+		return x.RequireContract
+	}
+	return false
+}
+
+func (x *PendingPolicy) GetAttestation() *AttestationPolicy {
+	if x != nil {
+		return x.Attestation
+	}
+	return nil
+}
+
+func (x *PendingPolicy) GetAttestationDigest() string {
+	if x != nil {
+		return x.AttestationDigest
+	}
+	return ""
+}
+
+func (x *PendingPolicy) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
+func (x *PendingPolicy) GetProposedBy() string {
+	if x != nil {
+		return x.ProposedBy
+	}
+	return ""
+}
+
+func (x *PendingPolicy) GetProposedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ProposedAt
+	}
+	return nil
+}
+
+func (x *PendingPolicy) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PendingPolicy) GetWeakenings() []string {
+	if x != nil {
+		return x.Weakenings
+	}
+	return nil
+}
+
+// ConfirmServerPolicyRequest confirms the pending change it names.
+type ConfirmServerPolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// digest is the pending change's digest as GetServerPolicy shows it: a
+	// newer proposal is never confirmed unseen.
+	Digest string `protobuf:"bytes,2,opt,name=digest,proto3" json:"digest,omitempty"`
+	// reason is required and recorded in the audit log.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmServerPolicyRequest) Reset() {
+	*x = ConfirmServerPolicyRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmServerPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmServerPolicyRequest) ProtoMessage() {}
+
+func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ConfirmServerPolicyRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConfirmServerPolicyRequest) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
+func (x *ConfirmServerPolicyRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // AttestationPolicy mirrors attest.Policy: which signers the registry
 // accepts for a server's artifacts.
 type AttestationPolicy struct {
@@ -1785,7 +1963,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1797,7 +1975,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1810,7 +1988,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -1876,7 +2054,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1888,7 +2066,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1901,7 +2079,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -1951,7 +2129,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2141,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2154,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -2053,7 +2231,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2065,7 +2243,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2078,7 +2256,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ToolPin) GetName() string {
@@ -2112,7 +2290,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2124,7 +2302,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2137,7 +2315,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -2195,7 +2373,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2385,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2398,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Tool) GetName() string {
@@ -2260,7 +2438,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2450,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2463,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Decision) GetAction() string {
@@ -2351,7 +2529,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2541,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2554,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -2425,7 +2603,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2615,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2628,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -2488,7 +2666,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2678,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2691,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -2609,7 +2787,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2621,7 +2799,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2634,7 +2812,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -2652,7 +2830,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2842,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2855,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -2724,7 +2902,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2914,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2927,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 // Principal is an identity holding tokens.
@@ -2766,7 +2944,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2956,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2969,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Principal) GetName() string {
@@ -2847,7 +3025,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2859,7 +3037,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2872,7 +3050,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -2928,7 +3106,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3118,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3131,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -2980,7 +3158,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2992,7 +3170,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3005,7 +3183,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -3025,7 +3203,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3037,7 +3215,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3050,7 +3228,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -3071,7 +3249,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3083,7 +3261,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3096,7 +3274,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -3130,7 +3308,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3142,7 +3320,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3155,7 +3333,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Token) GetId() string {
@@ -3225,7 +3403,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3415,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3428,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -3280,7 +3458,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3292,7 +3470,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3305,7 +3483,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -3359,7 +3537,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +3549,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +3562,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3505,7 +3683,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3695,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3530,7 +3708,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3572,7 +3750,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +3762,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +3775,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -3638,7 +3816,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3650,7 +3828,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3663,7 +3841,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -3773,7 +3951,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3785,7 +3963,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3798,7 +3976,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -3890,7 +4068,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3902,7 +4080,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3915,7 +4093,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -3946,7 +4124,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3958,7 +4136,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3971,7 +4149,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4016,7 +4194,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4206,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4219,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4090,7 +4268,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4102,7 +4280,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4115,7 +4293,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4137,14 +4315,17 @@ type DriftDecisionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// reason is required and recorded in the audit log.
-	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// acknowledged_widenings: accepting drift re-approves the version, so
+	// every widening of its contract must be acknowledged, as for approval.
+	AcknowledgedWidenings []string `protobuf:"bytes,3,rep,name=acknowledged_widenings,json=acknowledgedWidenings,proto3" json:"acknowledged_widenings,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4156,7 +4337,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4169,7 +4350,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4184,6 +4365,13 @@ func (x *DriftDecisionRequest) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *DriftDecisionRequest) GetAcknowledgedWidenings() []string {
+	if x != nil {
+		return x.AcknowledgedWidenings
+	}
+	return nil
 }
 
 var File_mcpreg_v1_registry_proto protoreflect.FileDescriptor
@@ -4328,7 +4516,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x19UpdateServerPolicyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x06policy\x18\x02 \x01(\v2\x17.mcpreg.v1.ServerPolicyR\x06policy\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x96\x02\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xca\x02\n" +
 	"\fServerPolicy\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
 	"\x10require_contract\x18\x02 \x01(\bR\x0frequireContract\x129\n" +
@@ -4337,7 +4525,25 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"updated_by\x18\x04 \x01(\tR\tupdatedBy\x12>\n" +
 	"\vattestation\x18\x05 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\vattestation\x12-\n" +
-	"\x12attestation_digest\x18\x06 \x01(\tR\x11attestationDigest\"\xbd\x02\n" +
+	"\x12attestation_digest\x18\x06 \x01(\tR\x11attestationDigest\x122\n" +
+	"\apending\x18\a \x01(\v2\x18.mcpreg.v1.PendingPolicyR\apending\"\xd7\x02\n" +
+	"\rPendingPolicy\x12)\n" +
+	"\x10require_contract\x18\x01 \x01(\bR\x0frequireContract\x12>\n" +
+	"\vattestation\x18\x02 \x01(\v2\x1c.mcpreg.v1.AttestationPolicyR\vattestation\x12-\n" +
+	"\x12attestation_digest\x18\x03 \x01(\tR\x11attestationDigest\x12\x16\n" +
+	"\x06digest\x18\x04 \x01(\tR\x06digest\x12\x1f\n" +
+	"\vproposed_by\x18\x05 \x01(\tR\n" +
+	"proposedBy\x12;\n" +
+	"\vproposed_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"proposedAt\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"weakenings\x18\b \x03(\tR\n" +
+	"weakenings\"`\n" +
+	"\x1aConfirmServerPolicyRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06digest\x18\x02 \x01(\tR\x06digest\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xbd\x02\n" +
 	"\x11AttestationPolicy\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12!\n" +
 	"\ftrusted_root\x18\x02 \x01(\tR\vtrustedRoot\x12>\n" +
@@ -4563,10 +4769,11 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"page_token\x18\x05 \x01(\tR\tpageToken\"p\n" +
 	"\x17ListDriftEventsResponse\x12-\n" +
 	"\x06events\x18\x01 \x03(\v2\x15.mcpreg.v1.DriftEventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\">\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"u\n" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason2\xdd\x15\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\xe7\x16\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -4587,7 +4794,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
 	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
-	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x89\x01\n" +
+	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x87\x01\n" +
+	"\x13ConfirmServerPolicy\x12%.mcpreg.v1.ConfirmServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/servers/{name=*/*}/policy:confirm\x12\x89\x01\n" +
 	"\x0eAddAttestation\x12 .mcpreg.v1.AddAttestationRequest\x1a\x12.mcpreg.v1.Version\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/v1/servers/{name=*/*}/versions/{version}/attestations\x12\x82\x01\n" +
 	"\x11VerifyAttestation\x12#.mcpreg.v1.VerifyAttestationRequest\x1a$.mcpreg.v1.VerifyAttestationResponse\"\"\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/v1/attestations:verify\x12\x8d\x01\n" +
 	"\x14ReverifyAttestations\x12&.mcpreg.v1.ReverifyAttestationsRequest\x1a'.mcpreg.v1.ReverifyAttestationsResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/attestations:reverify\x12L\n" +
@@ -4613,7 +4821,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -4636,146 +4844,153 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*GetServerPolicyRequest)(nil),       // 18: mcpreg.v1.GetServerPolicyRequest
 	(*UpdateServerPolicyRequest)(nil),    // 19: mcpreg.v1.UpdateServerPolicyRequest
 	(*ServerPolicy)(nil),                 // 20: mcpreg.v1.ServerPolicy
-	(*AttestationPolicy)(nil),            // 21: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 22: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 23: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 24: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 25: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 26: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 27: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 28: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 29: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 30: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 31: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 32: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),                // 33: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 34: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 35: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 36: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 37: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 38: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 39: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 40: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 41: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 42: mcpreg.v1.ScanResult
-	(*Scan)(nil),                         // 43: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 44: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 45: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 46: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 47: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 48: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 49: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 50: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 51: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 52: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
+	(*PendingPolicy)(nil),                // 21: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 22: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 23: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 24: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 25: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 26: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 27: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 28: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 29: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 30: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 31: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 32: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 33: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 34: mcpreg.v1.VerifyAuditChainResponse
+	(*WhoAmIRequest)(nil),                // 35: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 36: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 37: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 38: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 39: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 40: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 41: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 42: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 43: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 44: mcpreg.v1.ScanResult
+	(*Scan)(nil),                         // 45: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 46: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 47: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 48: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 49: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 50: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 51: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 52: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 53: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 54: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 55: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	53, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	53, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	55, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	55, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	53, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	53, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	23, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	25, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	27, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	55, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	55, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	25, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	27, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	29, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	17, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	53, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	53, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	53, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	55, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	55, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	55, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 15: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	21, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	23, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	11, // 17: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
 	20, // 18: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	53, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	21, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	22, // 21: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	24, // 22: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	53, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	26, // 24: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	53, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	53, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	30, // 27: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	53, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	53, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	40, // 30: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	40, // 31: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	53, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	53, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	53, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	53, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	43, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	46, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	53, // 38: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	53, // 39: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	43, // 40: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	47, // 41: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	53, // 42: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	53, // 43: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	48, // 44: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	49, // 45: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	49, // 46: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	46, // 47: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 48: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 49: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 50: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 51: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 52: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 53: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 54: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 55: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 56: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 57: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	41, // 58: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	44, // 59: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	50, // 60: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	52, // 61: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	52, // 62: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	28, // 63: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	31, // 64: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	18, // 65: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	19, // 66: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	12, // 67: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	13, // 68: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	15, // 69: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	33, // 70: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	35, // 71: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	37, // 72: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	39, // 73: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 74: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 75: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 76: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 77: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 78: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 79: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 80: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 81: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 82: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 83: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	42, // 84: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	45, // 85: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	51, // 86: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 87: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	29, // 89: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	32, // 90: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	20, // 91: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	20, // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 93: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	14, // 94: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	16, // 95: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	34, // 96: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	36, // 97: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	38, // 98: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	40, // 99: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	74, // [74:100] is the sub-list for method output_type
-	48, // [48:74] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	55, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	23, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	21, // 21: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	23, // 22: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	55, // 23: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	24, // 24: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	26, // 25: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	55, // 26: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	28, // 27: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	55, // 28: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	55, // 29: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	32, // 30: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	55, // 31: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	55, // 32: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	42, // 33: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	42, // 34: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	55, // 35: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	55, // 36: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	55, // 37: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	55, // 38: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	45, // 39: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	48, // 40: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	55, // 41: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	55, // 42: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	45, // 43: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	49, // 44: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	55, // 45: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	55, // 46: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	50, // 47: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	51, // 48: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	51, // 49: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	48, // 50: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 51: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 52: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 53: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 54: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 55: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 56: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 57: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 58: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 59: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 60: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	43, // 61: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	46, // 62: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	52, // 63: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	54, // 64: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	54, // 65: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	30, // 66: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	33, // 67: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	18, // 68: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	19, // 69: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	22, // 70: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	12, // 71: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	13, // 72: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	15, // 73: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	35, // 74: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	37, // 75: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	39, // 76: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	41, // 77: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 78: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 79: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 80: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 81: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 82: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 83: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 84: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 85: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 86: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 87: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	44, // 88: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	47, // 89: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	53, // 90: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 91: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 92: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	31, // 93: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	34, // 94: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	20, // 95: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	20, // 96: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	20, // 97: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 98: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	14, // 99: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	16, // 100: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	36, // 101: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	38, // 102: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	40, // 103: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	42, // 104: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	78, // [78:105] is the sub-list for method output_type
+	51, // [51:78] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -4783,14 +4998,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[25].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
