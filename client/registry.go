@@ -126,3 +126,16 @@ func (c *Client) UpdateServerPolicy(ctx context.Context, name string, policy *mc
 	body := &mcpregv1.UpdateServerPolicyRequest{Policy: policy, Reason: reason}
 	return out, c.call(ctx, http.MethodPut, p+"/policy", nil, body, out)
 }
+
+// ConfirmServerPolicy puts a server's pending policy change in force (a
+// reviewer or admin other than its proposer). digest names the pending
+// change as GetServerPolicy shows it.
+func (c *Client) ConfirmServerPolicy(ctx context.Context, name, digest, reason string) (*mcpregv1.ServerPolicy, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ServerPolicy{}
+	body := &mcpregv1.ConfirmServerPolicyRequest{Digest: digest, Reason: reason}
+	return out, c.call(ctx, http.MethodPost, p+"/policy:confirm", nil, body, out)
+}

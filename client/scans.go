@@ -47,19 +47,20 @@ func (c *Client) ListDriftEvents(ctx context.Context, req *mcpregv1.ListDriftEve
 }
 
 // AcceptDrift re-pins the drift event's version to the drifted snapshot (a
-// new pin revision) and approves it. Four-eyes: not by the submitter. The
-// reason is required and recorded in the audit log.
-func (c *Client) AcceptDrift(ctx context.Context, id int64, reason string) (*mcpregv1.Version, error) {
-	return c.decideDrift(ctx, "accept", id, reason)
+// new pin revision) and approves it. Four-eyes: not by the submitter; like
+// approval, acks must cover the contract's widenings. The reason is
+// required and recorded in the audit log.
+func (c *Client) AcceptDrift(ctx context.Context, id int64, reason string, acks ...string) (*mcpregv1.Version, error) {
+	return c.decideDrift(ctx, "accept", id, reason, acks)
 }
 
 // DeclineDrift closes a drift event without re-pinning; the version stays
 // quarantined. The reason is required and recorded in the audit log.
 func (c *Client) DeclineDrift(ctx context.Context, id int64, reason string) (*mcpregv1.Version, error) {
-	return c.decideDrift(ctx, "decline", id, reason)
+	return c.decideDrift(ctx, "decline", id, reason, nil)
 }
 
-func (c *Client) decideDrift(ctx context.Context, decision string, id int64, reason string) (*mcpregv1.Version, error) {
+func (c *Client) decideDrift(ctx context.Context, decision string, id int64, reason string, acks []string) (*mcpregv1.Version, error) {
 	if id <= 0 {
 		return nil, fmt.Errorf("%w: drift event id %d: want a positive number", ErrInvalid, id)
 	}
@@ -68,5 +69,5 @@ func (c *Client) decideDrift(ctx context.Context, decision string, id int64, rea
 	}
 	p := "/v1/drift-events/" + strconv.FormatInt(id, 10) + "/" + decision
 	out := &mcpregv1.Version{}
-	return out, c.call(ctx, http.MethodPost, p, nil, &mcpregv1.DriftDecisionRequest{Reason: reason}, out)
+	return out, c.call(ctx, http.MethodPost, p, nil, &mcpregv1.DriftDecisionRequest{Reason: reason, AcknowledgedWidenings: acks}, out)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
+	"github.com/mcpreg/mcpreg/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -58,6 +59,8 @@ type Client struct {
 	HostCheck *HostCheckClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// PendingPolicy is the client for interacting with the PendingPolicy builders.
+	PendingPolicy *PendingPolicyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
 	PinRevision *PinRevisionClient
 	// Principal is the client for interacting with the Principal builders.
@@ -102,6 +105,7 @@ func (c *Client) init() {
 	c.Finding = NewFindingClient(c.config)
 	c.HostCheck = NewHostCheckClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.PendingPolicy = NewPendingPolicyClient(c.config)
 	c.PinRevision = NewPinRevisionClient(c.config)
 	c.Principal = NewPrincipalClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
@@ -214,6 +218,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Finding:        NewFindingClient(cfg),
 		HostCheck:      NewHostCheckClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		PendingPolicy:  NewPendingPolicyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
@@ -253,6 +258,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Finding:        NewFindingClient(cfg),
 		HostCheck:      NewHostCheckClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		PendingPolicy:  NewPendingPolicyClient(cfg),
 		PinRevision:    NewPinRevisionClient(cfg),
 		Principal:      NewPrincipalClient(cfg),
 		ReviewDecision: NewReviewDecisionClient(cfg),
@@ -296,9 +302,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
-		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version, c.WebSession,
+		c.IdempotencyKey, c.PendingPolicy, c.PinRevision, c.Principal,
+		c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
+		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -309,9 +315,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
-		c.IdempotencyKey, c.PinRevision, c.Principal, c.ReviewDecision, c.Scan,
-		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version, c.WebSession,
+		c.IdempotencyKey, c.PendingPolicy, c.PinRevision, c.Principal,
+		c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
+		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -334,6 +340,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.HostCheck.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *PendingPolicyMutation:
+		return c.PendingPolicy.mutate(ctx, m)
 	case *PinRevisionMutation:
 		return c.PinRevision.mutate(ctx, m)
 	case *PrincipalMutation:
@@ -1341,6 +1349,139 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// PendingPolicyClient is a client for the PendingPolicy schema.
+type PendingPolicyClient struct {
+	config
+}
+
+// NewPendingPolicyClient returns a client for the PendingPolicy from the given config.
+func NewPendingPolicyClient(c config) *PendingPolicyClient {
+	return &PendingPolicyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pendingpolicy.Hooks(f(g(h())))`.
+func (c *PendingPolicyClient) Use(hooks ...Hook) {
+	c.hooks.PendingPolicy = append(c.hooks.PendingPolicy, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pendingpolicy.Intercept(f(g(h())))`.
+func (c *PendingPolicyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PendingPolicy = append(c.inters.PendingPolicy, interceptors...)
+}
+
+// Create returns a builder for creating a PendingPolicy entity.
+func (c *PendingPolicyClient) Create() *PendingPolicyCreate {
+	mutation := newPendingPolicyMutation(c.config, OpCreate)
+	return &PendingPolicyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PendingPolicy entities.
+func (c *PendingPolicyClient) CreateBulk(builders ...*PendingPolicyCreate) *PendingPolicyCreateBulk {
+	return &PendingPolicyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PendingPolicyClient) MapCreateBulk(slice any, setFunc func(*PendingPolicyCreate, int)) *PendingPolicyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PendingPolicyCreateBulk{err: fmt.Errorf("calling to PendingPolicyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PendingPolicyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PendingPolicyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PendingPolicy.
+func (c *PendingPolicyClient) Update() *PendingPolicyUpdate {
+	mutation := newPendingPolicyMutation(c.config, OpUpdate)
+	return &PendingPolicyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PendingPolicyClient) UpdateOne(_m *PendingPolicy) *PendingPolicyUpdateOne {
+	mutation := newPendingPolicyMutation(c.config, OpUpdateOne, withPendingPolicy(_m))
+	return &PendingPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PendingPolicyClient) UpdateOneID(id int) *PendingPolicyUpdateOne {
+	mutation := newPendingPolicyMutation(c.config, OpUpdateOne, withPendingPolicyID(id))
+	return &PendingPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PendingPolicy.
+func (c *PendingPolicyClient) Delete() *PendingPolicyDelete {
+	mutation := newPendingPolicyMutation(c.config, OpDelete)
+	return &PendingPolicyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PendingPolicyClient) DeleteOne(_m *PendingPolicy) *PendingPolicyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PendingPolicyClient) DeleteOneID(id int) *PendingPolicyDeleteOne {
+	builder := c.Delete().Where(pendingpolicy.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PendingPolicyDeleteOne{builder}
+}
+
+// Query returns a query builder for PendingPolicy.
+func (c *PendingPolicyClient) Query() *PendingPolicyQuery {
+	return &PendingPolicyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePendingPolicy},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PendingPolicy entity by its id.
+func (c *PendingPolicyClient) Get(ctx context.Context, id int) (*PendingPolicy, error) {
+	return c.Query().Where(pendingpolicy.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PendingPolicyClient) GetX(ctx context.Context, id int) *PendingPolicy {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PendingPolicyClient) Hooks() []Hook {
+	return c.hooks.PendingPolicy
+}
+
+// Interceptors returns the client interceptors.
+func (c *PendingPolicyClient) Interceptors() []Interceptor {
+	return c.inters.PendingPolicy
+}
+
+func (c *PendingPolicyClient) mutate(ctx context.Context, m *PendingPolicyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PendingPolicyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PendingPolicyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PendingPolicyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PendingPolicyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PendingPolicy mutation op: %q", m.Op())
 	}
 }
 
@@ -3445,15 +3586,15 @@ func (c *WebSessionClient) mutate(ctx context.Context, m *WebSessionMutation) (V
 type (
 	hooks struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
-		Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot, Version,
-		WebSession []ent.Hook
+		IdempotencyKey, PendingPolicy, PinRevision, Principal, ReviewDecision, Scan,
+		ScanLease, Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot,
+		Version, WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PinRevision, Principal, ReviewDecision, Scan, ScanLease,
-		Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot, Version,
-		WebSession []ent.Interceptor
+		IdempotencyKey, PendingPolicy, PinRevision, Principal, ReviewDecision, Scan,
+		ScanLease, Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot,
+		Version, WebSession []ent.Interceptor
 	}
 )
 

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
+	"github.com/mcpreg/mcpreg/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -99,6 +100,7 @@ func checkColumn(t, c string) error {
 			finding.Table:        finding.ValidColumn,
 			hostcheck.Table:      hostcheck.ValidColumn,
 			idempotencykey.Table: idempotencykey.ValidColumn,
+			pendingpolicy.Table:  pendingpolicy.ValidColumn,
 			pinrevision.Table:    pinrevision.ValidColumn,
 			principal.Table:      principal.ValidColumn,
 			reviewdecision.Table: reviewdecision.ValidColumn,

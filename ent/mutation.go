@@ -18,6 +18,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
+	"github.com/mcpreg/mcpreg/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/predicate"
 	"github.com/mcpreg/mcpreg/ent/principal"
@@ -51,6 +52,7 @@ const (
 	TypeFinding        = "Finding"
 	TypeHostCheck      = "HostCheck"
 	TypeIdempotencyKey = "IdempotencyKey"
+	TypePendingPolicy  = "PendingPolicy"
 	TypePinRevision    = "PinRevision"
 	TypePrincipal      = "Principal"
 	TypeReviewDecision = "ReviewDecision"
@@ -6262,6 +6264,784 @@ func (m *IdempotencyKeyMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyKey edge %s", name)
+}
+
+// PendingPolicyMutation represents an operation that mutates the PendingPolicy nodes in the graph.
+type PendingPolicyMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	server_id        *int
+	addserver_id     *int
+	require_contract *bool
+	attestation      *[]byte
+	digest           *string
+	proposed_by      *string
+	proposed_at      *time.Time
+	reason           *string
+	weakenings       *[]string
+	appendweakenings []string
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*PendingPolicy, error)
+	predicates       []predicate.PendingPolicy
+}
+
+var _ ent.Mutation = (*PendingPolicyMutation)(nil)
+
+// pendingpolicyOption allows management of the mutation configuration using functional options.
+type pendingpolicyOption func(*PendingPolicyMutation)
+
+// newPendingPolicyMutation creates new mutation for the PendingPolicy entity.
+func newPendingPolicyMutation(c config, op Op, opts ...pendingpolicyOption) *PendingPolicyMutation {
+	m := &PendingPolicyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePendingPolicy,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPendingPolicyID sets the ID field of the mutation.
+func withPendingPolicyID(id int) pendingpolicyOption {
+	return func(m *PendingPolicyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PendingPolicy
+		)
+		m.oldValue = func(ctx context.Context) (*PendingPolicy, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PendingPolicy.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPendingPolicy sets the old PendingPolicy of the mutation.
+func withPendingPolicy(node *PendingPolicy) pendingpolicyOption {
+	return func(m *PendingPolicyMutation) {
+		m.oldValue = func(context.Context) (*PendingPolicy, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PendingPolicyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PendingPolicyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PendingPolicyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PendingPolicyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PendingPolicy.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetServerID sets the "server_id" field.
+func (m *PendingPolicyMutation) SetServerID(i int) {
+	m.server_id = &i
+	m.addserver_id = nil
+}
+
+// ServerID returns the value of the "server_id" field in the mutation.
+func (m *PendingPolicyMutation) ServerID() (r int, exists bool) {
+	v := m.server_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerID returns the old "server_id" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldServerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerID: %w", err)
+	}
+	return oldValue.ServerID, nil
+}
+
+// AddServerID adds i to the "server_id" field.
+func (m *PendingPolicyMutation) AddServerID(i int) {
+	if m.addserver_id != nil {
+		*m.addserver_id += i
+	} else {
+		m.addserver_id = &i
+	}
+}
+
+// AddedServerID returns the value that was added to the "server_id" field in this mutation.
+func (m *PendingPolicyMutation) AddedServerID() (r int, exists bool) {
+	v := m.addserver_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetServerID resets all changes to the "server_id" field.
+func (m *PendingPolicyMutation) ResetServerID() {
+	m.server_id = nil
+	m.addserver_id = nil
+}
+
+// SetRequireContract sets the "require_contract" field.
+func (m *PendingPolicyMutation) SetRequireContract(b bool) {
+	m.require_contract = &b
+}
+
+// RequireContract returns the value of the "require_contract" field in the mutation.
+func (m *PendingPolicyMutation) RequireContract() (r bool, exists bool) {
+	v := m.require_contract
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequireContract returns the old "require_contract" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldRequireContract(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequireContract is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequireContract requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequireContract: %w", err)
+	}
+	return oldValue.RequireContract, nil
+}
+
+// ResetRequireContract resets all changes to the "require_contract" field.
+func (m *PendingPolicyMutation) ResetRequireContract() {
+	m.require_contract = nil
+}
+
+// SetAttestation sets the "attestation" field.
+func (m *PendingPolicyMutation) SetAttestation(b []byte) {
+	m.attestation = &b
+}
+
+// Attestation returns the value of the "attestation" field in the mutation.
+func (m *PendingPolicyMutation) Attestation() (r []byte, exists bool) {
+	v := m.attestation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttestation returns the old "attestation" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldAttestation(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttestation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttestation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttestation: %w", err)
+	}
+	return oldValue.Attestation, nil
+}
+
+// ClearAttestation clears the value of the "attestation" field.
+func (m *PendingPolicyMutation) ClearAttestation() {
+	m.attestation = nil
+	m.clearedFields[pendingpolicy.FieldAttestation] = struct{}{}
+}
+
+// AttestationCleared returns if the "attestation" field was cleared in this mutation.
+func (m *PendingPolicyMutation) AttestationCleared() bool {
+	_, ok := m.clearedFields[pendingpolicy.FieldAttestation]
+	return ok
+}
+
+// ResetAttestation resets all changes to the "attestation" field.
+func (m *PendingPolicyMutation) ResetAttestation() {
+	m.attestation = nil
+	delete(m.clearedFields, pendingpolicy.FieldAttestation)
+}
+
+// SetDigest sets the "digest" field.
+func (m *PendingPolicyMutation) SetDigest(s string) {
+	m.digest = &s
+}
+
+// Digest returns the value of the "digest" field in the mutation.
+func (m *PendingPolicyMutation) Digest() (r string, exists bool) {
+	v := m.digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDigest returns the old "digest" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDigest: %w", err)
+	}
+	return oldValue.Digest, nil
+}
+
+// ResetDigest resets all changes to the "digest" field.
+func (m *PendingPolicyMutation) ResetDigest() {
+	m.digest = nil
+}
+
+// SetProposedBy sets the "proposed_by" field.
+func (m *PendingPolicyMutation) SetProposedBy(s string) {
+	m.proposed_by = &s
+}
+
+// ProposedBy returns the value of the "proposed_by" field in the mutation.
+func (m *PendingPolicyMutation) ProposedBy() (r string, exists bool) {
+	v := m.proposed_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProposedBy returns the old "proposed_by" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldProposedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProposedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProposedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProposedBy: %w", err)
+	}
+	return oldValue.ProposedBy, nil
+}
+
+// ResetProposedBy resets all changes to the "proposed_by" field.
+func (m *PendingPolicyMutation) ResetProposedBy() {
+	m.proposed_by = nil
+}
+
+// SetProposedAt sets the "proposed_at" field.
+func (m *PendingPolicyMutation) SetProposedAt(t time.Time) {
+	m.proposed_at = &t
+}
+
+// ProposedAt returns the value of the "proposed_at" field in the mutation.
+func (m *PendingPolicyMutation) ProposedAt() (r time.Time, exists bool) {
+	v := m.proposed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProposedAt returns the old "proposed_at" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldProposedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProposedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProposedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProposedAt: %w", err)
+	}
+	return oldValue.ProposedAt, nil
+}
+
+// ResetProposedAt resets all changes to the "proposed_at" field.
+func (m *PendingPolicyMutation) ResetProposedAt() {
+	m.proposed_at = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *PendingPolicyMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *PendingPolicyMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *PendingPolicyMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetWeakenings sets the "weakenings" field.
+func (m *PendingPolicyMutation) SetWeakenings(s []string) {
+	m.weakenings = &s
+	m.appendweakenings = nil
+}
+
+// Weakenings returns the value of the "weakenings" field in the mutation.
+func (m *PendingPolicyMutation) Weakenings() (r []string, exists bool) {
+	v := m.weakenings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWeakenings returns the old "weakenings" field's value of the PendingPolicy entity.
+// If the PendingPolicy object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PendingPolicyMutation) OldWeakenings(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWeakenings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWeakenings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWeakenings: %w", err)
+	}
+	return oldValue.Weakenings, nil
+}
+
+// AppendWeakenings adds s to the "weakenings" field.
+func (m *PendingPolicyMutation) AppendWeakenings(s []string) {
+	m.appendweakenings = append(m.appendweakenings, s...)
+}
+
+// AppendedWeakenings returns the list of values that were appended to the "weakenings" field in this mutation.
+func (m *PendingPolicyMutation) AppendedWeakenings() ([]string, bool) {
+	if len(m.appendweakenings) == 0 {
+		return nil, false
+	}
+	return m.appendweakenings, true
+}
+
+// ResetWeakenings resets all changes to the "weakenings" field.
+func (m *PendingPolicyMutation) ResetWeakenings() {
+	m.weakenings = nil
+	m.appendweakenings = nil
+}
+
+// Where appends a list predicates to the PendingPolicyMutation builder.
+func (m *PendingPolicyMutation) Where(ps ...predicate.PendingPolicy) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PendingPolicyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PendingPolicyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PendingPolicy, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PendingPolicyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PendingPolicyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PendingPolicy).
+func (m *PendingPolicyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PendingPolicyMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.server_id != nil {
+		fields = append(fields, pendingpolicy.FieldServerID)
+	}
+	if m.require_contract != nil {
+		fields = append(fields, pendingpolicy.FieldRequireContract)
+	}
+	if m.attestation != nil {
+		fields = append(fields, pendingpolicy.FieldAttestation)
+	}
+	if m.digest != nil {
+		fields = append(fields, pendingpolicy.FieldDigest)
+	}
+	if m.proposed_by != nil {
+		fields = append(fields, pendingpolicy.FieldProposedBy)
+	}
+	if m.proposed_at != nil {
+		fields = append(fields, pendingpolicy.FieldProposedAt)
+	}
+	if m.reason != nil {
+		fields = append(fields, pendingpolicy.FieldReason)
+	}
+	if m.weakenings != nil {
+		fields = append(fields, pendingpolicy.FieldWeakenings)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PendingPolicyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		return m.ServerID()
+	case pendingpolicy.FieldRequireContract:
+		return m.RequireContract()
+	case pendingpolicy.FieldAttestation:
+		return m.Attestation()
+	case pendingpolicy.FieldDigest:
+		return m.Digest()
+	case pendingpolicy.FieldProposedBy:
+		return m.ProposedBy()
+	case pendingpolicy.FieldProposedAt:
+		return m.ProposedAt()
+	case pendingpolicy.FieldReason:
+		return m.Reason()
+	case pendingpolicy.FieldWeakenings:
+		return m.Weakenings()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PendingPolicyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		return m.OldServerID(ctx)
+	case pendingpolicy.FieldRequireContract:
+		return m.OldRequireContract(ctx)
+	case pendingpolicy.FieldAttestation:
+		return m.OldAttestation(ctx)
+	case pendingpolicy.FieldDigest:
+		return m.OldDigest(ctx)
+	case pendingpolicy.FieldProposedBy:
+		return m.OldProposedBy(ctx)
+	case pendingpolicy.FieldProposedAt:
+		return m.OldProposedAt(ctx)
+	case pendingpolicy.FieldReason:
+		return m.OldReason(ctx)
+	case pendingpolicy.FieldWeakenings:
+		return m.OldWeakenings(ctx)
+	}
+	return nil, fmt.Errorf("unknown PendingPolicy field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PendingPolicyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerID(v)
+		return nil
+	case pendingpolicy.FieldRequireContract:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequireContract(v)
+		return nil
+	case pendingpolicy.FieldAttestation:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttestation(v)
+		return nil
+	case pendingpolicy.FieldDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDigest(v)
+		return nil
+	case pendingpolicy.FieldProposedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProposedBy(v)
+		return nil
+	case pendingpolicy.FieldProposedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProposedAt(v)
+		return nil
+	case pendingpolicy.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case pendingpolicy.FieldWeakenings:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWeakenings(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PendingPolicy field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PendingPolicyMutation) AddedFields() []string {
+	var fields []string
+	if m.addserver_id != nil {
+		fields = append(fields, pendingpolicy.FieldServerID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PendingPolicyMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		return m.AddedServerID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PendingPolicyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddServerID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PendingPolicy numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PendingPolicyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(pendingpolicy.FieldAttestation) {
+		fields = append(fields, pendingpolicy.FieldAttestation)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PendingPolicyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PendingPolicyMutation) ClearField(name string) error {
+	switch name {
+	case pendingpolicy.FieldAttestation:
+		m.ClearAttestation()
+		return nil
+	}
+	return fmt.Errorf("unknown PendingPolicy nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PendingPolicyMutation) ResetField(name string) error {
+	switch name {
+	case pendingpolicy.FieldServerID:
+		m.ResetServerID()
+		return nil
+	case pendingpolicy.FieldRequireContract:
+		m.ResetRequireContract()
+		return nil
+	case pendingpolicy.FieldAttestation:
+		m.ResetAttestation()
+		return nil
+	case pendingpolicy.FieldDigest:
+		m.ResetDigest()
+		return nil
+	case pendingpolicy.FieldProposedBy:
+		m.ResetProposedBy()
+		return nil
+	case pendingpolicy.FieldProposedAt:
+		m.ResetProposedAt()
+		return nil
+	case pendingpolicy.FieldReason:
+		m.ResetReason()
+		return nil
+	case pendingpolicy.FieldWeakenings:
+		m.ResetWeakenings()
+		return nil
+	}
+	return fmt.Errorf("unknown PendingPolicy field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PendingPolicyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PendingPolicyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PendingPolicyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PendingPolicyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PendingPolicyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PendingPolicyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PendingPolicyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PendingPolicy unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PendingPolicyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PendingPolicy edge %s", name)
 }
 
 // PinRevisionMutation represents an operation that mutates the PinRevision nodes in the graph.

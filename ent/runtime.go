@@ -12,6 +12,7 @@ import (
 	"github.com/mcpreg/mcpreg/ent/finding"
 	"github.com/mcpreg/mcpreg/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/ent/idempotencykey"
+	"github.com/mcpreg/mcpreg/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/ent/principal"
 	"github.com/mcpreg/mcpreg/ent/reviewdecision"
@@ -173,6 +174,20 @@ func init() {
 	idempotencykeyDescCreatedAt := idempotencykeyFields[4].Descriptor()
 	// idempotencykey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	idempotencykey.DefaultCreatedAt = idempotencykeyDescCreatedAt.Default.(func() time.Time)
+	pendingpolicyFields := schema.PendingPolicy{}.Fields()
+	_ = pendingpolicyFields
+	// pendingpolicyDescRequireContract is the schema descriptor for require_contract field.
+	pendingpolicyDescRequireContract := pendingpolicyFields[1].Descriptor()
+	// pendingpolicy.DefaultRequireContract holds the default value on creation for the require_contract field.
+	pendingpolicy.DefaultRequireContract = pendingpolicyDescRequireContract.Default.(bool)
+	// pendingpolicyDescProposedAt is the schema descriptor for proposed_at field.
+	pendingpolicyDescProposedAt := pendingpolicyFields[5].Descriptor()
+	// pendingpolicy.DefaultProposedAt holds the default value on creation for the proposed_at field.
+	pendingpolicy.DefaultProposedAt = pendingpolicyDescProposedAt.Default.(func() time.Time)
+	// pendingpolicyDescReason is the schema descriptor for reason field.
+	pendingpolicyDescReason := pendingpolicyFields[6].Descriptor()
+	// pendingpolicy.DefaultReason holds the default value on creation for the reason field.
+	pendingpolicy.DefaultReason = pendingpolicyDescReason.Default.(string)
 	pinrevisionFields := schema.PinRevision{}.Fields()
 	_ = pinrevisionFields
 	// pinrevisionDescRevision is the schema descriptor for revision field.

@@ -28,6 +28,8 @@ type Tx struct {
 	HostCheck *HostCheckClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// PendingPolicy is the client for interacting with the PendingPolicy builders.
+	PendingPolicy *PendingPolicyClient
 	// PinRevision is the client for interacting with the PinRevision builders.
 	PinRevision *PinRevisionClient
 	// Principal is the client for interacting with the Principal builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.Finding = NewFindingClient(tx.config)
 	tx.HostCheck = NewHostCheckClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.PendingPolicy = NewPendingPolicyClient(tx.config)
 	tx.PinRevision = NewPinRevisionClient(tx.config)
 	tx.Principal = NewPrincipalClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)

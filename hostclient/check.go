@@ -14,11 +14,12 @@ import (
 
 // Statuses of a configured server, as mcpreg host check prints them.
 const (
-	StatusApproved    = "approved"          // matches an entry and its pins
-	StatusBlocked     = "drifted (blocked)" // Gate said Block
-	StatusWarning     = "drifted (warning)" // Gate said Warn
-	StatusUnapproved  = "unapproved"        // no matching entry: not contacted
-	StatusUnreachable = "unreachable"       // reading it failed
+	StatusApproved    = "approved"                // matches an entry and its pins
+	StatusBlocked     = "drifted (blocked)"       // Gate said Block
+	StatusPartial     = "drifted (tools blocked)" // Gate said Partial
+	StatusWarning     = "drifted (warning)"       // Gate said Warn
+	StatusUnapproved  = "unapproved"              // no matching entry: not contacted
+	StatusUnreachable = "unreachable"             // reading it failed
 )
 
 // CheckOptions configure CheckServers.
@@ -35,20 +36,24 @@ type CheckOptions struct {
 
 // ServerResult is the outcome for one configured server.
 type ServerResult struct {
-	Server    string    `json:"server"`
-	Transport string    `json:"transport"`
-	Name      string    `json:"registryName,omitempty"`
-	Version   string    `json:"registryVersion,omitempty"`
-	MatchedBy string    `json:"matchedBy,omitempty"`
-	Status    string    `json:"status"`
-	Detail    string    `json:"detail"`
-	Decision  *Decision `json:"decision,omitempty"`
+	Server    string `json:"server"`
+	Transport string `json:"transport"`
+	Name      string `json:"registryName,omitempty"`
+	Version   string `json:"registryVersion,omitempty"`
+	MatchedBy string `json:"matchedBy,omitempty"`
+	Status    string `json:"status"`
+	Detail    string `json:"detail"`
+	// BlockedTools are the served tools the host must not expose (changed
+	// or added against the signed pins), also when the server is Partial.
+	BlockedTools []string  `json:"blockedTools,omitempty"`
+	Decision     *Decision `json:"decision,omitempty"`
 }
 
-// Exposable reports whether a host may expose the server: approved, or
-// drift that is only reported.
+// Exposable reports whether a host may expose the server at all: approved,
+// drift that is only reported, or drift that blocks some of its tools
+// (then only the tools Decision.ToolAllowed allows).
 func (r ServerResult) Exposable() bool {
-	return r.Status == StatusApproved || r.Status == StatusWarning
+	return r.Status == StatusApproved || r.Status == StatusWarning || r.Status == StatusPartial
 }
 
 // CheckServers checks every configured server against doc (from Resolve):
@@ -89,7 +94,7 @@ func (c *Client) CheckServer(ctx context.Context, doc *discovery.Document, s Ser
 		return res
 	}
 	d := c.Gate(ctx, *m.Entry, snap, o.Policy)
-	res.Decision = &d
+	res.Decision, res.BlockedTools = &d, d.BlockedTools()
 	res.Status, res.Detail = statusOf(d.Verdict), joinDetail(d.Reason, m.Detail)
 	return res
 }
@@ -100,6 +105,8 @@ func statusOf(v Verdict) string {
 		return StatusApproved
 	case Warn:
 		return StatusWarning
+	case Partial:
+		return StatusPartial
 	}
 	return StatusBlocked
 }

@@ -16,10 +16,13 @@
 //
 // [Compare] checks a tools/list against an entry's pins locally, per tool,
 // with no network. [Client.Gate] turns that into a [Decision]: a match is
-// allowed; otherwise the registry's connect-time check ([Client.Check])
-// classifies the drift, and quarantine-class drift is blocked, warn-class
-// drift is reported (or blocked under [Policy].BlockWarn), and a check that
-// fails blocks.
+// allowed; otherwise a served tool the signed pins do not cover (changed or
+// added) is blocked whatever the registry's unsigned connect-time check
+// ([Client.Check]) answers, the other tools staying usable ([Partial],
+// [Decision.ToolAllowed]); changed instructions block the server. The check
+// can only add to that: quarantine-class drift, an empty or unknown answer,
+// or a failed check block the server. [Warn] is left for differences no pin
+// covers, such as a removed tool (blocked under [Policy].BlockWarn).
 //
 // [ParseHostConfig] reads the common host configuration files
 // ({"mcpServers": {...}}, VS Code's {"servers": {...}}); [Match] finds the

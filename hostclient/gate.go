@@ -3,6 +3,7 @@ package hostclient
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mcpreg/mcpreg/discovery"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -22,7 +23,10 @@ type Verdict string
 const (
 	Allow Verdict = "allow" // expose the server
 	Warn  Verdict = "warn"  // expose it, and report the drift
-	Block Verdict = "block" // do not expose it
+	// Partial exposes the server without its blocked tools (see
+	// Decision.ToolAllowed): they differ from the signed pins.
+	Partial Verdict = "partial"
+	Block   Verdict = "block" // do not expose it
 )
 
 // Registry answers of a connect-time check (CheckConnectionResponse).
@@ -55,6 +59,9 @@ type Decision struct {
 // ToolDecision is one tool's part of a Decision.
 type ToolDecision struct {
 	ToolComparison
+	// Blocked is set on a served tool whose definition the signed pins do
+	// not cover (changed or added), whatever the registry answered.
+	Blocked  bool     `json:"blocked,omitempty"`
 	Verdict  string   `json:"verdict,omitempty"`
 	Classes  []string `json:"classes,omitempty"`
 	Severity string   `json:"severity,omitempty"`
@@ -63,9 +70,15 @@ type ToolDecision struct {
 
 // Gate decides about a server the host read (snap, from package scan) that
 // stands for entry e. A local match with the pins is allowed without the
-// network. Otherwise the registry classifies the drift: quarantine-class
-// drift blocks, warn-class drift warns (blocks under p.BlockWarn), and
-// anything else blocks, a failed check included: the host fails closed.
+// network. Otherwise the signed pins decide per tool: a served tool whose
+// definition they do not cover (changed, or added) is blocked whatever the
+// registry's unsigned answer says, and the server's other tools stay
+// usable (Partial); changed instructions, which every tool shares, block
+// the server. The registry's connect-time check can only add to that:
+// quarantine-class drift blocks the server, and an answer the client does
+// not know (an empty or unknown action or verdict) or a failed check
+// blocks it too: the host fails closed. Warn is left for differences no
+// pin covers, such as a removed tool (blocked too under p.BlockWarn).
 func (c *Client) Gate(ctx context.Context, e discovery.Entry, snap *scan.Snapshot, p Policy) Decision {
 	if snap == nil || snap.Tools == nil {
 		return Decision{Verdict: Block, Reason: "no tools were read from the server"}
@@ -83,17 +96,46 @@ func (c *Client) Gate(ctx context.Context, e discovery.Entry, snap *scan.Snapsho
 	}
 	d.Check, d.Action, d.Tools = resp, resp.GetAction(), toolDecisions(cmp, resp.GetTools())
 	d.Verdict, d.Reason = judge(resp, p)
+	if d.Verdict != Block {
+		d.Verdict, d.Reason = pinned(d.Verdict, d.Reason, cmp, d.Tools)
+	}
 	d.Reason = cmp.Summary() + "; " + d.Reason
 	return d
 }
 
-// judge turns the registry's answer into a verdict and a reason.
+// ToolAllowed reports whether the host may expose the served tool name:
+// the server is not blocked, and the tool is served and not blocked.
+func (d Decision) ToolAllowed(name string) bool {
+	if d.Verdict != Allow && d.Verdict != Warn && d.Verdict != Partial {
+		return false
+	}
+	for _, t := range d.Tools {
+		if t.Name == name {
+			return !t.Blocked && t.Status != ToolRemoved
+		}
+	}
+	return false
+}
+
+// BlockedTools names the served tools d blocks, in name order.
+func (d Decision) BlockedTools() []string {
+	var out []string
+	for _, t := range d.Tools {
+		if t.Blocked {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// judge turns the registry's answer into a verdict and a reason. Only the
+// answers it knows let a server through.
 func judge(resp *mcpregv1.CheckConnectionResponse, p Policy) (Verdict, string) {
 	msg := resp.GetMessage()
 	switch {
 	case resp.GetVerdict() == checkDrifted && resp.GetAction() == actionQuarantine:
 		return Block, "registry: " + msg
-	case resp.GetVerdict() == checkDrifted && (resp.GetAction() == actionWarn || resp.GetAction() == ""):
+	case resp.GetVerdict() == checkDrifted && resp.GetAction() == actionWarn:
 		if p.BlockWarn {
 			return Block, "registry (warn-class drift, blocked by policy): " + msg
 		}
@@ -106,7 +148,36 @@ func judge(resp *mcpregv1.CheckConnectionResponse, p Policy) (Verdict, string) {
 		}
 		return Warn, "registry says allowed, but the signed pins differ; resolve again"
 	}
-	return Block, fmt.Sprintf("registry verdict %q action %q: %s", resp.GetVerdict(), resp.GetAction(), msg)
+	return Block, fmt.Sprintf("registry verdict %q action %q (not one this host knows: blocked): %s", resp.GetVerdict(), resp.GetAction(), msg)
+}
+
+// pinned applies the signed pins to a verdict the registry's answer
+// allowed: what they do not cover is blocked, per tool where it is one
+// tool's definition.
+func pinned(v Verdict, reason string, cmp Comparison, tools []ToolDecision) (Verdict, string) {
+	switch {
+	case cmp.Problem != "":
+		return Block, reason + "; blocked: the served tools cannot be pinned"
+	case cmp.InstructionsChanged:
+		return Block, reason + "; blocked: the instructions differ from the signed pins"
+	}
+	var blocked []string
+	served := 0
+	for _, t := range tools {
+		if t.Status != ToolRemoved {
+			served++
+		}
+		if t.Blocked {
+			blocked = append(blocked, t.Name)
+		}
+	}
+	switch {
+	case len(blocked) == 0:
+		return v, reason
+	case len(blocked) == served:
+		return Block, reason + "; blocked: no served tool matches the signed pins"
+	}
+	return Partial, reason + "; tools blocked (they differ from the signed pins): " + strings.Join(blocked, ", ")
 }
 
 // toolDecisions joins the local comparison with the registry's per-tool
@@ -118,7 +189,7 @@ func toolDecisions(cmp Comparison, verdicts []*mcpregv1.ToolVerdict) []ToolDecis
 	}
 	out := make([]ToolDecision, 0, len(cmp.Tools))
 	for _, t := range cmp.Tools {
-		td := ToolDecision{ToolComparison: t}
+		td := ToolDecision{ToolComparison: t, Blocked: t.Status == ToolChanged || t.Status == ToolAdded}
 		if v := byName[t.Name]; v != nil {
 			td.Verdict, td.Classes, td.Severity, td.Action = v.GetVerdict(), v.GetClasses(), v.GetSeverity(), v.GetAction()
 		}

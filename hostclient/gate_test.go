@@ -46,12 +46,12 @@ func TestGate(t *testing.T) {
 	}{
 		{"local match needs no registry", approvedTools, hostclient.Policy{}, nil, hostclient.Allow, 0, "every tool matches"},
 		{"quarantine-class drift", poisoned, hostclient.Policy{}, answer(200, drifted("quarantine")), hostclient.Block, 1, "1 changed (get_forecast)"},
-		{"warn-class drift", poisoned, hostclient.Policy{}, answer(200, drifted("warn")), hostclient.Warn, 1, "warn-class"},
+		{"warn-class drift", poisoned, hostclient.Policy{}, answer(200, drifted("warn")), hostclient.Partial, 1, "tools blocked (they differ from the signed pins): get_forecast"},
 		{"warn-class drift, strict", poisoned, hostclient.Policy{BlockWarn: true}, answer(200, drifted("warn")), hostclient.Block, 1, "blocked by policy"},
 		{"registry fails", poisoned, hostclient.Policy{}, answer(500, `{"code":13,"message":"internal error"}`), hostclient.Block, 1, "check failed"},
 		{"registry refuses", poisoned, hostclient.Policy{}, answer(403, `{"code":7,"message":"role reviewer does not post connect-time checks"}`), hostclient.Block, 1, "403"},
 		{"unknown to the registry", poisoned, hostclient.Policy{}, answer(200, `{"verdict":"unknown","message":"no approved version"}`), hostclient.Block, 1, "unknown"},
-		{"registry allows what the pins do not", poisoned, hostclient.Policy{}, answer(200, `{"verdict":"allowed"}`), hostclient.Warn, 1, "resolve again"},
+		{"registry allows what the pins do not", poisoned, hostclient.Policy{}, answer(200, `{"verdict":"allowed"}`), hostclient.Partial, 1, "resolve again"},
 		{"unknown action", poisoned, hostclient.Policy{}, answer(200, drifted("explode")), hostclient.Block, 1, "explode"},
 	}
 	for _, tt := range tests {

@@ -107,12 +107,20 @@ func attestPolicyProto(p *attest.Policy) *mcpregv1.AttestationPolicy {
 
 // storedAttestPolicy decodes the stored attest.Policy JSON (nil: none).
 func storedAttestPolicy(p *ent.ServerPolicy) (*attest.Policy, error) {
-	if p == nil || len(p.Attestation) == 0 {
+	if p == nil {
+		return nil, nil
+	}
+	return decodeAttestPolicy(p.ServerID, p.Attestation)
+}
+
+// decodeAttestPolicy reads a server's stored attest.Policy JSON (nil: none).
+func decodeAttestPolicy(serverID int, data []byte) (*attest.Policy, error) {
+	if len(data) == 0 {
 		return nil, nil
 	}
 	var out attest.Policy
-	if err := json.Unmarshal(p.Attestation, &out); err != nil {
-		return nil, fmt.Errorf("stored attestation policy of server %d: %w", p.ServerID, err)
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("stored attestation policy of server %d: %w", serverID, err)
 	}
 	return &out, nil
 }

@@ -129,10 +129,10 @@ func wideningRecords(ws []contract.Widening, against string) []recorded {
 	return out
 }
 
-// checkAcknowledged refuses approval while any widening against the
+// checkAcknowledged refuses approval (and release, and accepting drift) while any widening against the
 // previous approved version is not acknowledged; it returns the
 // acknowledged ids for the audit event.
-func checkAcknowledged(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string, acks []string) ([]string, error) {
+func checkAcknowledged(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string, acks []string) ([]string, error) {
 	next, err := contract.DecodeNormalized(v.Contract)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract of %s: %w", subject, err)
@@ -147,8 +147,8 @@ func checkAcknowledged(ctx context.Context, tx *ent.Tx, v *ent.Version, subject 
 		for i, w := range missing {
 			ids[i] = w.ID
 		}
-		return nil, fmt.Errorf("%w: %s widens the capability contract of approved version %s; acknowledge each widening to approve (--ack): %s",
-			ErrFailedPrecondition, subject, prevVersion, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%w: cannot %s %s: it widens the capability contract of approved version %s; acknowledge each widening (--ack): %s",
+			ErrFailedPrecondition, a, subject, prevVersion, strings.Join(ids, ", "))
 	}
 	acked := make([]string, len(ws))
 	for i, w := range ws {

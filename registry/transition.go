@@ -40,8 +40,9 @@ const maxReason = 2000
 
 // Transition moves a version along the lifecycle, with a decision record and
 // an audit event in the same transaction.
-// Approval needs acks to cover every widening of the version's capability
-// contract against the previous approved version.
+// Approval and release pass checkAdmission: acks must cover every widening
+// of the version's capability contract against the previous approved
+// version.
 func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string, acks ...string) (*mcpregv1.Version, error) {
 	rule, ok := lifecycle[a]
 	if !ok {
@@ -61,23 +62,13 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 		}
 		id = v.ID
 		details := ""
-		if a == ActionRelease {
-			if err := s.checkRelease(ctx, tx, v, subjectOf(name, ver)); err != nil {
+		if a == ActionApprove || a == ActionRelease {
+			if details, err = s.checkAdmission(ctx, tx, v, a, subjectOf(name, ver), acks); err != nil {
 				return err
 			}
 		}
-		if a == ActionApprove {
-			acked, err := checkAcknowledged(ctx, tx, v, subjectOf(name, ver), acks)
-			if err != nil {
-				return err
-			}
-			if len(acked) > 0 {
-				details = "acknowledged contract widenings: " + strings.Join(acked, ", ")
-			}
-			if err := s.checkAttestations(ctx, tx, v, a, subjectOf(name, ver)); err != nil {
-				return err
-			}
-			if err := s.checkArtifactFindings(ctx, tx, v, a, subjectOf(name, ver)); err != nil {
+		if a == ActionRelease {
+			if err := s.checkDriftRelease(ctx, tx, v, subjectOf(name, ver)); err != nil {
 				return err
 			}
 		}
@@ -161,20 +152,11 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 	return err
 }
 
-// checkRelease: a version quarantined for drift is released only after a
-// scan newer than the quarantine matched the approved pins; one quarantined
-// by re-verification only after a passing re-verification; a manual
-// quarantine needs the reviewer's decision alone.
-func (s *Service) checkRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
-	if v.QuarantineKind == QuarantineReverify {
-		return s.checkReverifyRelease(ctx, tx, v, subject)
-	}
-	if err := s.checkAttestations(ctx, tx, v, ActionRelease, subject); err != nil {
-		return err
-	}
-	if err := s.checkArtifactFindings(ctx, tx, v, ActionRelease, subject); err != nil {
-		return err
-	}
+// checkDriftRelease: a version quarantined for drift is released only
+// after a scan newer than the quarantine matched the approved pins (besides
+// the gates of checkAdmission); other quarantines need the reviewer's
+// decision alone.
+func (s *Service) checkDriftRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
 	if v.QuarantineKind != "drift" {
 		return nil
 	}

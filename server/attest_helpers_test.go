@@ -114,10 +114,33 @@ func attestPolicy(required bool, san string) map[string]any {
 		"predicateTypes": []any{attesttest.SLSAProvenanceV1}}
 }
 
+// setPolicy sets a server's attestation policy as the reviewer; a change
+// that is pending (a weakening) is confirmed by the admin, a second
+// principal, and the confirmation's answer returned.
 func (e *attestEnv) setPolicy(t *testing.T, name string, pol map[string]any) response {
 	t.Helper()
-	return call(t, "PUT", e.in.URL+"/v1/servers/"+name+"/policy", e.reviewer,
+	r := e.proposePolicy(t, e.reviewer, name, pol)
+	if r.Status != 200 {
+		return r
+	}
+	pending, _ := r.json(t)["pending"].(map[string]any)
+	if pending == nil {
+		return r
+	}
+	return e.confirmPolicy(t, e.admin, name, pending["digest"].(string))
+}
+
+// proposePolicy sends a policy change as token, unconfirmed.
+func (e *attestEnv) proposePolicy(t *testing.T, token, name string, pol map[string]any) response {
+	t.Helper()
+	return call(t, "PUT", e.in.URL+"/v1/servers/"+name+"/policy", token,
 		map[string]any{"policy": map[string]any{"attestation": pol}, "reason": "supply chain"})
+}
+
+func (e *attestEnv) confirmPolicy(t *testing.T, token, name, digest string) response {
+	t.Helper()
+	return call(t, "POST", e.in.URL+"/v1/servers/"+name+"/policy:confirm", token,
+		map[string]any{"digest": digest, "reason": "second pair of eyes"})
 }
 
 func (e *attestEnv) submit(t *testing.T, serverJSON string, atts ...map[string]any) response {

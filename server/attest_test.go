@@ -104,9 +104,9 @@ func TestAttestedApproval(t *testing.T) {
 			if len(ev) != 1 {
 				t.Fatalf("attestation.add audit events: %v", ev)
 			}
-			pe := call(t, "GET", e.in.URL+"/v1/audit/events?action=policy.update", e.reviewer, nil).json(t)["events"].([]any)
+			pe := call(t, "GET", e.in.URL+"/v1/audit/events?action=policy.confirm", e.reviewer, nil).json(t)["events"].([]any)
 			if len(pe) != 1 || !strings.Contains(pe[0].(map[string]any)["after"].(string), "attestation=sha256:") {
-				t.Fatalf("policy.update audit: %v", pe)
+				t.Fatalf("policy.confirm audit: %v", pe)
 			}
 		})
 	}

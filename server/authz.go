@@ -40,6 +40,7 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.RegistryService_DeclineDrift_FullMethodName:         deciders,
 	mcpregv1.RegistryService_GetServerPolicy_FullMethodName:      readers,
 	mcpregv1.RegistryService_UpdateServerPolicy_FullMethodName:   deciders,
+	mcpregv1.RegistryService_ConfirmServerPolicy_FullMethodName:  deciders,
 	mcpregv1.RegistryService_WhoAmI_FullMethodName:               everyone,
 	mcpregv1.RegistryService_AddAttestation_FullMethodName:       {registry.RoleAdmin, registry.RoleOwner},
 	mcpregv1.RegistryService_ConfirmAttestation_FullMethodName:   deciders,

@@ -97,6 +97,9 @@ func rpcCases() []rpcCase {
 		{"UpdateServerPolicy", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.UpdateServerPolicy(ctx, &mcpregv1.UpdateServerPolicyRequest{Name: "io.github.acme/weather", Reason: "matrix"}))
 		}},
+		{"ConfirmServerPolicy", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ConfirmServerPolicy(ctx, &mcpregv1.ConfirmServerPolicyRequest{Name: "io.github.acme/weather", Digest: "sha256:00", Reason: "matrix"}))
+		}},
 		{"WhoAmI", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.WhoAmI(ctx, &mcpregv1.WhoAmIRequest{}))
 		}},

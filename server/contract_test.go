@@ -106,6 +106,20 @@ func TestContractWideningNeedsAcknowledgement(t *testing.T) {
 					t.Fatalf("audit event does not record %s: %q", id, details)
 				}
 			}
+
+			// Release re-approves through the same gate: the widenings are
+			// acknowledged again.
+			if r := call(t, "POST", base+"1.1.0/quarantine", alice, map[string]any{"reason": "check"}); r.Status != 200 {
+				t.Fatalf("quarantine 1.1.0: %d %s", r.Status, r.Body)
+			}
+			r = call(t, "POST", base+"1.1.0/release", alice, map[string]any{"reason": "ok"})
+			if r.Status != http.StatusConflict || !strings.Contains(r.message(t), "cannot release") || !strings.Contains(r.message(t), ws[0]) {
+				t.Fatalf("release without acknowledgement: %d %s", r.Status, r.Body)
+			}
+			r = call(t, "POST", base+"1.1.0/release", alice, map[string]any{"reason": "still needed", "acknowledgedWidenings": ws})
+			if r.Status != 200 || r.json(t)["state"] != "approved" {
+				t.Fatalf("release with acknowledgement: %d %s", r.Status, r.Body)
+			}
 		})
 	}
 }

@@ -127,6 +127,11 @@ func (s *registryServer) UpdateServerPolicy(ctx context.Context, r *mcpregv1.Upd
 	return out, toStatus(ctx, s.log, err)
 }
 
+func (s *registryServer) ConfirmServerPolicy(ctx context.Context, r *mcpregv1.ConfirmServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
+	out, err := s.svc.ConfirmPolicy(ctx, s.caller(ctx), r.GetName(), r.GetDigest(), r.GetReason())
+	return out, toStatus(ctx, s.log, err)
+}
+
 func (s *registryServer) WhoAmI(ctx context.Context, _ *mcpregv1.WhoAmIRequest) (*mcpregv1.Principal, error) {
 	return registry.PrincipalProto(s.caller(ctx)), nil
 }

@@ -34,7 +34,7 @@ func (s *registryServer) AcceptDrift(ctx context.Context, r *mcpregv1.DriftDecis
 	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
 		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
 	}
-	v, err := s.svc.AcceptDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason())
+	v, err := s.svc.AcceptDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason(), r.GetAcknowledgedWidenings()...)
 	return v, toStatus(ctx, s.log, err)
 }
 

@@ -61,7 +61,7 @@ func (a *app) decideDrift(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if decision == "accept" {
-		_, err = a.svc.AcceptDrift(r.Context(), c, int(id), reason)
+		_, err = a.svc.AcceptDrift(r.Context(), c, int(id), reason, r.PostForm["ack"]...)
 	} else {
 		_, err = a.svc.DeclineDrift(r.Context(), c, int(id), reason)
 	}

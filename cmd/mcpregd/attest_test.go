@@ -94,9 +94,7 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 		return registry.Policy{Attestation: &attest.Policy{Required: true, TrustedRoot: "acme", Identities: []attest.Identity{{Issuer: issuer, SAN: san}},
 			AllowUnfetchedDigests: true}}
 	}
-	if _, err := svc.SetPolicy(ctx, rita, "io.github.acme/signed", pol(signer), "signed releases"); err != nil {
-		t.Fatal(err)
-	}
+	setPolicy(t, svc, rita, pol(signer))
 	bundle, err := ss.Sign(signer, issuer, artifact)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +107,23 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 	if _, err := svc.Transition(ctx, rita, registry.ActionApprove, "io.github.acme/signed", "1.0.0", "ok"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SetPolicy(ctx, rita, "io.github.acme/signed", pol("someone@else.example"), "new signer"); err != nil {
+	setPolicy(t, svc, rita, pol("someone@else.example"))
+}
+
+// setPolicy proposes p as rita and, a weakening being pending, confirms it
+// as a second reviewer.
+func setPolicy(t *testing.T, svc *registry.Service, rita *registry.Caller, p registry.Policy) {
+	t.Helper()
+	ctx := context.Background()
+	out, err := svc.SetPolicy(ctx, rita, "io.github.acme/signed", p, "signed releases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.GetPending() == nil {
+		return
+	}
+	bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
+	if _, err := svc.ConfirmPolicy(ctx, bob, "io.github.acme/signed", out.GetPending().GetDigest(), "second pair of eyes"); err != nil {
 		t.Fatal(err)
 	}
 }

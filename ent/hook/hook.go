@@ -93,6 +93,18 @@ func (f IdempotencyKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyKeyMutation", m)
 }
 
+// The PendingPolicyFunc type is an adapter to allow the use of ordinary
+// function as PendingPolicy mutator.
+type PendingPolicyFunc func(context.Context, *ent.PendingPolicyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PendingPolicyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PendingPolicyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PendingPolicyMutation", m)
+}
+
 // The PinRevisionFunc type is an adapter to allow the use of ordinary
 // function as PinRevision mutator.
 type PinRevisionFunc func(context.Context, *ent.PinRevisionMutation) (ent.Value, error)

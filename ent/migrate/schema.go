@@ -228,6 +228,24 @@ var (
 			},
 		},
 	}
+	// PendingPoliciesColumns holds the columns for the "pending_policies" table.
+	PendingPoliciesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "server_id", Type: field.TypeInt, Unique: true},
+		{Name: "require_contract", Type: field.TypeBool, Default: false},
+		{Name: "attestation", Type: field.TypeBytes, Nullable: true},
+		{Name: "digest", Type: field.TypeString},
+		{Name: "proposed_by", Type: field.TypeString},
+		{Name: "proposed_at", Type: field.TypeTime},
+		{Name: "reason", Type: field.TypeString, Default: ""},
+		{Name: "weakenings", Type: field.TypeJSON},
+	}
+	// PendingPoliciesTable holds the schema information for the "pending_policies" table.
+	PendingPoliciesTable = &schema.Table{
+		Name:       "pending_policies",
+		Columns:    PendingPoliciesColumns,
+		PrimaryKey: []*schema.Column{PendingPoliciesColumns[0]},
+	}
 	// PinRevisionsColumns holds the columns for the "pin_revisions" table.
 	PinRevisionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -640,6 +658,7 @@ var (
 		FindingsTable,
 		HostChecksTable,
 		IdempotencyKeysTable,
+		PendingPoliciesTable,
 		PinRevisionsTable,
 		PrincipalsTable,
 		ReviewDecisionsTable,

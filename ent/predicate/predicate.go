@@ -27,6 +27,9 @@ type HostCheck func(*sql.Selector)
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
+// PendingPolicy is the predicate function for pendingpolicy builders.
+type PendingPolicy func(*sql.Selector)
+
 // PinRevision is the predicate function for pinrevision builders.
 type PinRevision func(*sql.Selector)
 

@@ -130,14 +130,36 @@ type policyOut struct {
 		Identities     []struct{ Issuer, San string }
 		PredicateTypes []string
 	}
+	Pending *struct{ Digest, ProposedBy string }
 }
 
+// setPolicy runs policy set as the reviewer; a change left pending (a
+// weakening) is confirmed with policy confirm by the admin.
 func (f *attestFixture) setPolicy(t *testing.T, flags ...string) policyOut {
 	t.Helper()
 	args := append([]string{"policy", "set", signedName, "--reason", "supply chain", "-o", "json"}, flags...)
 	var p policyOut
 	decodeJSON(t, mustRun(t, f.in.URL, f.reviewer, args...), &p)
+	if p.Pending == nil {
+		return p
+	}
+	p = policyOut{}
+	decodeJSON(t, mustRun(t, f.in.URL, f.admin, "policy", "confirm", signedName, "--digest", p0digest(t, f), "--reason", "second pair of eyes", "-o", "json"), &p)
+	if p.Pending != nil {
+		t.Fatalf("policy confirm left a pending change: %+v", p)
+	}
 	return p
+}
+
+// p0digest reads the pending change's digest with policy get.
+func p0digest(t *testing.T, f *attestFixture) string {
+	t.Helper()
+	var p policyOut
+	decodeJSON(t, mustRun(t, f.in.URL, f.admin, "policy", "get", signedName, "-o", "json"), &p)
+	if p.Pending == nil || p.Pending.Digest == "" {
+		t.Fatalf("policy get shows no pending change")
+	}
+	return p.Pending.Digest
 }
 
 // TestCLIPolicySetKeepsWhatItDoesNotName: policy set reads the policy and

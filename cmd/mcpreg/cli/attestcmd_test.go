@@ -33,6 +33,8 @@ func TestServiceAttestValidation(t *testing.T) {
 		{"policy set without reason", []string{"policy", "set", name, "--require-contract"}, "--reason is required"},
 		{"policy set blank reason", []string{"policy", "set", name, "--require-contract", "--reason", " "}, "--reason is required"},
 		{"policy set nothing", []string{"policy", "set", name, "--reason", "r"}, errNothingToSet.Error()},
+		{"policy confirm without digest", []string{"policy", "confirm", name, "--reason", "r"}, "--digest is required"},
+		{"policy confirm without reason", []string{"policy", "confirm", name, "--digest", "sha256:00"}, "--reason is required"},
 		{"policy set no name", []string{"policy", "set", "--require-contract", "--reason", "r"}, "accepts 1 arg(s)"},
 		{"policy set bad bool", []string{"policy", "set", name, "--require-contract=maybe", "--reason", "r"}, "invalid argument"},
 		{"policy file unknown field", []string{"policy", "set", name, "--attestation-policy", unknown, "--reason", "r"},

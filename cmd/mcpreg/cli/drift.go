@@ -67,12 +67,13 @@ func argAt(args []string, i int) string {
 }
 
 var driftDecisionHelp = map[string]string{
-	"accept":  "Accept a drift event: re-pin the version to what the server now serves and approve it (four-eyes: not by its submitter)",
+	"accept":  "Accept a drift event: re-pin the version to what the server now serves and approve it (four-eyes: not by its submitter; the gates of approve apply)",
 	"decline": "Decline a drift event: close it without re-pinning; the version stays quarantined (revoke it to retire it)",
 }
 
 func newDriftDecisionCmd(g *globals, decision string) *cobra.Command {
 	var reason string
+	var acks []string
 	cmd := &cobra.Command{
 		Use:   decision + " ID --reason TEXT",
 		Short: driftDecisionHelp[decision],
@@ -87,11 +88,13 @@ func newDriftDecisionCmd(g *globals, decision string) *cobra.Command {
 				return fmt.Errorf("--reason is required: say why you %s drift event %d (it goes into the audit log)", decision, id)
 			}
 			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
-				decide := c.AcceptDrift
+				var v *mcpregv1.Version
+				var err error
 				if decision == "decline" {
-					decide = c.DeclineDrift
+					v, err = c.DeclineDrift(ctx, id, reason)
+				} else {
+					v, err = c.AcceptDrift(ctx, id, reason, acks...)
 				}
-				v, err := decide(ctx, id, reason)
 				if err != nil {
 					return err
 				}
@@ -100,6 +103,9 @@ func newDriftDecisionCmd(g *globals, decision string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required; recorded in the audit log)")
+	if decision == "accept" {
+		cmd.Flags().StringArrayVar(&acks, "ack", nil, "acknowledge a contract widening by its id (repeatable; accepting drift re-approves the version)")
+	}
 	return cmd
 }
 

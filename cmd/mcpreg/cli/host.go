@@ -121,12 +121,13 @@ func printHostCheck(w io.Writer, results []hostclient.ServerResult) error {
 	return t.flush()
 }
 
-// hostCheckFailure counts the servers a host must not expose.
+// hostCheckFailure counts the servers a host must not expose, or not
+// with every tool.
 func hostCheckFailure(results []hostclient.ServerResult) error {
 	counts := map[string]int{}
 	failed := 0
 	for _, r := range results {
-		if !r.Exposable() {
+		if !r.Exposable() || len(r.BlockedTools) > 0 {
 			counts[r.Status]++
 			failed++
 		}
@@ -135,7 +136,7 @@ func hostCheckFailure(results []hostclient.ServerResult) error {
 		return nil
 	}
 	var parts []string
-	for _, s := range []string{hostclient.StatusUnapproved, hostclient.StatusBlocked, hostclient.StatusUnreachable} {
+	for _, s := range []string{hostclient.StatusUnapproved, hostclient.StatusBlocked, hostclient.StatusPartial, hostclient.StatusUnreachable} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}

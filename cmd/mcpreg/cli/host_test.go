@@ -50,4 +50,8 @@ func TestHostCheckFailure(t *testing.T) {
 	if err := hostCheckFailure(bad); err == nil || err.Error() != "host check: 3 of 5 servers must not be used: 2 unapproved, 1 unreachable" {
 		t.Fatalf("failure: %v", err)
 	}
+	partial := append(ok, hostclient.ServerResult{Status: hostclient.StatusPartial, BlockedTools: []string{"get_forecast"}})
+	if err := hostCheckFailure(partial); err == nil || err.Error() != "host check: 1 of 3 servers must not be used: 1 drifted (tools blocked)" {
+		t.Fatalf("a server with blocked tools: %v", err)
+	}
 }

@@ -30,7 +30,38 @@ func newPolicyCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(get, newPolicySetCmd(g))
+	cmd.AddCommand(get, newPolicySetCmd(g), newPolicyConfirmCmd(g))
+	return cmd
+}
+
+func newPolicyConfirmCmd(g *globals) *cobra.Command {
+	var digest, reason string
+	cmd := &cobra.Command{
+		Use:   "confirm NAME --digest DIGEST --reason TEXT",
+		Short: "Put a server's pending policy change in force (another reviewer than its proposer; audited)",
+		Long: "A policy change that does not provably narrow the policy (a signer added or edited, a\n" +
+			"restriction removed, requireContract turned off) is pending until a reviewer or admin other\n" +
+			"than its proposer confirms it. --digest names the pending change as `mcpreg policy get NAME`\n" +
+			"shows it, so a newer proposal is never confirmed unseen.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return errors.New("--reason is required: it goes into the audit log")
+			}
+			if strings.TrimSpace(digest) == "" {
+				return fmt.Errorf("--digest is required: the pending change's digest, as `mcpreg policy get %s` shows it", args[0])
+			}
+			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				p, err := c.ConfirmServerPolicy(ctx, args[0], strings.TrimSpace(digest), reason)
+				if err != nil {
+					return err
+				}
+				return g.emitPolicy(p)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&digest, "digest", "", "the pending change's digest (required; see policy get)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (required; recorded in the audit log)")
 	return cmd
 }
 
@@ -126,12 +157,26 @@ func printPolicy(w io.Writer, p *mcpregv1.ServerPolicy) error {
 	if p.GetUpdatedAt() != nil {
 		t.row("Updated:", timestamp(p.GetUpdatedAt())+" by "+cell(p.GetUpdatedBy()))
 	}
-	a := p.GetAttestation()
+	printAttestPolicy(t, p.GetAttestation(), p.GetAttestationDigest())
+	if pp := p.GetPending(); pp != nil {
+		t.row("Pending change:", pp.GetDigest()+" proposed "+timestamp(pp.GetProposedAt())+" by "+cell(pp.GetProposedBy()))
+		t.row("  Reason:", cell(pp.GetReason()))
+		for _, w := range pp.GetWeakenings() {
+			t.row("  Weakens:", w)
+		}
+		t.row("  Require contract:", strconv.FormatBool(pp.GetRequireContract()))
+		printAttestPolicy(t, pp.GetAttestation(), pp.GetAttestationDigest())
+		t.row("  Confirm:", "another reviewer: mcpreg policy confirm "+p.GetName()+" --digest "+pp.GetDigest()+" --reason TEXT")
+	}
+	return t.flush()
+}
+
+func printAttestPolicy(t *table, a *mcpregv1.AttestationPolicy, digest string) {
 	if a == nil {
 		t.row("Attestation:", "none")
-		return t.flush()
+		return
 	}
-	t.row("Attestation:", "required="+strconv.FormatBool(a.GetRequired())+" "+cell(p.GetAttestationDigest()))
+	t.row("Attestation:", "required="+strconv.FormatBool(a.GetRequired())+" "+cell(digest))
 	t.row("  Trusted root:", orDefault(a.GetTrustedRoot(), "public-good (default)"))
 	for i, id := range a.GetIdentities() {
 		t.row("  Identity "+strconv.Itoa(i)+":", identityText(id))
@@ -144,7 +189,6 @@ func printPolicy(w io.Writer, p *mcpregv1.ServerPolicy) error {
 	if a.GetAllowUnfetchedDigests() {
 		t.row("  Unfetched digests:", "count (allowUnfetchedDigests: the owner's word is accepted)")
 	}
-	return t.flush()
 }
 
 // identityText is "issuer ISSUER san SAN", each marked ~ when a regexp.

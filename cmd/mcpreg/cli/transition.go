@@ -40,7 +40,7 @@ func newTransitionCmd(g *globals, action client.Action) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required; recorded in the audit log)")
-	if action == client.ActionApprove {
+	if action == client.ActionApprove || action == client.ActionRelease {
 		cmd.Flags().StringArrayVar(&acks, "ack", nil, "acknowledge a contract widening by its id (repeatable; every widening of the version must be acknowledged)")
 	}
 	return cmd

@@ -38,6 +38,7 @@ const (
 	RegistryService_VerifyAuditChain_FullMethodName     = "/mcpreg.v1.RegistryService/VerifyAuditChain"
 	RegistryService_GetServerPolicy_FullMethodName      = "/mcpreg.v1.RegistryService/GetServerPolicy"
 	RegistryService_UpdateServerPolicy_FullMethodName   = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
+	RegistryService_ConfirmServerPolicy_FullMethodName  = "/mcpreg.v1.RegistryService/ConfirmServerPolicy"
 	RegistryService_AddAttestation_FullMethodName       = "/mcpreg.v1.RegistryService/AddAttestation"
 	RegistryService_ConfirmAttestation_FullMethodName   = "/mcpreg.v1.RegistryService/ConfirmAttestation"
 	RegistryService_VerifyAttestation_FullMethodName    = "/mcpreg.v1.RegistryService/VerifyAttestation"
@@ -96,8 +97,13 @@ type RegistryServiceClient interface {
 	// GetServerPolicy returns what a server's versions must satisfy.
 	GetServerPolicy(ctx context.Context, in *GetServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
-	// audited).
+	// audited). A change that provably narrows the policy applies at once;
+	// any other (a weakening) is stored as the server's pending change,
+	// replacing an earlier one, until another reviewer confirms it.
 	UpdateServerPolicy(ctx context.Context, in *UpdateServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
+	// ConfirmServerPolicy puts a server's pending policy change in force
+	// (admin or reviewer other than its proposer; audited).
+	ConfirmServerPolicy(ctx context.Context, in *ConfirmServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
 	// AddAttestation attaches a sigstore bundle to a submitted version (owner
 	// in the namespace, or admin; audited) and verifies it against the
 	// server's attestation policy. A bundle that does not verify is stored
@@ -317,6 +323,16 @@ func (c *registryServiceClient) UpdateServerPolicy(ctx context.Context, in *Upda
 	return out, nil
 }
 
+func (c *registryServiceClient) ConfirmServerPolicy(ctx context.Context, in *ConfirmServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServerPolicy)
+	err := c.cc.Invoke(ctx, RegistryService_ConfirmServerPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) AddAttestation(ctx context.Context, in *AddAttestationRequest, opts ...grpc.CallOption) (*Version, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Version)
@@ -418,8 +434,13 @@ type RegistryServiceServer interface {
 	// GetServerPolicy returns what a server's versions must satisfy.
 	GetServerPolicy(context.Context, *GetServerPolicyRequest) (*ServerPolicy, error)
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
-	// audited).
+	// audited). A change that provably narrows the policy applies at once;
+	// any other (a weakening) is stored as the server's pending change,
+	// replacing an earlier one, until another reviewer confirms it.
 	UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error)
+	// ConfirmServerPolicy puts a server's pending policy change in force
+	// (admin or reviewer other than its proposer; audited).
+	ConfirmServerPolicy(context.Context, *ConfirmServerPolicyRequest) (*ServerPolicy, error)
 	// AddAttestation attaches a sigstore bundle to a submitted version (owner
 	// in the namespace, or admin; audited) and verifies it against the
 	// server's attestation policy. A bundle that does not verify is stored
@@ -505,6 +526,9 @@ func (UnimplementedRegistryServiceServer) GetServerPolicy(context.Context, *GetS
 }
 func (UnimplementedRegistryServiceServer) UpdateServerPolicy(context.Context, *UpdateServerPolicyRequest) (*ServerPolicy, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateServerPolicy not implemented")
+}
+func (UnimplementedRegistryServiceServer) ConfirmServerPolicy(context.Context, *ConfirmServerPolicyRequest) (*ServerPolicy, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfirmServerPolicy not implemented")
 }
 func (UnimplementedRegistryServiceServer) AddAttestation(context.Context, *AddAttestationRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddAttestation not implemented")
@@ -884,6 +908,24 @@ func _RegistryService_UpdateServerPolicy_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_ConfirmServerPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmServerPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ConfirmServerPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ConfirmServerPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ConfirmServerPolicy(ctx, req.(*ConfirmServerPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_AddAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddAttestationRequest)
 	if err := dec(in); err != nil {
@@ -1056,6 +1098,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateServerPolicy",
 			Handler:    _RegistryService_UpdateServerPolicy_Handler,
+		},
+		{
+			MethodName: "ConfirmServerPolicy",
+			Handler:    _RegistryService_ConfirmServerPolicy_Handler,
 		},
 		{
 			MethodName: "AddAttestation",

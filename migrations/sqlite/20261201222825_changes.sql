@@ -21,10 +21,18 @@ DROP TABLE `scans`;
 ALTER TABLE `new_scans` RENAME TO `scans`;
 -- create index "scan_version_id_started_at" to table: "scans"
 CREATE INDEX `scan_version_id_started_at` ON `scans` (`version_id`, `started_at`);
+-- create "pending_policies" table
+CREATE TABLE `pending_policies` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `server_id` integer NOT NULL, `require_contract` bool NOT NULL DEFAULT (false), `attestation` blob NULL, `digest` text NOT NULL, `proposed_by` text NOT NULL, `proposed_at` datetime NOT NULL, `reason` text NOT NULL DEFAULT (''), `weakenings` json NOT NULL);
+-- create index "pending_policies_server_id_key" to table: "pending_policies"
+CREATE UNIQUE INDEX `pending_policies_server_id_key` ON `pending_policies` (`server_id`);
 -- enable back the enforcement of foreign-keys constraints
 PRAGMA foreign_keys = on;
 
 -- +goose Down
+-- reverse: create index "pending_policies_server_id_key" to table: "pending_policies"
+DROP INDEX `pending_policies_server_id_key`;
+-- reverse: create "pending_policies" table
+DROP TABLE `pending_policies`;
 -- reverse: create index "scan_version_id_started_at" to table: "scans"
 DROP INDEX `scan_version_id_started_at`;
 -- reverse: create "new_scans" table
