@@ -66,6 +66,8 @@ type Service struct {
 	// defaultReplica names this process in scan records when Scanning
 	// does not.
 	defaultReplica string
+	// hashes bounds concurrent password hashing (web sign-in).
+	hashes *hashGate
 	// feedStart is the audit chain's length when the service was made:
 	// where WatchChanges starts reading.
 	feedStart int64
@@ -86,7 +88,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
 	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache(),
-		defaultReplica: DefaultReplicaName()}
+		defaultReplica: DefaultReplicaName(), hashes: defaultHashGate()}
 	for _, o := range opts {
 		o(s)
 	}
