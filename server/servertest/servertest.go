@@ -60,6 +60,7 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	cfg.ScanAllowHosts = []string{"127.0.0.1/32"}
 	cfg.ScanDeadline = 20 * time.Second
 	cfg.ScanCooldown = 0
+	cfg.ScanRate, cfg.ScanOnDemandConcurrency = "off", 64 // tests that want these limits set them
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -81,8 +82,10 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("discovery key: %v", err)
 	}
-	limits := registry.DefaultLimits()
-	limits.ScanCooldown = cfg.ScanCooldown
+	limits, err := server.LimitsFrom(cfg)
+	if err != nil {
+		t.Fatalf("limits: %v", err)
+	}
 	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
 		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
 	if err != nil {

@@ -3216,9 +3216,12 @@ func (x *Token) GetLastUsedAt() *timestamppb.Timestamp {
 
 // ScanVersionRequest names a version to scan.
 type ScanVersionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// fresh reads the server now even when a scan finished within the
+	// cooldown (reviewers and admins only).
+	Fresh         bool `protobuf:"varint,3,opt,name=fresh,proto3" json:"fresh,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3267,13 +3270,23 @@ func (x *ScanVersionRequest) GetVersion() string {
 	return ""
 }
 
+func (x *ScanVersionRequest) GetFresh() bool {
+	if x != nil {
+		return x.Fresh
+	}
+	return false
+}
+
 // ScanResult is a scan, and the drift event it raised, if any.
 type ScanResult struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Scan       *Scan                  `protobuf:"bytes,1,opt,name=scan,proto3" json:"scan,omitempty"`
 	DriftEvent *DriftEvent            `protobuf:"bytes,2,opt,name=drift_event,json=driftEvent,proto3" json:"drift_event,omitempty"`
 	// state is the version's state after the scan.
-	State         string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	State string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// merged is set when the request was answered with a scan that had
+	// finished within the cooldown instead of a new reading.
+	Merged        *ScanMerge `protobuf:"bytes,4,opt,name=merged,proto3" json:"merged,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3329,6 +3342,77 @@ func (x *ScanResult) GetState() string {
 	return ""
 }
 
+func (x *ScanResult) GetMerged() *ScanMerge {
+	if x != nil {
+		return x.Merged
+	}
+	return nil
+}
+
+// ScanMerge says a scan request was answered with an earlier scan.
+type ScanMerge struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// scan_id is the earlier scan's id.
+	ScanId int64 `protobuf:"varint,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	// age_seconds is how long before the request that scan finished.
+	AgeSeconds float64 `protobuf:"fixed64,2,opt,name=age_seconds,json=ageSeconds,proto3" json:"age_seconds,omitempty"`
+	// message says so in words (and how to ask for a fresh scan).
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanMerge) Reset() {
+	*x = ScanMerge{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanMerge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanMerge) ProtoMessage() {}
+
+func (x *ScanMerge) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
+func (*ScanMerge) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ScanMerge) GetScanId() int64 {
+	if x != nil {
+		return x.ScanId
+	}
+	return 0
+}
+
+func (x *ScanMerge) GetAgeSeconds() float64 {
+	if x != nil {
+		return x.AgeSeconds
+	}
+	return 0
+}
+
+func (x *ScanMerge) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // Scan is one live reading of a version's server.
 type Scan struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -3359,7 +3443,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +3455,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +3468,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3505,7 +3589,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3601,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3530,7 +3614,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3572,7 +3656,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +3668,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +3681,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -3638,7 +3722,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3650,7 +3734,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3663,7 +3747,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -3773,7 +3857,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3785,7 +3869,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3798,7 +3882,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -3890,7 +3974,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3902,7 +3986,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3915,7 +3999,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -3946,7 +4030,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3958,7 +4042,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3971,7 +4055,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4016,7 +4100,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4112,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4125,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4090,7 +4174,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4102,7 +4186,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4115,7 +4199,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4144,7 +4228,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4156,7 +4240,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4169,7 +4253,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4474,16 +4558,23 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
 	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUsedAt\"B\n" +
+	"lastUsedAt\"X\n" +
 	"\x12ScanVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\x7f\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
+	"\x05fresh\x18\x03 \x01(\bR\x05fresh\"\xad\x01\n" +
 	"\n" +
 	"ScanResult\x12#\n" +
 	"\x04scan\x18\x01 \x01(\v2\x0f.mcpreg.v1.ScanR\x04scan\x126\n" +
 	"\vdrift_event\x18\x02 \x01(\v2\x15.mcpreg.v1.DriftEventR\n" +
 	"driftEvent\x12\x14\n" +
-	"\x05state\x18\x03 \x01(\tR\x05state\"\x88\x04\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12,\n" +
+	"\x06merged\x18\x04 \x01(\v2\x14.mcpreg.v1.ScanMergeR\x06merged\"_\n" +
+	"\tScanMerge\x12\x17\n" +
+	"\ascan_id\x18\x01 \x01(\x03R\x06scanId\x12\x1f\n" +
+	"\vage_seconds\x18\x02 \x01(\x01R\n" +
+	"ageSeconds\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\x88\x04\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -4613,7 +4704,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -4658,124 +4749,126 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*Token)(nil),                        // 40: mcpreg.v1.Token
 	(*ScanVersionRequest)(nil),           // 41: mcpreg.v1.ScanVersionRequest
 	(*ScanResult)(nil),                   // 42: mcpreg.v1.ScanResult
-	(*Scan)(nil),                         // 43: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 44: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 45: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 46: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 47: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 48: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 49: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 50: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 51: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 52: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
+	(*ScanMerge)(nil),                    // 43: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 44: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 45: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 46: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 47: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 48: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 49: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 50: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 51: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 52: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 53: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 54: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	53, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	53, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	54, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	53, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	53, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	54, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	54, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
 	23, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
 	25, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
 	27, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	17, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	53, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	53, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	53, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	54, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	54, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	54, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 15: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
 	21, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	11, // 17: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
 	20, // 18: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	53, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
 	21, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
 	22, // 21: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
 	24, // 22: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	53, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	54, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
 	26, // 24: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	53, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	53, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	54, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	54, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
 	30, // 27: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	53, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	53, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	54, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	54, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
 	40, // 30: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
 	40, // 31: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	53, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	53, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	53, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	53, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	43, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	46, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	53, // 38: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	53, // 39: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	43, // 40: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	47, // 41: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	53, // 42: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	53, // 43: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	48, // 44: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	49, // 45: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	49, // 46: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	46, // 47: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 48: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 49: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 50: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 51: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 52: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 53: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 54: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 55: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 56: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 57: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	41, // 58: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	44, // 59: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	50, // 60: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	52, // 61: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	52, // 62: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	28, // 63: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	31, // 64: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	18, // 65: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	19, // 66: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	12, // 67: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	13, // 68: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	15, // 69: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	33, // 70: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	35, // 71: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	37, // 72: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	39, // 73: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 74: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 75: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 76: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 77: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 78: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 79: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 80: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 81: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 82: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 83: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	42, // 84: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	45, // 85: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	51, // 86: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 87: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	29, // 89: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	32, // 90: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	20, // 91: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	20, // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 93: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	14, // 94: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	16, // 95: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	34, // 96: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	36, // 97: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	38, // 98: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	40, // 99: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	74, // [74:100] is the sub-list for method output_type
-	48, // [48:74] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	54, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	54, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	54, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	44, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	47, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	43, // 38: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	54, // 39: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	54, // 40: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	44, // 41: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	48, // 42: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	54, // 43: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	54, // 44: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	49, // 45: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	50, // 46: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	50, // 47: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	47, // 48: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 49: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 50: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 51: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 52: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 53: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 54: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 55: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 56: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 57: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 58: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	41, // 59: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	45, // 60: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	51, // 61: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	53, // 62: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	53, // 63: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	28, // 64: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	31, // 65: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	18, // 66: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	19, // 67: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	12, // 68: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	13, // 69: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	15, // 70: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	33, // 71: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	35, // 72: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	37, // 73: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	39, // 74: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 75: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 76: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 77: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 78: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 79: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 80: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 81: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 82: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 83: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 84: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	42, // 85: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	46, // 86: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	52, // 87: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 88: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 89: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	29, // 90: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	32, // 91: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	20, // 92: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	20, // 93: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 94: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	14, // 95: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	16, // 96: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	34, // 97: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	36, // 98: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	38, // 99: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	40, // 100: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	75, // [75:101] is the sub-list for method output_type
+	49, // [49:75] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -4790,7 +4883,7 @@ func file_mcpreg_v1_registry_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
