@@ -66,19 +66,25 @@ func throttleAllows(tat, now time.Time) bool {
 func (s *Service) takeAttempt(ctx context.Context, now time.Time, keys []string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	allowed := true
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		allowed = true
+		// Every key gets a row first (a tat of now is a full budget), so
+		// that there is a row to lock: concurrent first attempts on a key
+		// would otherwise all find none and all pass.
+		for _, k := range keys {
+			err := tx.SigninThrottle.Create().SetKey(k).SetTat(now).OnConflictColumns(signinthrottle.FieldKey).DoNothing().Exec(ctx)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
 		for _, k := range keys {
 			row, err := s.lockThrottle(ctx, tx, k)
 			if ent.IsNotFound(err) {
-				continue
+				continue // deleted as stale meanwhile: a full budget; spendAttempt creates it
 			} else if err != nil {
 				return err
 			}
 			if !throttleAllows(row.Tat, now) {
-				allowed = false
-				return nil
+				return errNoAttempt // roll back: a refusal writes nothing
 			}
 		}
 		for _, k := range keys {
@@ -88,11 +94,16 @@ func (s *Service) takeAttempt(ctx context.Context, now time.Time, keys []string)
 		}
 		return nil
 	})
-	if err != nil {
+	if errors.Is(err, errNoAttempt) {
+		return false, nil
+	} else if err != nil {
 		return false, fmt.Errorf("sign-in throttle: %w", err)
 	}
-	return allowed, nil
+	return true, nil
 }
+
+// errNoAttempt rolls back the transaction of an attempt that is refused.
+var errNoAttempt = errors.New("no attempt left")
 
 // giveBackAttempt returns the attempt a successful sign-in took: only
 // failures count against a name or an address.
