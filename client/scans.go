@@ -14,13 +14,23 @@ import (
 // compare it with the pins. Drift is not an error: check the result's
 // Scan.Outcome and DriftEvent. A quarantine-class drift quarantines the
 // version; the result's State says what the version is afterwards.
+// A scan that finished within the registry's cooldown may answer instead
+// (the result's Merged says so).
 func (c *Client) ScanVersion(ctx context.Context, name, version string) (*mcpregv1.ScanResult, error) {
+	return c.ScanVersionFresh(ctx, name, version, false)
+}
+
+// ScanVersionFresh is ScanVersion; with fresh it asks for a new reading
+// even when a scan finished within the cooldown (reviewers and admins).
+// Over the caller's scan rate or the replica's on-demand cap the error is
+// ErrRateLimited.
+func (c *Client) ScanVersionFresh(ctx context.Context, name, version string, fresh bool) (*mcpregv1.ScanResult, error) {
 	p, err := versionPath(name, version)
 	if err != nil {
 		return nil, err
 	}
 	out := &mcpregv1.ScanResult{}
-	return out, c.call(ctx, http.MethodPost, p+"/scan", nil, &mcpregv1.ScanVersionRequest{}, out)
+	return out, c.call(ctx, http.MethodPost, p+"/scan", nil, &mcpregv1.ScanVersionRequest{Fresh: fresh}, out)
 }
 
 // ListScans returns one page of a version's scans, newest first.

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors. Every error the service returns wraps one of them, so the
@@ -16,7 +17,36 @@ var (
 	ErrUnauthenticated    = errors.New("unauthenticated")
 	ErrPermissionDenied   = errors.New("permission denied")
 	ErrTooLarge           = errors.New("too large")
+	// ErrRateLimited is a request refused for now (a rate or a capacity
+	// is used up); it comes as a RetryError saying when to try again.
+	ErrRateLimited = errors.New("rate limited")
 )
+
+// RetryError is a refusal that says when to try again (HTTP Retry-After,
+// gRPC RetryInfo). It wraps ErrRateLimited.
+type RetryError struct {
+	Msg   string
+	After time.Duration
+}
+
+func (e *RetryError) Error() string { return ErrRateLimited.Error() + ": " + e.Msg }
+
+// Unwrap makes errors.Is(err, ErrRateLimited) hold.
+func (e *RetryError) Unwrap() error { return ErrRateLimited }
+
+// RetryAfter is how long a refused caller should wait, rounded up to whole
+// seconds (at least one), when err is a RetryError.
+func RetryAfter(err error) (time.Duration, bool) {
+	var re *RetryError
+	if !errors.As(err, &re) {
+		return 0, false
+	}
+	return max(time.Second, (re.After + time.Second - 1).Truncate(time.Second)), true
+}
+
+func retryf(after time.Duration, format string, args ...any) error {
+	return &RetryError{Msg: fmt.Sprintf(format, args...), After: after}
+}
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)

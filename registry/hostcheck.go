@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/discovery"
@@ -78,8 +79,7 @@ func (s *Service) CheckConnection(ctx context.Context, c *Caller, in CheckInput)
 		return nil, err
 	}
 	if out.Verdict == VerdictDrifted && s.scanning != nil {
-		out.ScanRequested = true
-		go s.scanForReport(context.WithoutCancel(ctx), c, in.Name, dv.entry.Version)
+		s.requestReportScan(ctx, c, in.Name, dv.entry.Version, out)
 	}
 	return out, nil
 }
@@ -167,14 +167,18 @@ func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes [
 	return out
 }
 
-// recordCheck stores the observation and fills the receipt's id.
+// recordCheck stores the observation (its raw bodies only within
+// Limits.HostChecks.MaxBytes), fills the receipt's id and prunes the
+// host's older observations of the version.
 func (s *Service) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv *discoveryVersion, out *mcpregv1.CheckConnectionResponse) error {
+	tools, init, note := s.storedBody(in)
+	out.Message += note
 	q := s.store.Client.HostCheck.Create().SetPrincipal(c.Principal).SetServerName(in.Name).SetVersion(out.Version).
 		SetVerdict(out.Verdict).SetAction(out.Action).SetObservedDigest(out.Receipt.ObservedDigest).
-		SetObservedToolDefinitionHash(out.Receipt.ObservedToolDefinitionHash).SetTools(in.Tools).
+		SetObservedToolDefinitionHash(out.Receipt.ObservedToolDefinitionHash).SetTools(tools).
 		SetRequestID(c.RequestID).SetCreatedAt(s.now())
-	if len(in.InitializeResult) > 0 {
-		q = q.SetInitializeResult(in.InitializeResult)
+	if len(init) > 0 {
+		q = q.SetInitializeResult(init)
 	}
 	if dv != nil {
 		q = q.SetVersionID(dv.id).SetPinRevision(dv.entry.Pins.Revision)
@@ -184,7 +188,24 @@ func (s *Service) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv 
 		return fmt.Errorf("record host check: %w", err)
 	}
 	out.Receipt.ObservationId = int64(hc.ID)
+	if err := s.pruneHostChecks(ctx, c.Principal, in.Name, out.Version); err != nil {
+		s.log.WarnContext(ctx, "prune host checks", "err", err)
+	}
 	return nil
+}
+
+// requestReportScan starts the registry's own scan of a version a host
+// reported as drifted, if the host's principal has an on-demand scan left
+// (Limits.ScanRate). Over the rate the host still gets its verdict; the
+// message says that no scan was started and when to report again.
+func (s *Service) requestReportScan(ctx context.Context, c *Caller, name, ver string, out *mcpregv1.CheckConnectionResponse) {
+	if err := s.scanGate.allow(c.Principal, time.Now()); err != nil {
+		d, _ := RetryAfter(err)
+		out.Message += fmt.Sprintf("; no registry scan started: %s (retry after %s)", strings.TrimPrefix(err.Error(), ErrRateLimited.Error()+": "), d)
+		return
+	}
+	out.ScanRequested = true
+	go s.scanForReport(context.WithoutCancel(ctx), c, name, ver)
 }
 
 // scanForReport scans a version a host reported as drifted. Reports for
@@ -194,7 +215,7 @@ func (s *Service) scanForReport(ctx context.Context, c *Caller, name, ver string
 	if err != nil || v.State != version.StateApproved {
 		return
 	}
-	if _, err := s.ScanVersion(ctx, c, name, ver, TriggerHostReport); err != nil {
+	if _, err := s.ScanVersion(ctx, c, name, ver, TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
 		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
 	}
 }

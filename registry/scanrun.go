@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/predicate"
@@ -24,10 +25,34 @@ const (
 	TriggerSchedule = "schedule"
 )
 
+// ScanOption changes how ScanVersion treats one request.
+type ScanOption func(*scanOptions)
+
+type scanOptions struct {
+	fresh bool
+	// paid: the caller already spent the principal's scan (host reports
+	// do so before answering the host).
+	paid bool
+}
+
+// Fresh asks for a new reading even when a scan finished within the
+// cooldown (reviewers and admins only).
+func Fresh(fresh bool) ScanOption { return func(o *scanOptions) { o.fresh = fresh } }
+
 // ScanVersion reads a version's server now and compares it with its pins.
 // Requests for one version are merged; a scan finished moments ago is
-// returned as is, so callers cannot cause a storm.
-func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger string) (*mcpregv1.ScanResult, error) {
+// returned as is (the answer says so), so callers cannot cause a storm.
+// On-demand scans (every trigger but the schedule) spend one of the
+// principal's scans (Limits.ScanRate) and need one of this replica's
+// on-demand slots; over either the answer is a RetryError.
+func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger string, opts ...ScanOption) (*mcpregv1.ScanResult, error) {
+	var o scanOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.fresh && c.Role != RoleReviewer && c.Role != RoleAdmin {
+		return nil, deniedf("role %s may not ask for a fresh scan (reviewers and admins may); ask without fresh", c.Role)
+	}
 	if c.Role == RoleOwner {
 		if err := checkReadName(c, name); err != nil {
 			return nil, err
@@ -42,18 +67,36 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 			return nil, err
 		}
 	}
-	if trigger != TriggerSchedule && s.limits.ScanCooldown > 0 {
+	onDemand := trigger != TriggerSchedule
+	merge := onDemand && !o.fresh && s.limits.ScanCooldown > 0
+	if merge {
 		if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
 			return recent, err
 		}
 	}
-	res, err, _ := s.scans.Do(strconv.Itoa(v.ID), func() (any, error) {
+	if onDemand && !o.paid {
+		if err := s.scanGate.allow(c.Principal, time.Now()); err != nil {
+			return nil, err
+		}
+	}
+	key := strconv.Itoa(v.ID)
+	if o.fresh {
+		key = "fresh:" + key
+	}
+	res, err, _ := s.scans.Do(key, func() (any, error) {
 		// Again inside the merge: a request that passed the check above
 		// while another scan was finishing must not start a second one.
-		if trigger != TriggerSchedule && s.limits.ScanCooldown > 0 {
+		if merge {
 			if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
 				return recent, err
 			}
+		}
+		if onDemand {
+			release, err := s.scanGate.acquire()
+			if err != nil {
+				return nil, err
+			}
+			defer release()
 		}
 		return s.scanLeased(context.WithoutCancel(ctx), v.ID, c.Principal, trigger)
 	})
@@ -116,15 +159,26 @@ func versionNamed(name, ver string) []predicate.Version {
 	return []predicate.Version{serverIn(server.Name(name)), version.Version(ver)}
 }
 
+// recentScan is the version's latest scan if it finished within the
+// cooldown, marked as merged (nil if there is none).
 func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.ScanResult, error) {
-	sc, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.FinishedAtGT(s.now().Add(-s.limits.ScanCooldown))).
+	now := s.now()
+	sc, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.FinishedAtGT(now.Add(-s.limits.ScanCooldown))).
 		Order(ent.Desc(scan.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	return s.scanResult(ctx, sc.ID)
+	res, err := s.scanResult(ctx, sc.ID)
+	if err != nil {
+		return nil, err
+	}
+	age := now.Sub(*sc.FinishedAt)
+	res.Merged = &mcpregv1.ScanMerge{ScanId: int64(sc.ID), AgeSeconds: age.Seconds(),
+		Message: fmt.Sprintf("answered with scan %d, which finished %s ago, within the %s cooldown; reviewers and admins can ask for a fresh scan",
+			sc.ID, age.Round(time.Millisecond), s.limits.ScanCooldown)}
+	return res, nil
 }
 
 // runScan records a scan, reads the server, and settles the outcome, under

@@ -29,6 +29,14 @@ type Limits struct {
 	// ScanCooldown merges on-demand scan requests: a version scanned this
 	// recently answers with that scan instead of reading the server again.
 	ScanCooldown time.Duration
+	// ScanRate bounds the on-demand scans (manual, host report) one
+	// principal may ask for, over all its tokens; zero: no limit.
+	ScanRate ScanRate
+	// ScanOnDemandConcurrency caps the on-demand scans this replica runs
+	// at once; 0: no cap.
+	ScanOnDemandConcurrency int
+	// HostChecks bound the stored connect-time observations.
+	HostChecks HostCheckLimits
 	// MaxBundleBytes caps one attestation bundle (JSON).
 	MaxBundleBytes int
 	// MaxArtifactBytes caps uploaded artifact bytes (their digest is kept,
@@ -40,7 +48,7 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
 		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second,
-		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20}
+		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20, HostChecks: DefaultHostCheckLimits()}
 }
 
 // Service implements the registry use-cases over a store.
@@ -70,6 +78,13 @@ type Service struct {
 	// defaultReplica names this process in scan records when Scanning
 	// does not.
 	defaultReplica string
+	// hashes bounds concurrent password hashing (web sign-in).
+	hashes *hashGate
+	// scanGate bounds on-demand scans (Limits.ScanRate and
+	// ScanOnDemandConcurrency).
+	scanGate *scanGate
+	// hostCheckSweep paces deleting observations past their retention.
+	hostCheckSweep hostCheckSweep
 	// feedStart is the audit chain's length when the service was made:
 	// where WatchChanges starts reading.
 	feedStart int64
@@ -90,10 +105,11 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
 	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache(),
-		defaultReplica: DefaultReplicaName()}
+		defaultReplica: DefaultReplicaName(), hashes: defaultHashGate()}
 	for _, o := range opts {
 		o(s)
 	}
+	s.scanGate = newScanGate(s.limits.ScanRate, s.limits.ScanOnDemandConcurrency)
 	if err := s.defaultVerifier(); err != nil {
 		return nil, err
 	}

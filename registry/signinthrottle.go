@@ -58,28 +58,35 @@ func throttleAllows(tat, now time.Time) bool {
 	return !tat.Add(-(failureBurst - 1) * failureInterval).After(now)
 }
 
-// signInAllowed reports whether every key still has an attempt left at
-// now, without spending one.
-func (s *Service) signInAllowed(ctx context.Context, now time.Time, keys []string) (bool, error) {
-	rows, err := s.store.Client.SigninThrottle.Query().Where(signinthrottle.KeyIn(keys...)).All(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read sign-in throttle: %w", err)
-	}
-	for _, r := range rows {
-		if !throttleAllows(r.Tat, now) {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// signInFailed spends one attempt of each key, then deletes rows that
-// have long been back to a full budget. It goes on when ctx is canceled: a
-// client that hangs up does not get its failure forgotten.
-func (s *Service) signInFailed(ctx context.Context, now time.Time, keys []string) error {
+// takeAttempt spends one attempt of every key at now, in one transaction
+// holding their rows, unless one of them has none left: then it spends
+// nothing and reports false. Concurrent attempts on one key thus cannot
+// all pass a check made before any of them is recorded. It goes on when
+// ctx is canceled: a client that hangs up does not get its attempt back.
+func (s *Service) takeAttempt(ctx context.Context, now time.Time, keys []string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		// Every key gets a row first (a tat of now is a full budget), so
+		// that there is a row to lock: concurrent first attempts on a key
+		// would otherwise all find none and all pass.
+		for _, k := range keys {
+			err := tx.SigninThrottle.Create().SetKey(k).SetTat(now).OnConflictColumns(signinthrottle.FieldKey).DoNothing().Exec(ctx)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		for _, k := range keys {
+			row, err := s.lockThrottle(ctx, tx, k)
+			if ent.IsNotFound(err) {
+				continue // deleted as stale meanwhile: a full budget; spendAttempt creates it
+			} else if err != nil {
+				return err
+			}
+			if !throttleAllows(row.Tat, now) {
+				return errNoAttempt // roll back: a refusal writes nothing
+			}
+		}
 		for _, k := range keys {
 			if err := s.spendAttempt(ctx, tx, k, now); err != nil {
 				return err
@@ -87,16 +94,53 @@ func (s *Service) signInFailed(ctx context.Context, now time.Time, keys []string
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("record failed sign-in: %w", err)
+	if errors.Is(err, errNoAttempt) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("sign-in throttle: %w", err)
 	}
-	n, err := s.store.Client.SigninThrottle.Delete().Where(signinthrottle.TatLT(now.Add(-throttleRetention))).Exec(ctx)
+	return true, nil
+}
+
+// errNoAttempt rolls back the transaction of an attempt that is refused.
+var errNoAttempt = errors.New("no attempt left")
+
+// giveBackAttempt returns the attempt a successful sign-in took: only
+// failures count against a name or an address.
+func (s *Service) giveBackAttempt(ctx context.Context, now time.Time, keys []string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		for _, k := range keys {
+			row, err := s.lockThrottle(ctx, tx, k)
+			if ent.IsNotFound(err) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if err := tx.SigninThrottle.UpdateOne(row).SetTat(row.Tat.Add(-failureInterval)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sign-in throttle: %w", err)
+	}
+	return nil
+}
+
+// dropStaleThrottles deletes rows that have long been back to a full
+// budget (a passed tat is a full budget, like a missing row).
+func (s *Service) dropStaleThrottles(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	n, err := s.store.Client.SigninThrottle.Delete().Where(signinthrottle.TatLT(s.now().Add(-throttleRetention))).Exec(ctx)
 	if err != nil {
 		s.log.WarnContext(ctx, "delete stale sign-in throttles", "err", err)
 	} else if n > 0 {
 		s.log.DebugContext(ctx, "deleted stale sign-in throttles", "rows", n)
 	}
-	return nil
 }
 
 // spendAttempt moves key's tat to max(tat, now) + failureInterval, under a

@@ -102,10 +102,18 @@ var dummyHash = func() string {
 
 // SignIn checks a name and password and opens a web session. Failures say
 // only "wrong name or password"; after a few in a row for one name or one
-// address, attempts are refused for a while (ErrThrottled).
+// address, attempts are refused for a while (ErrThrottled). Every attempt
+// first gets a place among the password hashes (a bounded queue: beyond it
+// the answer is a RetryError), then spends an attempt of its name and its
+// address in one transaction, and only then hashes; a successful sign-in
+// gets its attempt back.
 func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*WebSession, error) {
+	if err := s.hashes.admit(); err != nil {
+		return nil, err
+	}
+	defer s.hashes.leave()
 	keys := throttleKeys(name, remote)
-	allowed, err := s.signInAllowed(ctx, s.now(), keys)
+	allowed, err := s.takeAttempt(ctx, s.now(), keys)
 	if err != nil {
 		return nil, err
 	}
@@ -120,16 +128,17 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 	if p != nil && p.PasswordHash != "" {
 		hash = p.PasswordHash
 	}
-	match, err := argon2id.ComparePasswordAndHash(password, hash)
+	match, err := s.hashes.compare(ctx, password, hash)
 	if err != nil {
 		return nil, fmt.Errorf("check password: %w", err)
 	}
 	if !match || p == nil || p.PasswordHash == "" {
-		if err := s.signInFailed(ctx, s.now(), keys); err != nil {
-			return nil, err
-		}
+		s.dropStaleThrottles(ctx)
 		s.log.WarnContext(ctx, "web sign-in failed", typedName(name, p), "remote", remote)
 		return nil, fmt.Errorf("%w: wrong name or password", ErrUnauthenticated)
+	}
+	if err := s.giveBackAttempt(ctx, s.now(), keys); err != nil {
+		return nil, err
 	}
 	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {
 		return nil, deniedf("role %s does not use the web UI", p.Role)

@@ -61,6 +61,17 @@ type Config struct {
 	// ScanCooldown answers on-demand scans of a version scanned this
 	// recently with that scan.
 	ScanCooldown time.Duration
+	// ScanRate bounds the on-demand scans one principal asks for
+	// ("N/DURATION" or "off"); ScanOnDemandConcurrency caps the on-demand
+	// scans this replica runs at once.
+	ScanRate                string
+	ScanOnDemandConcurrency int
+	// HostCheckMaxBytes caps the raw bodies stored with a connect-time
+	// observation; HostCheckKeep and HostCheckRetention bound how many
+	// (per host principal, server and version) and how old are kept.
+	HostCheckMaxBytes  int
+	HostCheckKeep      int
+	HostCheckRetention time.Duration
 	// ScanLeaseTTL is how long a replica's scan lease lasts without
 	// renewal: how soon other replicas take over the scans of one that died.
 	ScanLeaseTTL time.Duration
@@ -118,10 +129,16 @@ func DefaultConfig() Config {
 		ScanNPMRegistry:     fetch.DefaultRegistry,
 		ScanNPMTimeout:      fetch.DefaultTimeout,
 		ScanCooldown:        10 * time.Second,
-		ScanLeaseTTL:        registry.DefaultLeaseTTL,
-		ScanSandbox:         SandboxBwrap,
-		ScanStdioNetwork:    "none",
-		ScanUIDRange:        "100000-100063",
+		ScanRate:            "10/1m",
+
+		ScanOnDemandConcurrency: 4,
+		HostCheckMaxBytes:       registry.DefaultHostCheckLimits().MaxBytes,
+		HostCheckKeep:           registry.DefaultHostCheckLimits().Keep,
+		HostCheckRetention:      registry.DefaultHostCheckLimits().Retention,
+		ScanLeaseTTL:            registry.DefaultLeaseTTL,
+		ScanSandbox:             SandboxBwrap,
+		ScanStdioNetwork:        "none",
+		ScanUIDRange:            "100000-100063",
 	}
 }
 
@@ -153,6 +170,16 @@ func (c Config) Verify() error {
 	}
 	if c.ScanLeaseTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--scan-lease-ttl %s: want at least 1s", c.ScanLeaseTTL))
+	}
+	if c.ScanOnDemandConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("--scan-ondemand-concurrency %d: want at least 1", c.ScanOnDemandConcurrency))
+	}
+	if _, err := registry.ParseScanRate(c.ScanRate); err != nil {
+		errs = append(errs, err)
+	}
+	if c.HostCheckMaxBytes < 0 || c.HostCheckKeep < 1 || c.HostCheckRetention < time.Minute {
+		errs = append(errs, fmt.Errorf("--host-check-max-bytes %d, --host-check-keep %d, --host-check-retention %s: want at least 0, 1 and 1m",
+			c.HostCheckMaxBytes, c.HostCheckKeep, c.HostCheckRetention))
 	}
 	if c.ScanConcurrency < 1 {
 		errs = append(errs, fmt.Errorf("--scan-concurrency %d: want at least 1", c.ScanConcurrency))
@@ -210,4 +237,17 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// LimitsFrom is the registry's limits under this configuration.
+func LimitsFrom(c Config) (registry.Limits, error) {
+	l := registry.DefaultLimits()
+	l.ContractMaxTokenTTL, l.ScanCooldown = c.ContractMaxTokenTTL, c.ScanCooldown
+	r, err := registry.ParseScanRate(c.ScanRate)
+	if err != nil {
+		return l, err
+	}
+	l.ScanRate, l.ScanOnDemandConcurrency = r, c.ScanOnDemandConcurrency
+	l.HostChecks = registry.HostCheckLimits{MaxBytes: c.HostCheckMaxBytes, Keep: c.HostCheckKeep, Retention: c.HostCheckRetention}
+	return l, nil
 }

@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -78,6 +80,18 @@ func payloadTooLarge(st *status.Status) bool {
 	return false
 }
 
+// retryAfter is the Retry-After (whole seconds, at least 1) of a status
+// carrying google.rpc.RetryInfo.
+func retryAfter(st *status.Status) (string, bool) {
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			secs := max(1, int((ri.GetRetryDelay().AsDuration()+time.Second-1)/time.Second))
+			return strconv.Itoa(secs), true
+		}
+	}
+	return "", false
+}
+
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	st := status.Convert(err)
 	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "received message larger than max") {
@@ -89,6 +103,9 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		for _, v := range md.HeaderMD.Get(HeaderRequestID) {
 			w.Header().Set("X-Request-Id", v)
 		}
+	}
+	if after, ok := retryAfter(st); ok {
+		w.Header().Set("Retry-After", after)
 	}
 	writeError(w, httpStatus(st), st)
 }

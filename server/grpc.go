@@ -16,7 +16,12 @@ import (
 
 // newGRPCServer builds the gRPC server with its interceptor chain: request
 // id, logging, metrics, authentication and authorisation, recovery last.
-func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg int, creds credentials.TransportCredentials) (*grpc.Server, *health.Server) {
+//
+// The public server (tap true) authenticates every call in a tap handle,
+// before its message is read and decoded. The gateway's in-process server
+// does not: the REST port gates bodies itself (gateBody), and a slow token
+// lookup in its tap would hold up every REST call sharing that connection.
+func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg int, creds credentials.TransportCredentials, tap bool) (*grpc.Server, *health.Server) {
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMsg),
 		grpc.ConnectionTimeout(10 * time.Second),
@@ -32,6 +37,9 @@ func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg i
 	}
 	if creds != nil {
 		opts = append(opts, grpc.Creds(creds))
+	}
+	if tap {
+		opts = append(opts, grpc.InTapHandle(authTap(svc, log)))
 	}
 	gs := grpc.NewServer(opts...)
 	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svc, log: log})

@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -47,7 +44,7 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 	})
-	return withRequestIDHeader(securityHeaders(limitBody(maxBody, m.instrument(mux))))
+	return withRequestIDHeader(securityHeaders(gateBody(maxBody, svc, log, m.instrument(mux))))
 }
 
 func healthz(db pinger) http.HandlerFunc {
@@ -92,29 +89,6 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// limitBody refuses bodies over max with 413 before anything reads them.
-func limitBody(max int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > max {
-			tooLarge(w, r.ContentLength, max)
-			return
-		}
-		if r.Body != nil && r.Body != http.NoBody {
-			buf, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				tooLarge(w, -1, max)
-				return
-			} else if err != nil {
-				writeError(w, http.StatusBadRequest, status.New(codes.InvalidArgument, "reading request body: "+err.Error()))
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(buf))
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func tooLarge(w http.ResponseWriter, size, max int64) {

@@ -55,11 +55,16 @@ func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 }
 
 // authInterceptor authenticates the bearer token and checks the method's
-// roles. Unknown methods are refused (fail closed).
+// roles, unless authTap did so already. Unknown methods are refused (fail
+// closed).
 func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		if publicMethods[info.FullMethod] {
 			return h(ctx, req)
+		}
+		if c := callerFromTap(ctx); c != nil {
+			c.RequestID = RequestIDFrom(ctx)
+			return h(registry.WithCaller(ctx, c), req)
 		}
 		md, _ := metadata.FromIncomingContext(ctx)
 		c, err := authorize(ctx, svc, log, md.Get("authorization"), info.FullMethod)
@@ -74,6 +79,19 @@ func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerIn
 // checks that its role may call method: the check every API call passes,
 // through gRPC or the HTTP fast paths.
 func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, authorization []string, method string) (*registry.Caller, error) {
+	c, err := authenticate(ctx, svc, log, authorization)
+	if err != nil {
+		return nil, err
+	}
+	if !roleAllowed(method, c.Role) {
+		return nil, status.Errorf(codes.PermissionDenied, "permission denied: role %s may not call %s", c.Role, shortMethod(method))
+	}
+	c.RequestID = RequestIDFrom(ctx)
+	return c, nil
+}
+
+// authenticate resolves the bearer token of an Authorization header.
+func authenticate(ctx context.Context, svc *registry.Service, log *slog.Logger, authorization []string) (*registry.Caller, error) {
 	if len(authorization) == 0 {
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated: missing bearer token (Authorization: Bearer mcpreg_...)")
 	}
@@ -85,10 +103,6 @@ func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, aut
 	if err != nil {
 		return nil, toStatus(ctx, log, err)
 	}
-	if !roleAllowed(method, c.Role) {
-		return nil, status.Errorf(codes.PermissionDenied, "permission denied: role %s may not call %s", c.Role, shortMethod(method))
-	}
-	c.RequestID = RequestIDFrom(ctx)
 	return c, nil
 }
 

@@ -64,9 +64,9 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	gs, hs := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), creds)
+	gs, hs := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), creds, true)
 	internal := bufconn.Listen(1 << 20)
-	gwServer, _ := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), nil)
+	gwServer, _ := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), nil, false)
 	conn, err := grpc.NewClient("passthrough:///internal",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return internal.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),

@@ -9,7 +9,7 @@ import (
 )
 
 func (s *registryServer) ScanVersion(ctx context.Context, r *mcpregv1.ScanVersionRequest) (*mcpregv1.ScanResult, error) {
-	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.TriggerManual)
+	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.TriggerManual, registry.Fresh(r.GetFresh()))
 	return res, toStatus(ctx, s.log, err)
 }
 

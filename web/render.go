@@ -107,6 +107,7 @@ var statusOf = []struct {
 	{registry.ErrUnauthenticated, http.StatusUnauthorized},
 	{registry.ErrPermissionDenied, http.StatusForbidden},
 	{registry.ErrThrottled, http.StatusTooManyRequests},
+	{registry.ErrRateLimited, http.StatusTooManyRequests},
 	{registry.ErrTooLarge, http.StatusRequestEntityTooLarge},
 }
 

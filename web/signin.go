@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpreg/mcpreg/registry"
 )
@@ -61,7 +63,7 @@ func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status, msg := a.describe(r, err)
 		if status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "60")
+			w.Header().Set("Retry-After", retryAfter(err))
 		}
 		a.renderSignIn(w, r, status, v, msg)
 		return
@@ -117,6 +119,15 @@ func (a *app) trustedProxy(host string) bool {
 		}
 	}
 	return false
+}
+
+// retryAfter is the Retry-After of a refused sign-in: what the refusal
+// says, else a minute (the throttle of failed sign-ins).
+func retryAfter(err error) string {
+	if d, ok := registry.RetryAfter(err); ok {
+		return strconv.Itoa(int(d / time.Second))
+	}
+	return "60"
 }
 
 // sameToken compares a token in constant time; an empty token never matches.

@@ -26,8 +26,10 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			limits := registry.DefaultLimits()
-			limits.ContractMaxTokenTTL, limits.ScanCooldown = cfg.ContractMaxTokenTTL, cfg.ScanCooldown
+			limits, err := server.LimitsFrom(cfg)
+			if err != nil {
+				return err
+			}
 			scanning, err := server.ScanningFrom(cfg)
 			if err != nil {
 				return err
@@ -82,6 +84,11 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.DurationVar(&cfg.ScanLeaseTTL, "scan-lease-ttl", cfg.ScanLeaseTTL, "a replica's scan lease lasts this long unless renewed (every third of it while the scan runs); the scans of a replica that died are taken over after it (env MCPREG_SCAN_LEASE_TTL)")
 	f.StringVar(&cfg.Replica, "replica", "", "this replica's name in scan records and leases, distinct per replica on one database (default HOSTNAME-PID; env MCPREG_REPLICA)")
 	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
+	f.StringVar(&cfg.ScanRate, "scan-rate", cfg.ScanRate, "on-demand scans (manual and host-report) one principal may ask for, over all its tokens: N/DURATION is N at once and N per DURATION after that, or off; over it the answer is 429 with Retry-After (env MCPREG_SCAN_RATE)")
+	f.IntVar(&cfg.ScanOnDemandConcurrency, "scan-ondemand-concurrency", cfg.ScanOnDemandConcurrency, "on-demand scans this replica runs at once; more are answered 429 with Retry-After (env MCPREG_SCAN_ONDEMAND_CONCURRENCY)")
+	f.IntVar(&cfg.HostCheckMaxBytes, "host-check-max-bytes", cfg.HostCheckMaxBytes, "largest tools plus initialize result stored with a connect-time observation; larger ones are stored as digests only (env MCPREG_HOST_CHECK_MAX_BYTES)")
+	f.IntVar(&cfg.HostCheckKeep, "host-check-keep", cfg.HostCheckKeep, "connect-time observations kept per host principal, server and version, newest first (env MCPREG_HOST_CHECK_KEEP)")
+	f.DurationVar(&cfg.HostCheckRetention, "host-check-retention", cfg.HostCheckRetention, "connect-time observations older than this are deleted (env MCPREG_HOST_CHECK_RETENTION)")
 	f.StringVar(&cfg.DriftPolicy, "drift-policy", "", "JSON file rating drift classes: {\"classes\":{CLASS:{\"severity\",\"action\":\"quarantine|warn\"}},\"riskierAnnotations\":{...}} (default policy: README; env MCPREG_DRIFT_POLICY)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	addTrustedRootFlag(f, &cfg.TrustedRoots)

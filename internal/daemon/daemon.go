@@ -178,6 +178,9 @@ func (p *Proc) Stop(timeout time.Duration) error {
 	}
 }
 
+// PID is the process id of the running mcpregd (for /proc readings).
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
 // Running reports whether the process has not exited.
 func (p *Proc) Running() bool {
 	select {

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +31,9 @@ type Instance struct {
 	Service  *registry.Service
 	// Logs holds everything the service logged, at debug level.
 	Logs *SyncBuffer
+	// HTTPRead and GRPCRead count the bytes the service read from its
+	// HTTP and gRPC connections.
+	HTTPRead, GRPCRead *atomic.Int64
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -55,6 +60,7 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	cfg.ScanAllowHosts = []string{"127.0.0.1/32"}
 	cfg.ScanDeadline = 20 * time.Second
 	cfg.ScanCooldown = 0
+	cfg.ScanRate, cfg.ScanOnDemandConcurrency = "off", 64 // tests that want these limits set them
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -76,8 +82,10 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("discovery key: %v", err)
 	}
-	limits := registry.DefaultLimits()
-	limits.ScanCooldown = cfg.ScanCooldown
+	limits, err := server.LimitsFrom(cfg)
+	if err != nil {
+		t.Fatalf("limits: %v", err)
+	}
 	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
 		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg))
 	if err != nil {
@@ -87,6 +95,8 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
+	httpRead, grpcRead := &atomic.Int64{}, &atomic.Int64{}
+	l.HTTP, l.GRPC = countingListener{l.HTTP, httpRead}, countingListener{l.GRPC, grpcRead}
 	done := make(chan error, 1)
 	go func() { done <- server.Run(ctx, cfg, l, st, svc, log) }()
 	t.Cleanup(func() {
@@ -96,7 +106,8 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 		}
 	})
 	in := &Instance{URL: "http://" + l.HTTP.Addr().String(), GRPCAddr: l.GRPC.Addr().String(),
-		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svc, Logs: logs}
+		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svc, Logs: logs,
+		HTTPRead: httpRead, GRPCRead: grpcRead}
 	if cfg.TLSCert == "" {
 		waitHealthy(t, in.URL)
 	} else {
@@ -155,4 +166,29 @@ func ScanUserDir(t testing.TB) string {
 		}
 	}
 	return dir
+}
+
+// countingListener counts the bytes read from the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, l.n}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }

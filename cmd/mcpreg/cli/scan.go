@@ -20,7 +20,8 @@ import (
 var errScanFailed = errors.New("scan failed")
 
 func newScanCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var fresh bool
+	cmd := &cobra.Command{
 		Use:   "scan NAME VERSION",
 		Short: "Read a version's server live now and compare it with the pins",
 		Long: "Ask the registry to read the version's server live now and compare what it serves with\n" +
@@ -29,11 +30,14 @@ func newScanCmd(g *globals) *cobra.Command {
 			"quarantines the version at once.\n\n" +
 			"Exits non-zero only when the call fails or the scan itself failed (outcome error: the\n" +
 			"server could not be read). Drift is a result, not a failure: check the output, or the\n" +
-			"JSON's scan.outcome (match, drift or error) and state.",
+			"JSON's scan.outcome (match, drift or error) and state.\n\n" +
+			"A scan that finished within the registry's cooldown answers instead (the output says\n" +
+			"so); reviewers and admins can ask for a new reading with --fresh. Each principal has a\n" +
+			"scan rate and each replica a cap on scans at once; over them the call fails with 429.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
-				res, err := c.ScanVersion(ctx, args[0], args[1])
+				res, err := c.ScanVersionFresh(ctx, args[0], args[1], fresh)
 				if err != nil {
 					return err
 				}
@@ -44,6 +48,8 @@ func newScanCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "read the server now even if a scan finished within the cooldown (reviewers and admins)")
+	return cmd
 }
 
 // scanFailure is errScanFailed, with the scan's error, when the scan could
@@ -60,6 +66,9 @@ func scanFailure(s *mcpregv1.Scan) error {
 }
 
 func printScanResult(w io.Writer, res *mcpregv1.ScanResult) error {
+	if m := res.GetMerged(); m != nil {
+		fmt.Fprintf(w, "Note: %s.\n", m.GetMessage())
+	}
 	if err := printScan(w, res.GetScan(), res.GetState()); err != nil {
 		return err
 	}

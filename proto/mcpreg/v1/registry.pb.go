@@ -3514,9 +3514,12 @@ func (x *Token) GetLastUsedAt() *timestamppb.Timestamp {
 
 // ScanVersionRequest names a version to scan.
 type ScanVersionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Version       string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// fresh reads the server now even when a scan finished within the
+	// cooldown (reviewers and admins only).
+	Fresh         bool `protobuf:"varint,3,opt,name=fresh,proto3" json:"fresh,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3565,13 +3568,23 @@ func (x *ScanVersionRequest) GetVersion() string {
 	return ""
 }
 
+func (x *ScanVersionRequest) GetFresh() bool {
+	if x != nil {
+		return x.Fresh
+	}
+	return false
+}
+
 // ScanResult is a scan, and the drift event it raised, if any.
 type ScanResult struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Scan       *Scan                  `protobuf:"bytes,1,opt,name=scan,proto3" json:"scan,omitempty"`
 	DriftEvent *DriftEvent            `protobuf:"bytes,2,opt,name=drift_event,json=driftEvent,proto3" json:"drift_event,omitempty"`
 	// state is the version's state after the scan.
-	State         string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	State string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// merged is set when the request was answered with a scan that had
+	// finished within the cooldown instead of a new reading.
+	Merged        *ScanMerge `protobuf:"bytes,4,opt,name=merged,proto3" json:"merged,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3627,6 +3640,77 @@ func (x *ScanResult) GetState() string {
 	return ""
 }
 
+func (x *ScanResult) GetMerged() *ScanMerge {
+	if x != nil {
+		return x.Merged
+	}
+	return nil
+}
+
+// ScanMerge says a scan request was answered with an earlier scan.
+type ScanMerge struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// scan_id is the earlier scan's id.
+	ScanId int64 `protobuf:"varint,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	// age_seconds is how long before the request that scan finished.
+	AgeSeconds float64 `protobuf:"fixed64,2,opt,name=age_seconds,json=ageSeconds,proto3" json:"age_seconds,omitempty"`
+	// message says so in words (and how to ask for a fresh scan).
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanMerge) Reset() {
+	*x = ScanMerge{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanMerge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanMerge) ProtoMessage() {}
+
+func (x *ScanMerge) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
+func (*ScanMerge) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ScanMerge) GetScanId() int64 {
+	if x != nil {
+		return x.ScanId
+	}
+	return 0
+}
+
+func (x *ScanMerge) GetAgeSeconds() float64 {
+	if x != nil {
+		return x.AgeSeconds
+	}
+	return 0
+}
+
+func (x *ScanMerge) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // Scan is one live reading of a version's server.
 type Scan struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -3665,7 +3749,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +3761,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +3774,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3825,7 +3909,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3837,7 +3921,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3850,7 +3934,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3892,7 +3976,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3904,7 +3988,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3917,7 +4001,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -3958,7 +4042,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3970,7 +4054,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3983,7 +4067,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -4093,7 +4177,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4105,7 +4189,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4118,7 +4202,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -4210,7 +4294,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4222,7 +4306,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4235,7 +4319,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -4266,7 +4350,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4278,7 +4362,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4291,7 +4375,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4336,7 +4420,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4348,7 +4432,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4361,7 +4445,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4410,7 +4494,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4422,7 +4506,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4435,7 +4519,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4467,7 +4551,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4479,7 +4563,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4492,7 +4576,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4832,16 +4916,23 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
 	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUsedAt\"B\n" +
+	"lastUsedAt\"X\n" +
 	"\x12ScanVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\x7f\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
+	"\x05fresh\x18\x03 \x01(\bR\x05fresh\"\xad\x01\n" +
 	"\n" +
 	"ScanResult\x12#\n" +
 	"\x04scan\x18\x01 \x01(\v2\x0f.mcpreg.v1.ScanR\x04scan\x126\n" +
 	"\vdrift_event\x18\x02 \x01(\v2\x15.mcpreg.v1.DriftEventR\n" +
 	"driftEvent\x12\x14\n" +
-	"\x05state\x18\x03 \x01(\tR\x05state\"\xd6\x04\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12,\n" +
+	"\x06merged\x18\x04 \x01(\v2\x14.mcpreg.v1.ScanMergeR\x06merged\"_\n" +
+	"\tScanMerge\x12\x17\n" +
+	"\ascan_id\x18\x01 \x01(\x03R\x06scanId\x12\x1f\n" +
+	"\vage_seconds\x18\x02 \x01(\x01R\n" +
+	"ageSeconds\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xd6\x04\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -4976,7 +5067,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -5024,132 +5115,134 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*Token)(nil),                        // 43: mcpreg.v1.Token
 	(*ScanVersionRequest)(nil),           // 44: mcpreg.v1.ScanVersionRequest
 	(*ScanResult)(nil),                   // 45: mcpreg.v1.ScanResult
-	(*Scan)(nil),                         // 46: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 47: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 48: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 49: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 50: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 51: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 52: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 53: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 54: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 55: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 56: google.protobuf.Timestamp
+	(*ScanMerge)(nil),                    // 46: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 47: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 48: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 49: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 50: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 51: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 52: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 53: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 54: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 55: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 56: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 57: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	56, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	56, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	57, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	57, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	56, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	56, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	57, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	57, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
 	26, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
 	28, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
 	30, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	18, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	56, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	56, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	56, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	56, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	57, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	57, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	57, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	57, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
 	1,  // 16: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
 	24, // 17: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	11, // 18: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
 	21, // 19: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	56, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	57, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
 	24, // 21: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
 	22, // 22: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
 	24, // 23: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	56, // 24: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	57, // 24: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
 	25, // 25: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
 	27, // 26: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	56, // 27: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	57, // 27: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
 	29, // 28: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	56, // 29: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	56, // 30: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	57, // 29: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	57, // 30: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
 	33, // 31: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	56, // 32: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	56, // 33: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	57, // 32: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	57, // 33: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
 	43, // 34: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
 	43, // 35: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	56, // 36: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	56, // 37: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 38: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	56, // 39: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	46, // 40: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	49, // 41: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	56, // 42: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	56, // 43: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	46, // 44: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	50, // 45: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	56, // 46: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	56, // 47: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	51, // 48: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	52, // 49: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	52, // 50: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	49, // 51: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 52: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 53: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 54: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 55: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 56: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 57: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 58: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 59: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 60: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 61: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	44, // 62: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	47, // 63: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	53, // 64: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	55, // 65: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	55, // 66: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	31, // 67: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	34, // 68: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	19, // 69: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	20, // 70: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	23, // 71: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	13, // 72: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	12, // 73: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	14, // 74: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	16, // 75: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	36, // 76: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	38, // 77: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	40, // 78: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	42, // 79: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 80: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 81: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 82: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 83: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 84: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 85: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 86: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 87: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 89: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	45, // 90: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	48, // 91: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	54, // 92: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 93: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 94: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	32, // 95: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	35, // 96: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	21, // 97: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 98: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 99: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 100: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	10, // 101: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	15, // 102: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	17, // 103: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	37, // 104: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	39, // 105: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	41, // 106: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	43, // 107: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	80, // [80:108] is the sub-list for method output_type
-	52, // [52:80] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	57, // 36: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	57, // 37: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	57, // 38: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	57, // 39: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	47, // 40: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	50, // 41: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	46, // 42: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	57, // 43: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	57, // 44: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	47, // 45: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	51, // 46: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	57, // 47: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	57, // 48: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	52, // 49: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	53, // 50: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	53, // 51: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	50, // 52: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 53: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 54: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 55: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 56: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 57: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 58: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 59: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 60: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 61: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 62: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	44, // 63: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	48, // 64: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	54, // 65: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	56, // 66: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	56, // 67: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	31, // 68: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	34, // 69: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	19, // 70: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	20, // 71: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	23, // 72: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	13, // 73: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	12, // 74: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	14, // 75: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	16, // 76: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	36, // 77: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	38, // 78: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	40, // 79: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	42, // 80: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 81: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 82: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 83: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 84: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 85: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 86: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 87: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 88: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 89: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 90: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	45, // 91: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	49, // 92: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	55, // 93: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 94: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 95: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	32, // 96: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	35, // 97: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	21, // 98: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	21, // 99: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	21, // 100: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 101: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	10, // 102: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	15, // 103: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	17, // 104: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	37, // 105: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	39, // 106: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	41, // 107: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	43, // 108: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	81, // [81:109] is the sub-list for method output_type
+	53, // [53:81] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -5164,7 +5257,7 @@ func file_mcpreg_v1_registry_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   56,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
