@@ -88,6 +88,10 @@ type Chain struct {
 // head hash, and Close fails when it never reaches it.
 func NewChain(cp *Checkpoint) *Chain { return &Chain{head: Genesis, cp: cp} }
 
+// ResumeChain continues a replay after event length, whose hash was head
+// (a verified checkpoint's): the next event Add takes is length+1.
+func ResumeChain(length int64, head string) *Chain { return &Chain{n: length, head: head} }
+
 // Len is the number of events replayed.
 func (c *Chain) Len() int64 { return c.n }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/auditcheckpoint"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -53,6 +54,12 @@ func init() {
 	attestationDescCreatedAt := attestationFields[13].Descriptor()
 	// attestation.DefaultCreatedAt holds the default value on creation for the created_at field.
 	attestation.DefaultCreatedAt = attestationDescCreatedAt.Default.(func() time.Time)
+	auditcheckpointFields := schema.AuditCheckpoint{}.Fields()
+	_ = auditcheckpointFields
+	// auditcheckpointDescLength is the schema descriptor for length field.
+	auditcheckpointDescLength := auditcheckpointFields[0].Descriptor()
+	// auditcheckpoint.LengthValidator is a validator for the "length" field. It is called by the builders before save.
+	auditcheckpoint.LengthValidator = auditcheckpointDescLength.Validators[0].(func(int64) error)
 	auditeventFields := schema.AuditEvent{}.Fields()
 	_ = auditeventFields
 	// auditeventDescSeq is the schema descriptor for seq field.

@@ -66,6 +66,8 @@ type Service struct {
 	// defaultReplica names this process in scan records when Scanning
 	// does not.
 	defaultReplica string
+	// checkpoints configures signed audit checkpoints; nil: none.
+	checkpoints *Checkpoints
 	// feedStart is the audit chain's length when the service was made:
 	// where WatchChanges starts reading.
 	feedStart int64

@@ -79,7 +79,7 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	limits := registry.DefaultLimits()
 	limits.ScanCooldown = cfg.ScanCooldown
 	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
-		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer))
+		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), registry.WithCheckpoints(server.CheckpointsFrom(cfg, log)))
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}

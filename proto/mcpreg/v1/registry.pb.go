@@ -2715,6 +2715,202 @@ func (x *VerifyAuditChainResponse) GetProblem() string {
 	return ""
 }
 
+// ListAuditCheckpointsRequest pages the signed audit checkpoints.
+type ListAuditCheckpointsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PageSize      int32                  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string                 `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditCheckpointsRequest) Reset() {
+	*x = ListAuditCheckpointsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditCheckpointsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditCheckpointsRequest) ProtoMessage() {}
+
+func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
+func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListAuditCheckpointsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListAuditCheckpointsResponse is one page of checkpoints, newest first.
+type ListAuditCheckpointsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Checkpoints   []*AuditCheckpoint     `protobuf:"bytes,1,rep,name=checkpoints,proto3" json:"checkpoints,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditCheckpointsResponse) Reset() {
+	*x = ListAuditCheckpointsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditCheckpointsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditCheckpointsResponse) ProtoMessage() {}
+
+func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
+func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
+	if x != nil {
+		return x.Checkpoints
+	}
+	return nil
+}
+
+func (x *ListAuditCheckpointsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// AuditCheckpoint is a signed note anchoring the audit chain: after
+// `length` events its hash was `head_hash`. Verify `note` (not the other
+// fields, which repeat it for reading) with the registry's discovery key.
+type AuditCheckpoint struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Length   int64                  `protobuf:"varint,1,opt,name=length,proto3" json:"length,omitempty"`
+	HeadHash string                 `protobuf:"bytes,2,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
+	Origin   string                 `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	// key_id is the id of the discovery key that signed the note.
+	KeyId     string                 `protobuf:"bytes,4,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// note is the signed note (golang.org/x/mod/sumdb/note) as served at
+	// /.well-known/mcpreg/audit-checkpoint.
+	Note          string `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditCheckpoint) Reset() {
+	*x = AuditCheckpoint{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditCheckpoint) ProtoMessage() {}
+
+func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
+func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *AuditCheckpoint) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+func (x *AuditCheckpoint) GetHeadHash() string {
+	if x != nil {
+		return x.HeadHash
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *AuditCheckpoint) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 // WhoAmIRequest has no fields.
 type WhoAmIRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2724,7 +2920,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2932,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2945,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 // Principal is an identity holding tokens.
@@ -2766,7 +2962,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2974,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2987,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Principal) GetName() string {
@@ -2847,7 +3043,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2859,7 +3055,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2872,7 +3068,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -2928,7 +3124,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3136,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3149,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -2980,7 +3176,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2992,7 +3188,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3005,7 +3201,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -3025,7 +3221,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3037,7 +3233,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3050,7 +3246,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -3071,7 +3267,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3083,7 +3279,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3096,7 +3292,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -3130,7 +3326,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3142,7 +3338,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3155,7 +3351,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Token) GetId() string {
@@ -3225,7 +3421,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3237,7 +3433,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3250,7 +3446,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -3280,7 +3476,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3292,7 +3488,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3305,7 +3501,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -3359,7 +3555,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +3567,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +3580,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3505,7 +3701,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3713,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3530,7 +3726,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3572,7 +3768,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +3780,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +3793,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -3638,7 +3834,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3650,7 +3846,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3663,7 +3859,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -3773,7 +3969,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3785,7 +3981,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3798,7 +3994,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -3890,7 +4086,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3902,7 +4098,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3915,7 +4111,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -3946,7 +4142,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3958,7 +4154,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3971,7 +4167,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4016,7 +4212,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4224,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4237,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4090,7 +4286,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4102,7 +4298,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4115,7 +4311,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4144,7 +4340,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4156,7 +4352,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4169,7 +4365,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4429,7 +4625,22 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x06events\x18\x02 \x01(\x03R\x06events\x12\x1b\n" +
 	"\thead_hash\x18\x03 \x01(\tR\bheadHash\x12(\n" +
 	"\x10first_broken_seq\x18\x04 \x01(\x03R\x0efirstBrokenSeq\x12\x18\n" +
-	"\aproblem\x18\x05 \x01(\tR\aproblem\"\x0f\n" +
+	"\aproblem\x18\x05 \x01(\tR\aproblem\"Y\n" +
+	"\x1bListAuditCheckpointsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\x84\x01\n" +
+	"\x1cListAuditCheckpointsResponse\x12<\n" +
+	"\vcheckpoints\x18\x01 \x03(\v2\x1a.mcpreg.v1.AuditCheckpointR\vcheckpoints\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc4\x01\n" +
+	"\x0fAuditCheckpoint\x12\x16\n" +
+	"\x06length\x18\x01 \x01(\x03R\x06length\x12\x1b\n" +
+	"\thead_hash\x18\x02 \x01(\tR\bheadHash\x12\x16\n" +
+	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x15\n" +
+	"\x06key_id\x18\x04 \x01(\tR\x05keyId\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x12\n" +
+	"\x04note\x18\x06 \x01(\tR\x04note\"\x0f\n" +
 	"\rWhoAmIRequest\"\xad\x01\n" +
 	"\tPrincipal\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -4566,7 +4777,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\">\n" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason2\xdd\x15\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason2\xe6\x16\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -4585,7 +4796,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\vAcceptDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/drift-events/{id}/accept\x12m\n" +
 	"\fDeclineDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/drift-events/{id}/decline\x12r\n" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
-	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
+	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12\x86\x01\n" +
+	"\x14ListAuditCheckpoints\x12&.mcpreg.v1.ListAuditCheckpointsRequest\x1a'.mcpreg.v1.ListAuditCheckpointsResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/audit/checkpoints\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
 	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x89\x01\n" +
 	"\x0eAddAttestation\x12 .mcpreg.v1.AddAttestationRequest\x1a\x12.mcpreg.v1.Version\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/v1/servers/{name=*/*}/versions/{version}/attestations\x12\x82\x01\n" +
@@ -4613,7 +4825,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -4648,134 +4860,141 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*AuditEvent)(nil),                   // 30: mcpreg.v1.AuditEvent
 	(*VerifyAuditChainRequest)(nil),      // 31: mcpreg.v1.VerifyAuditChainRequest
 	(*VerifyAuditChainResponse)(nil),     // 32: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),                // 33: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 34: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 35: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 36: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 37: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 38: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 39: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 40: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 41: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 42: mcpreg.v1.ScanResult
-	(*Scan)(nil),                         // 43: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 44: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 45: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 46: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 47: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 48: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 49: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 50: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 51: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 52: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 53: google.protobuf.Timestamp
+	(*ListAuditCheckpointsRequest)(nil),  // 33: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 34: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 35: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 36: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 37: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 38: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 39: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 40: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 41: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 42: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 43: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 44: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 45: mcpreg.v1.ScanResult
+	(*Scan)(nil),                         // 46: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 47: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 48: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 49: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 50: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 51: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 52: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 53: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 54: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 55: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 56: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	53, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	53, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	56, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	56, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	53, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	53, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	56, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	56, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
 	23, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
 	25, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
 	27, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	17, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	53, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	53, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	53, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	56, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	56, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	56, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
 	1,  // 15: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
 	21, // 16: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	11, // 17: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
 	20, // 18: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	53, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	56, // 19: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
 	21, // 20: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
 	22, // 21: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
 	24, // 22: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	53, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	56, // 23: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
 	26, // 24: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	53, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	53, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	56, // 25: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	56, // 26: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
 	30, // 27: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	53, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	53, // 29: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	40, // 30: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	40, // 31: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	53, // 32: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	53, // 33: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	53, // 34: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	53, // 35: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	43, // 36: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	46, // 37: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	53, // 38: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	53, // 39: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	43, // 40: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	47, // 41: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	53, // 42: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	53, // 43: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	48, // 44: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	49, // 45: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	49, // 46: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	46, // 47: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 48: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 49: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 50: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 51: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 52: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 53: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 54: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 55: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 56: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 57: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	41, // 58: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	44, // 59: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	50, // 60: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	52, // 61: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	52, // 62: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	28, // 63: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	31, // 64: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	18, // 65: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	19, // 66: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	12, // 67: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	13, // 68: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	15, // 69: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	33, // 70: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	35, // 71: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	37, // 72: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	39, // 73: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 74: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 75: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 76: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 77: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 78: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 79: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 80: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 81: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 82: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 83: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	42, // 84: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	45, // 85: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	51, // 86: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 87: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	29, // 89: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	32, // 90: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	20, // 91: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	20, // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 93: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	14, // 94: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	16, // 95: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	34, // 96: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	36, // 97: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	38, // 98: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	40, // 99: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	74, // [74:100] is the sub-list for method output_type
-	48, // [48:74] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	56, // 28: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	35, // 29: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	56, // 30: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	56, // 31: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	43, // 32: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	43, // 33: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	56, // 34: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	56, // 35: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 36: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	56, // 37: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	46, // 38: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	49, // 39: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	56, // 40: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	56, // 41: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	46, // 42: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	50, // 43: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	56, // 44: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	56, // 45: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	51, // 46: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	52, // 47: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	52, // 48: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	49, // 49: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 50: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 51: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 52: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 53: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 54: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 55: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 56: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 57: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 58: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 59: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	44, // 60: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	47, // 61: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	53, // 62: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	55, // 63: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	55, // 64: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	28, // 65: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	31, // 66: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	33, // 67: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	18, // 68: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	19, // 69: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	12, // 70: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	13, // 71: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	15, // 72: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	36, // 73: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	38, // 74: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	40, // 75: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	42, // 76: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 77: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 78: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 79: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 80: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 81: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 82: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 83: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 84: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 85: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 86: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	45, // 87: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	48, // 88: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	54, // 89: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 90: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 91: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	29, // 92: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	32, // 93: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	34, // 94: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	20, // 95: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	20, // 96: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 97: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	14, // 98: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	16, // 99: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	37, // 100: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	39, // 101: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	41, // 102: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	43, // 103: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	77, // [77:104] is the sub-list for method output_type
+	50, // [50:77] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -4790,7 +5009,7 @@ func file_mcpreg_v1_registry_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
