@@ -276,3 +276,45 @@ func TestCheckpointCatchesTruncation(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckpointsAcrossKeyRotation: after a rotation the previous key
+// (--discovery-previous-key) still verifies the checkpoints it signed, so
+// signing goes on with the new key; with the old key dropped the registry
+// refuses to sign over a checkpoint it cannot verify.
+func TestCheckpointsAcrossKeyRotation(t *testing.T) {
+	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		oldKey, newKey := newKey(t), newKey(t)
+		svc := checkpointService(t, st, oldKey, registry.Checkpoints{Every: 2})
+		addEvents(t, svc, 2)
+		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+			t.Fatalf("old key: wrote %d, %v", n, err)
+		}
+		oldNote, _ := svc.LatestCheckpoint(ctx)
+		addEvents(t, svc, 2)
+
+		dropped := checkpointService(t, st, newKey, registry.Checkpoints{Every: 2})
+		if n, err := dropped.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "does not verify") {
+			t.Fatalf("without the previous key: wrote %d, %v", n, err)
+		}
+		prev, err := signing.PublishedKeyFor(oldKey, new(time.Now().Add(time.Minute)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		signer := &registry.DiscoverySigner{Keys: &signing.KeySet{Current: newKey, Previous: []signing.PublishedKey{prev}}}
+		rotated, err := registry.New(ctx, st, registry.WithDiscoverySigner(signer), registry.WithCheckpoints(registry.Checkpoints{Every: 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := rotated.WriteCheckpoints(ctx); err != nil || n != 1 {
+			t.Fatalf("with the previous key: wrote %d, %v", n, err)
+		}
+		cp := latestCheckpoint(t, rotated, newKey)
+		if cp.Length != 4 || cp.Origin != registry.DefaultOrigin(oldKey) {
+			t.Fatalf("after rotation: %+v, want length 4 under the first origin", cp)
+		}
+		if _, _, err := auditchain.Open(oldNote, rotated.CheckpointKeys()); err != nil {
+			t.Fatalf("the old note with the rotated keys: %v", err)
+		}
+	})
+}
