@@ -138,11 +138,15 @@ func (s *Service) WriteCheckpoints(ctx context.Context) (int, error) {
 // verified with the registry's keys; a zero checkpoint at the genesis when
 // there is none.
 func (s *Service) latestVerifiedCheckpoint(ctx context.Context) (*auditchain.Checkpoint, error) {
+	seen := s.seenCheckpoint.Load()
 	row, err := s.store.Client.AuditCheckpoint.Query().Order(ent.Desc(auditcheckpoint.FieldLength)).First(ctx)
-	if ent.IsNotFound(err) {
+	switch {
+	case ent.IsNotFound(err) && seen == nil:
 		return &auditchain.Checkpoint{Head: auditchain.Genesis}, nil
-	}
-	if err != nil {
+	case seen != nil && (ent.IsNotFound(err) || (err == nil && row.Length < seen.Length)):
+		return nil, fmt.Errorf("audit checkpoint: this replica saw a checkpoint at %d, which is gone from the database "+
+			"(refusing to sign: checkpoints were deleted)", seen.Length)
+	case err != nil:
 		return nil, fmt.Errorf("audit checkpoint: latest: %w", err)
 	}
 	cp, _, err := auditchain.Open([]byte(row.Note), s.CheckpointKeys())
@@ -153,6 +157,7 @@ func (s *Service) latestVerifiedCheckpoint(ctx context.Context) (*auditchain.Che
 	if cp.Length != row.Length || cp.Head != row.HeadHash {
 		return nil, fmt.Errorf("audit checkpoint: the row of the checkpoint at %d disagrees with its signed note", row.Length)
 	}
+	s.noteSeen(cp)
 	return cp, nil
 }
 
@@ -208,8 +213,9 @@ func (s *Service) replayTo(ctx context.Context, base *auditchain.Checkpoint, due
 // time checkpoint is skipped when another replica wrote one since base.
 func (s *Service) storeCheckpoints(ctx context.Context, key *signing.Key, base *auditchain.Checkpoint, due []pendingCheckpoint) (int, error) {
 	var written int
+	var top *pendingCheckpoint // the last one now in the table
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		written = 0
+		written, top = 0, nil
 		q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
 		if s.lockRows() {
 			q = q.ForUpdate()
@@ -237,11 +243,25 @@ func (s *Service) storeCheckpoints(ctx context.Context, key *signing.Key, base *
 			if err != nil {
 				return err
 			}
-			written += n
+			written, top = written+n, &p
 		}
 		return nil
 	})
+	if err == nil && top != nil {
+		s.noteSeen(&auditchain.Checkpoint{Length: top.length, Head: top.head})
+	}
 	return written, err
+}
+
+// noteSeen remembers cp as the latest checkpoint in the database unless a
+// later one was seen.
+func (s *Service) noteSeen(cp *auditchain.Checkpoint) {
+	for {
+		old := s.seenCheckpoint.Load()
+		if (old != nil && old.Length >= cp.Length) || s.seenCheckpoint.CompareAndSwap(old, cp) {
+			return
+		}
+	}
 }
 
 func (s *Service) insertCheckpoint(ctx context.Context, tx *ent.Tx, key *signing.Key, origin string, p pendingCheckpoint) (int, error) {

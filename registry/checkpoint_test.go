@@ -318,3 +318,29 @@ func TestCheckpointsAcrossKeyRotation(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckpointsDeletedStopSigning: whoever rewrites the log may delete
+// the checkpoints too; a replica that saw one refuses to start over and
+// sign the rewritten log.
+func TestCheckpointsDeletedStopSigning(t *testing.T) {
+	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		key := newKey(t)
+		svc := checkpointService(t, st, key, registry.Checkpoints{Every: 2})
+		addEvents(t, svc, 3)
+		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+			t.Fatalf("wrote %d, %v", n, err)
+		}
+		storetest.RewriteAuditEvent(t, st, 1, "nothing to see")
+		if _, err := st.DB.ExecContext(ctx, "DELETE FROM audit_checkpoints"); err != nil {
+			t.Fatal(err)
+		}
+		addEvents(t, svc, 1)
+		if n, err := svc.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "checkpoints were deleted") {
+			t.Fatalf("after the checkpoints were deleted: wrote %d, %v", n, err)
+		}
+		if rows := checkpointRows(t, st); len(rows) != 0 {
+			t.Fatalf("signed %d checkpoints over the rewritten log", len(rows))
+		}
+	})
+}
