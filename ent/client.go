@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/auditcheckpoint"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -47,6 +48,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// Attestation is the client for interacting with the Attestation builders.
 	Attestation *AttestationClient
+	// AuditCheckpoint is the client for interacting with the AuditCheckpoint builders.
+	AuditCheckpoint *AuditCheckpointClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
@@ -99,6 +102,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.Attestation = NewAttestationClient(c.config)
+	c.AuditCheckpoint = NewAuditCheckpointClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.AuditHead = NewAuditHeadClient(c.config)
 	c.DriftEvent = NewDriftEventClient(c.config)
@@ -209,29 +213,30 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		Attestation:    NewAttestationClient(cfg),
-		AuditEvent:     NewAuditEventClient(cfg),
-		AuditHead:      NewAuditHeadClient(cfg),
-		DriftEvent:     NewDriftEventClient(cfg),
-		Finding:        NewFindingClient(cfg),
-		HostCheck:      NewHostCheckClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		PendingPolicy:  NewPendingPolicyClient(cfg),
-		PinRevision:    NewPinRevisionClient(cfg),
-		Principal:      NewPrincipalClient(cfg),
-		ReviewDecision: NewReviewDecisionClient(cfg),
-		Scan:           NewScanClient(cfg),
-		ScanLease:      NewScanLeaseClient(cfg),
-		Server:         NewServerClient(cfg),
-		ServerPolicy:   NewServerPolicyClient(cfg),
-		SigninThrottle: NewSigninThrottleClient(cfg),
-		Token:          NewTokenClient(cfg),
-		Tool:           NewToolClient(cfg),
-		ToolSnapshot:   NewToolSnapshotClient(cfg),
-		Version:        NewVersionClient(cfg),
-		WebSession:     NewWebSessionClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		Attestation:     NewAttestationClient(cfg),
+		AuditCheckpoint: NewAuditCheckpointClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		AuditHead:       NewAuditHeadClient(cfg),
+		DriftEvent:      NewDriftEventClient(cfg),
+		Finding:         NewFindingClient(cfg),
+		HostCheck:       NewHostCheckClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		PendingPolicy:   NewPendingPolicyClient(cfg),
+		PinRevision:     NewPinRevisionClient(cfg),
+		Principal:       NewPrincipalClient(cfg),
+		ReviewDecision:  NewReviewDecisionClient(cfg),
+		Scan:            NewScanClient(cfg),
+		ScanLease:       NewScanLeaseClient(cfg),
+		Server:          NewServerClient(cfg),
+		ServerPolicy:    NewServerPolicyClient(cfg),
+		SigninThrottle:  NewSigninThrottleClient(cfg),
+		Token:           NewTokenClient(cfg),
+		Tool:            NewToolClient(cfg),
+		ToolSnapshot:    NewToolSnapshotClient(cfg),
+		Version:         NewVersionClient(cfg),
+		WebSession:      NewWebSessionClient(cfg),
 	}, nil
 }
 
@@ -249,29 +254,30 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		Attestation:    NewAttestationClient(cfg),
-		AuditEvent:     NewAuditEventClient(cfg),
-		AuditHead:      NewAuditHeadClient(cfg),
-		DriftEvent:     NewDriftEventClient(cfg),
-		Finding:        NewFindingClient(cfg),
-		HostCheck:      NewHostCheckClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		PendingPolicy:  NewPendingPolicyClient(cfg),
-		PinRevision:    NewPinRevisionClient(cfg),
-		Principal:      NewPrincipalClient(cfg),
-		ReviewDecision: NewReviewDecisionClient(cfg),
-		Scan:           NewScanClient(cfg),
-		ScanLease:      NewScanLeaseClient(cfg),
-		Server:         NewServerClient(cfg),
-		ServerPolicy:   NewServerPolicyClient(cfg),
-		SigninThrottle: NewSigninThrottleClient(cfg),
-		Token:          NewTokenClient(cfg),
-		Tool:           NewToolClient(cfg),
-		ToolSnapshot:   NewToolSnapshotClient(cfg),
-		Version:        NewVersionClient(cfg),
-		WebSession:     NewWebSessionClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		Attestation:     NewAttestationClient(cfg),
+		AuditCheckpoint: NewAuditCheckpointClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		AuditHead:       NewAuditHeadClient(cfg),
+		DriftEvent:      NewDriftEventClient(cfg),
+		Finding:         NewFindingClient(cfg),
+		HostCheck:       NewHostCheckClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		PendingPolicy:   NewPendingPolicyClient(cfg),
+		PinRevision:     NewPinRevisionClient(cfg),
+		Principal:       NewPrincipalClient(cfg),
+		ReviewDecision:  NewReviewDecisionClient(cfg),
+		Scan:            NewScanClient(cfg),
+		ScanLease:       NewScanLeaseClient(cfg),
+		Server:          NewServerClient(cfg),
+		ServerPolicy:    NewServerPolicyClient(cfg),
+		SigninThrottle:  NewSigninThrottleClient(cfg),
+		Token:           NewTokenClient(cfg),
+		Tool:            NewToolClient(cfg),
+		ToolSnapshot:    NewToolSnapshotClient(cfg),
+		Version:         NewVersionClient(cfg),
+		WebSession:      NewWebSessionClient(cfg),
 	}, nil
 }
 
@@ -301,9 +307,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
-		c.IdempotencyKey, c.PendingPolicy, c.PinRevision, c.Principal,
-		c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
+		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
+		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
+		c.Principal, c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
 		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
@@ -314,9 +320,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Attestation, c.AuditEvent, c.AuditHead, c.DriftEvent, c.Finding, c.HostCheck,
-		c.IdempotencyKey, c.PendingPolicy, c.PinRevision, c.Principal,
-		c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
+		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
+		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
+		c.Principal, c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
 		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
@@ -328,6 +334,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *AttestationMutation:
 		return c.Attestation.mutate(ctx, m)
+	case *AuditCheckpointMutation:
+		return c.AuditCheckpoint.mutate(ctx, m)
 	case *AuditEventMutation:
 		return c.AuditEvent.mutate(ctx, m)
 	case *AuditHeadMutation:
@@ -519,6 +527,139 @@ func (c *AttestationClient) mutate(ctx context.Context, m *AttestationMutation) 
 		return (&AttestationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Attestation mutation op: %q", m.Op())
+	}
+}
+
+// AuditCheckpointClient is a client for the AuditCheckpoint schema.
+type AuditCheckpointClient struct {
+	config
+}
+
+// NewAuditCheckpointClient returns a client for the AuditCheckpoint from the given config.
+func NewAuditCheckpointClient(c config) *AuditCheckpointClient {
+	return &AuditCheckpointClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditcheckpoint.Hooks(f(g(h())))`.
+func (c *AuditCheckpointClient) Use(hooks ...Hook) {
+	c.hooks.AuditCheckpoint = append(c.hooks.AuditCheckpoint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditcheckpoint.Intercept(f(g(h())))`.
+func (c *AuditCheckpointClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditCheckpoint = append(c.inters.AuditCheckpoint, interceptors...)
+}
+
+// Create returns a builder for creating a AuditCheckpoint entity.
+func (c *AuditCheckpointClient) Create() *AuditCheckpointCreate {
+	mutation := newAuditCheckpointMutation(c.config, OpCreate)
+	return &AuditCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditCheckpoint entities.
+func (c *AuditCheckpointClient) CreateBulk(builders ...*AuditCheckpointCreate) *AuditCheckpointCreateBulk {
+	return &AuditCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditCheckpointClient) MapCreateBulk(slice any, setFunc func(*AuditCheckpointCreate, int)) *AuditCheckpointCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditCheckpointCreateBulk{err: fmt.Errorf("calling to AuditCheckpointClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditCheckpointCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditCheckpoint.
+func (c *AuditCheckpointClient) Update() *AuditCheckpointUpdate {
+	mutation := newAuditCheckpointMutation(c.config, OpUpdate)
+	return &AuditCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditCheckpointClient) UpdateOne(_m *AuditCheckpoint) *AuditCheckpointUpdateOne {
+	mutation := newAuditCheckpointMutation(c.config, OpUpdateOne, withAuditCheckpoint(_m))
+	return &AuditCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditCheckpointClient) UpdateOneID(id int) *AuditCheckpointUpdateOne {
+	mutation := newAuditCheckpointMutation(c.config, OpUpdateOne, withAuditCheckpointID(id))
+	return &AuditCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditCheckpoint.
+func (c *AuditCheckpointClient) Delete() *AuditCheckpointDelete {
+	mutation := newAuditCheckpointMutation(c.config, OpDelete)
+	return &AuditCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditCheckpointClient) DeleteOne(_m *AuditCheckpoint) *AuditCheckpointDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditCheckpointClient) DeleteOneID(id int) *AuditCheckpointDeleteOne {
+	builder := c.Delete().Where(auditcheckpoint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditCheckpointDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditCheckpoint.
+func (c *AuditCheckpointClient) Query() *AuditCheckpointQuery {
+	return &AuditCheckpointQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditCheckpoint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditCheckpoint entity by its id.
+func (c *AuditCheckpointClient) Get(ctx context.Context, id int) (*AuditCheckpoint, error) {
+	return c.Query().Where(auditcheckpoint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditCheckpointClient) GetX(ctx context.Context, id int) *AuditCheckpoint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AuditCheckpointClient) Hooks() []Hook {
+	return c.hooks.AuditCheckpoint
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditCheckpointClient) Interceptors() []Interceptor {
+	return c.inters.AuditCheckpoint
+}
+
+func (c *AuditCheckpointClient) mutate(ctx context.Context, m *AuditCheckpointMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditCheckpoint mutation op: %q", m.Op())
 	}
 }
 
@@ -3585,16 +3726,16 @@ func (c *WebSessionClient) mutate(ctx context.Context, m *WebSessionMutation) (V
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PendingPolicy, PinRevision, Principal, ReviewDecision, Scan,
-		ScanLease, Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot,
-		Version, WebSession []ent.Hook
+		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
+		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal,
+		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
+		Tool, ToolSnapshot, Version, WebSession []ent.Hook
 	}
 	inters struct {
-		Attestation, AuditEvent, AuditHead, DriftEvent, Finding, HostCheck,
-		IdempotencyKey, PendingPolicy, PinRevision, Principal, ReviewDecision, Scan,
-		ScanLease, Server, ServerPolicy, SigninThrottle, Token, Tool, ToolSnapshot,
-		Version, WebSession []ent.Interceptor
+		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
+		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal,
+		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
+		Tool, ToolSnapshot, Version, WebSession []ent.Interceptor
 	}
 )
 

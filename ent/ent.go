@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/auditcheckpoint"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -93,27 +94,28 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			attestation.Table:    attestation.ValidColumn,
-			auditevent.Table:     auditevent.ValidColumn,
-			audithead.Table:      audithead.ValidColumn,
-			driftevent.Table:     driftevent.ValidColumn,
-			finding.Table:        finding.ValidColumn,
-			hostcheck.Table:      hostcheck.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			pendingpolicy.Table:  pendingpolicy.ValidColumn,
-			pinrevision.Table:    pinrevision.ValidColumn,
-			principal.Table:      principal.ValidColumn,
-			reviewdecision.Table: reviewdecision.ValidColumn,
-			scan.Table:           scan.ValidColumn,
-			scanlease.Table:      scanlease.ValidColumn,
-			server.Table:         server.ValidColumn,
-			serverpolicy.Table:   serverpolicy.ValidColumn,
-			signinthrottle.Table: signinthrottle.ValidColumn,
-			token.Table:          token.ValidColumn,
-			tool.Table:           tool.ValidColumn,
-			toolsnapshot.Table:   toolsnapshot.ValidColumn,
-			version.Table:        version.ValidColumn,
-			websession.Table:     websession.ValidColumn,
+			attestation.Table:     attestation.ValidColumn,
+			auditcheckpoint.Table: auditcheckpoint.ValidColumn,
+			auditevent.Table:      auditevent.ValidColumn,
+			audithead.Table:       audithead.ValidColumn,
+			driftevent.Table:      driftevent.ValidColumn,
+			finding.Table:         finding.ValidColumn,
+			hostcheck.Table:       hostcheck.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			pendingpolicy.Table:   pendingpolicy.ValidColumn,
+			pinrevision.Table:     pinrevision.ValidColumn,
+			principal.Table:       principal.ValidColumn,
+			reviewdecision.Table:  reviewdecision.ValidColumn,
+			scan.Table:            scan.ValidColumn,
+			scanlease.Table:       scanlease.ValidColumn,
+			server.Table:          server.ValidColumn,
+			serverpolicy.Table:    serverpolicy.ValidColumn,
+			signinthrottle.Table:  signinthrottle.ValidColumn,
+			token.Table:           token.ValidColumn,
+			tool.Table:            tool.ValidColumn,
+			toolsnapshot.Table:    toolsnapshot.ValidColumn,
+			version.Table:         version.ValidColumn,
+			websession.Table:      websession.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/auditcheckpoint"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -45,27 +46,28 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAttestation    = "Attestation"
-	TypeAuditEvent     = "AuditEvent"
-	TypeAuditHead      = "AuditHead"
-	TypeDriftEvent     = "DriftEvent"
-	TypeFinding        = "Finding"
-	TypeHostCheck      = "HostCheck"
-	TypeIdempotencyKey = "IdempotencyKey"
-	TypePendingPolicy  = "PendingPolicy"
-	TypePinRevision    = "PinRevision"
-	TypePrincipal      = "Principal"
-	TypeReviewDecision = "ReviewDecision"
-	TypeScan           = "Scan"
-	TypeScanLease      = "ScanLease"
-	TypeServer         = "Server"
-	TypeServerPolicy   = "ServerPolicy"
-	TypeSigninThrottle = "SigninThrottle"
-	TypeToken          = "Token"
-	TypeTool           = "Tool"
-	TypeToolSnapshot   = "ToolSnapshot"
-	TypeVersion        = "Version"
-	TypeWebSession     = "WebSession"
+	TypeAttestation     = "Attestation"
+	TypeAuditCheckpoint = "AuditCheckpoint"
+	TypeAuditEvent      = "AuditEvent"
+	TypeAuditHead       = "AuditHead"
+	TypeDriftEvent      = "DriftEvent"
+	TypeFinding         = "Finding"
+	TypeHostCheck       = "HostCheck"
+	TypeIdempotencyKey  = "IdempotencyKey"
+	TypePendingPolicy   = "PendingPolicy"
+	TypePinRevision     = "PinRevision"
+	TypePrincipal       = "Principal"
+	TypeReviewDecision  = "ReviewDecision"
+	TypeScan            = "Scan"
+	TypeScanLease       = "ScanLease"
+	TypeServer          = "Server"
+	TypeServerPolicy    = "ServerPolicy"
+	TypeSigninThrottle  = "SigninThrottle"
+	TypeToken           = "Token"
+	TypeTool            = "Tool"
+	TypeToolSnapshot    = "ToolSnapshot"
+	TypeVersion         = "Version"
+	TypeWebSession      = "WebSession"
 )
 
 // AttestationMutation represents an operation that mutates the Attestation nodes in the graph.
@@ -1387,6 +1389,638 @@ func (m *AttestationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Attestation edge %s", name)
+}
+
+// AuditCheckpointMutation represents an operation that mutates the AuditCheckpoint nodes in the graph.
+type AuditCheckpointMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	length        *int64
+	addlength     *int64
+	head_hash     *string
+	origin        *string
+	key_id        *string
+	note          *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*AuditCheckpoint, error)
+	predicates    []predicate.AuditCheckpoint
+}
+
+var _ ent.Mutation = (*AuditCheckpointMutation)(nil)
+
+// auditcheckpointOption allows management of the mutation configuration using functional options.
+type auditcheckpointOption func(*AuditCheckpointMutation)
+
+// newAuditCheckpointMutation creates new mutation for the AuditCheckpoint entity.
+func newAuditCheckpointMutation(c config, op Op, opts ...auditcheckpointOption) *AuditCheckpointMutation {
+	m := &AuditCheckpointMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditCheckpoint,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditCheckpointID sets the ID field of the mutation.
+func withAuditCheckpointID(id int) auditcheckpointOption {
+	return func(m *AuditCheckpointMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditCheckpoint
+		)
+		m.oldValue = func(ctx context.Context) (*AuditCheckpoint, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditCheckpoint.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditCheckpoint sets the old AuditCheckpoint of the mutation.
+func withAuditCheckpoint(node *AuditCheckpoint) auditcheckpointOption {
+	return func(m *AuditCheckpointMutation) {
+		m.oldValue = func(context.Context) (*AuditCheckpoint, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditCheckpointMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditCheckpointMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditCheckpointMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditCheckpointMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditCheckpoint.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetLength sets the "length" field.
+func (m *AuditCheckpointMutation) SetLength(i int64) {
+	m.length = &i
+	m.addlength = nil
+}
+
+// Length returns the value of the "length" field in the mutation.
+func (m *AuditCheckpointMutation) Length() (r int64, exists bool) {
+	v := m.length
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLength returns the old "length" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldLength(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLength is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLength requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLength: %w", err)
+	}
+	return oldValue.Length, nil
+}
+
+// AddLength adds i to the "length" field.
+func (m *AuditCheckpointMutation) AddLength(i int64) {
+	if m.addlength != nil {
+		*m.addlength += i
+	} else {
+		m.addlength = &i
+	}
+}
+
+// AddedLength returns the value that was added to the "length" field in this mutation.
+func (m *AuditCheckpointMutation) AddedLength() (r int64, exists bool) {
+	v := m.addlength
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLength resets all changes to the "length" field.
+func (m *AuditCheckpointMutation) ResetLength() {
+	m.length = nil
+	m.addlength = nil
+}
+
+// SetHeadHash sets the "head_hash" field.
+func (m *AuditCheckpointMutation) SetHeadHash(s string) {
+	m.head_hash = &s
+}
+
+// HeadHash returns the value of the "head_hash" field in the mutation.
+func (m *AuditCheckpointMutation) HeadHash() (r string, exists bool) {
+	v := m.head_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeadHash returns the old "head_hash" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldHeadHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeadHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeadHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeadHash: %w", err)
+	}
+	return oldValue.HeadHash, nil
+}
+
+// ResetHeadHash resets all changes to the "head_hash" field.
+func (m *AuditCheckpointMutation) ResetHeadHash() {
+	m.head_hash = nil
+}
+
+// SetOrigin sets the "origin" field.
+func (m *AuditCheckpointMutation) SetOrigin(s string) {
+	m.origin = &s
+}
+
+// Origin returns the value of the "origin" field in the mutation.
+func (m *AuditCheckpointMutation) Origin() (r string, exists bool) {
+	v := m.origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrigin returns the old "origin" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldOrigin(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrigin: %w", err)
+	}
+	return oldValue.Origin, nil
+}
+
+// ResetOrigin resets all changes to the "origin" field.
+func (m *AuditCheckpointMutation) ResetOrigin() {
+	m.origin = nil
+}
+
+// SetKeyID sets the "key_id" field.
+func (m *AuditCheckpointMutation) SetKeyID(s string) {
+	m.key_id = &s
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *AuditCheckpointMutation) KeyID() (r string, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *AuditCheckpointMutation) ResetKeyID() {
+	m.key_id = nil
+}
+
+// SetNote sets the "note" field.
+func (m *AuditCheckpointMutation) SetNote(s string) {
+	m.note = &s
+}
+
+// Note returns the value of the "note" field in the mutation.
+func (m *AuditCheckpointMutation) Note() (r string, exists bool) {
+	v := m.note
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNote returns the old "note" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldNote(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNote: %w", err)
+	}
+	return oldValue.Note, nil
+}
+
+// ResetNote resets all changes to the "note" field.
+func (m *AuditCheckpointMutation) ResetNote() {
+	m.note = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AuditCheckpointMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AuditCheckpointMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AuditCheckpoint entity.
+// If the AuditCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditCheckpointMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AuditCheckpointMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the AuditCheckpointMutation builder.
+func (m *AuditCheckpointMutation) Where(ps ...predicate.AuditCheckpoint) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditCheckpointMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditCheckpointMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditCheckpoint, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditCheckpointMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditCheckpointMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditCheckpoint).
+func (m *AuditCheckpointMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditCheckpointMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.length != nil {
+		fields = append(fields, auditcheckpoint.FieldLength)
+	}
+	if m.head_hash != nil {
+		fields = append(fields, auditcheckpoint.FieldHeadHash)
+	}
+	if m.origin != nil {
+		fields = append(fields, auditcheckpoint.FieldOrigin)
+	}
+	if m.key_id != nil {
+		fields = append(fields, auditcheckpoint.FieldKeyID)
+	}
+	if m.note != nil {
+		fields = append(fields, auditcheckpoint.FieldNote)
+	}
+	if m.created_at != nil {
+		fields = append(fields, auditcheckpoint.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditCheckpointMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		return m.Length()
+	case auditcheckpoint.FieldHeadHash:
+		return m.HeadHash()
+	case auditcheckpoint.FieldOrigin:
+		return m.Origin()
+	case auditcheckpoint.FieldKeyID:
+		return m.KeyID()
+	case auditcheckpoint.FieldNote:
+		return m.Note()
+	case auditcheckpoint.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditCheckpointMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		return m.OldLength(ctx)
+	case auditcheckpoint.FieldHeadHash:
+		return m.OldHeadHash(ctx)
+	case auditcheckpoint.FieldOrigin:
+		return m.OldOrigin(ctx)
+	case auditcheckpoint.FieldKeyID:
+		return m.OldKeyID(ctx)
+	case auditcheckpoint.FieldNote:
+		return m.OldNote(ctx)
+	case auditcheckpoint.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditCheckpoint field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditCheckpointMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLength(v)
+		return nil
+	case auditcheckpoint.FieldHeadHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeadHash(v)
+		return nil
+	case auditcheckpoint.FieldOrigin:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrigin(v)
+		return nil
+	case auditcheckpoint.FieldKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
+	case auditcheckpoint.FieldNote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNote(v)
+		return nil
+	case auditcheckpoint.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditCheckpoint field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditCheckpointMutation) AddedFields() []string {
+	var fields []string
+	if m.addlength != nil {
+		fields = append(fields, auditcheckpoint.FieldLength)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditCheckpointMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		return m.AddedLength()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditCheckpointMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLength(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditCheckpoint numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditCheckpointMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditCheckpointMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditCheckpointMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AuditCheckpoint nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditCheckpointMutation) ResetField(name string) error {
+	switch name {
+	case auditcheckpoint.FieldLength:
+		m.ResetLength()
+		return nil
+	case auditcheckpoint.FieldHeadHash:
+		m.ResetHeadHash()
+		return nil
+	case auditcheckpoint.FieldOrigin:
+		m.ResetOrigin()
+		return nil
+	case auditcheckpoint.FieldKeyID:
+		m.ResetKeyID()
+		return nil
+	case auditcheckpoint.FieldNote:
+		m.ResetNote()
+		return nil
+	case auditcheckpoint.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditCheckpoint field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditCheckpointMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditCheckpointMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditCheckpointMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditCheckpointMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditCheckpointMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditCheckpointMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditCheckpointMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown AuditCheckpoint unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditCheckpointMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown AuditCheckpoint edge %s", name)
 }
 
 // AuditEventMutation represents an operation that mutates the AuditEvent nodes in the graph.

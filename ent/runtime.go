@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/ent/attestation"
+	"github.com/mcpreg/mcpreg/ent/auditcheckpoint"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 	"github.com/mcpreg/mcpreg/ent/driftevent"
@@ -62,6 +63,12 @@ func init() {
 	attestationDescConfirmedBy := attestationFields[15].Descriptor()
 	// attestation.DefaultConfirmedBy holds the default value on creation for the confirmed_by field.
 	attestation.DefaultConfirmedBy = attestationDescConfirmedBy.Default.(string)
+	auditcheckpointFields := schema.AuditCheckpoint{}.Fields()
+	_ = auditcheckpointFields
+	// auditcheckpointDescLength is the schema descriptor for length field.
+	auditcheckpointDescLength := auditcheckpointFields[0].Descriptor()
+	// auditcheckpoint.LengthValidator is a validator for the "length" field. It is called by the builders before save.
+	auditcheckpoint.LengthValidator = auditcheckpointDescLength.Validators[0].(func(int64) error)
 	auditeventFields := schema.AuditEvent{}.Fields()
 	_ = auditeventFields
 	// auditeventDescSeq is the schema descriptor for seq field.

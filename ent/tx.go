@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// Attestation is the client for interacting with the Attestation builders.
 	Attestation *AttestationClient
+	// AuditCheckpoint is the client for interacting with the AuditCheckpoint builders.
+	AuditCheckpoint *AuditCheckpointClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
 	AuditEvent *AuditEventClient
 	// AuditHead is the client for interacting with the AuditHead builders.
@@ -188,6 +190,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.Attestation = NewAttestationClient(tx.config)
+	tx.AuditCheckpoint = NewAuditCheckpointClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.AuditHead = NewAuditHeadClient(tx.config)
 	tx.DriftEvent = NewDriftEventClient(tx.config)

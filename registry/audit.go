@@ -2,13 +2,10 @@ package registry
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/mcpreg/mcpreg/auditchain"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
 )
@@ -17,7 +14,7 @@ import (
 const auditHeadID = 1
 
 // genesisHash is the prev_hash of the first event.
-const genesisHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+const genesisHash = auditchain.Genesis
 
 // AuditRecord is what a change says about itself; the chain adds sequence,
 // time and hashes.
@@ -32,40 +29,9 @@ type AuditRecord struct {
 	Details   string
 }
 
-// chainEntry is the hashed form of an event: a fixed field order, times in
-// UTC at microsecond precision (what both databases store).
-type chainEntry struct {
-	Seq        int64  `json:"seq"`
-	OccurredAt string `json:"occurredAt"`
-	Actor      string `json:"actor"`
-	Action     string `json:"action"`
-	Subject    string `json:"subject"`
-	Before     string `json:"before"`
-	After      string `json:"after"`
-	Reason     string `json:"reason"`
-	RequestID  string `json:"requestId"`
-	Details    string `json:"details"`
-}
-
-func formatAuditTime(t time.Time) string {
-	return t.UTC().Truncate(time.Microsecond).Format("2006-01-02T15:04:05.000000Z")
-}
-
-// chainHash links an event to its predecessor.
-func chainHash(prev string, e chainEntry) string {
-	body, err := json.Marshal(e)
-	if err != nil {
-		panic(fmt.Sprintf("audit: marshal chain entry: %v", err)) // plain strings and ints cannot fail
-	}
-	h := sha256.New()
-	h.Write([]byte("mcpreg-audit-v1\n" + prev + "\n"))
-	h.Write(body)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-func entryOf(ev *ent.AuditEvent) chainEntry {
-	return chainEntry{
-		Seq: ev.Seq, OccurredAt: formatAuditTime(ev.OccurredAt), Actor: ev.Actor, Action: ev.Action,
+func entryOf(ev *ent.AuditEvent) auditchain.Entry {
+	return auditchain.Entry{
+		Seq: ev.Seq, OccurredAt: auditchain.FormatTime(ev.OccurredAt), Actor: ev.Actor, Action: ev.Action,
 		Subject: ev.Subject, Before: ev.Before, After: ev.After, Reason: ev.Reason,
 		RequestID: ev.RequestID, Details: ev.Details,
 	}
@@ -100,9 +66,9 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*
 		return nil, fmt.Errorf("audit head: %w", err)
 	}
 	at := s.now()
-	e := chainEntry{Seq: head.Seq + 1, OccurredAt: formatAuditTime(at), Actor: r.Actor, Action: r.Action,
+	e := auditchain.Entry{Seq: head.Seq + 1, OccurredAt: auditchain.FormatTime(at), Actor: r.Actor, Action: r.Action,
 		Subject: r.Subject, Before: r.Before, After: r.After, Reason: r.Reason, RequestID: r.RequestID, Details: r.Details}
-	hash := chainHash(head.Hash, e)
+	hash := auditchain.Hash(head.Hash, e)
 	ev, err := tx.AuditEvent.Create().SetSeq(e.Seq).SetOccurredAt(at).SetActor(r.Actor).SetAction(r.Action).
 		SetSubject(r.Subject).SetBefore(r.Before).SetAfter(r.After).SetReason(r.Reason).
 		SetRequestID(r.RequestID).SetDetails(r.Details).SetPrevHash(head.Hash).SetHash(hash).Save(ctx)

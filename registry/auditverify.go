@@ -2,8 +2,10 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/mcpreg/mcpreg/auditchain"
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/auditevent"
 	"github.com/mcpreg/mcpreg/ent/audithead"
@@ -16,6 +18,9 @@ type ChainReport struct {
 	HeadHash       string
 	FirstBrokenSeq int64
 	Problem        string
+	// Cause is the failure as an error wrapping an auditchain sentinel
+	// (ErrBroken, ErrRewritten, ErrTruncated); nil when OK.
+	Cause error
 }
 
 const verifyBatch = 1000
@@ -23,43 +28,59 @@ const verifyBatch = 1000
 // VerifyAuditChain walks every event in sequence order, recomputing each
 // hash and link, and names the first broken one.
 func (s *Service) VerifyAuditChain(ctx context.Context) (*ChainReport, error) {
+	return s.VerifyAuditChainAgainst(ctx, nil)
+}
+
+// VerifyAuditChainAgainst is VerifyAuditChain that, given a checkpoint
+// (verified by the caller: auditchain.Open), also requires the recomputed
+// chain to reach the checkpoint's length with its head hash there. That
+// catches what the chain alone cannot: an early event changed and every
+// later hash recomputed, or the log cut short, head row included.
+func (s *Service) VerifyAuditChainAgainst(ctx context.Context, cp *auditchain.Checkpoint) (*ChainReport, error) {
 	rep := &ChainReport{OK: true}
-	prev, last := genesisHash, int64(0)
+	chain := auditchain.NewChain(cp)
+	err := s.walkAudit(ctx, 0, func(ev *ent.AuditEvent) error { return chain.Add(entryOf(ev), ev.PrevHash, ev.Hash) })
+	if err == nil {
+		err = chain.Close()
+	}
+	rep.Events, rep.HeadHash = chain.Len(), chain.Head()
+	var br *auditchain.BreakError
+	switch {
+	case errors.As(err, &br):
+		return broken(rep, br.Seq, br.Problem, err), nil
+	case errors.Is(err, auditchain.ErrRewritten):
+		return broken(rep, cp.Length, err.Error(), err), nil
+	case errors.Is(err, auditchain.ErrTruncated):
+		return broken(rep, chain.Len()+1, err.Error(), err), nil
+	case err != nil:
+		return nil, err
+	}
+	return s.checkHead(ctx, rep, chain.Len(), chain.Head())
+}
+
+// walkAudit calls fn with every event after sequence after, in order, read
+// in batches; it stops at fn's first error.
+func (s *Service) walkAudit(ctx context.Context, after int64, fn func(*ent.AuditEvent) error) error {
 	for {
-		batch, err := s.store.Client.AuditEvent.Query().Where(auditevent.SeqGT(last)).
+		batch, err := s.store.Client.AuditEvent.Query().Where(auditevent.SeqGT(after)).
 			Order(ent.Asc(auditevent.FieldSeq)).Limit(verifyBatch).All(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("audit verify: %w", err)
+			return fmt.Errorf("audit walk: %w", err)
 		}
 		for _, ev := range batch {
-			if problem := checkLink(ev, last, prev); problem != "" {
-				return broken(rep, ev.Seq, problem), nil
+			if err := fn(ev); err != nil {
+				return err
 			}
-			prev, last = ev.Hash, ev.Seq
-			rep.Events++
+			after = ev.Seq
 		}
 		if len(batch) < verifyBatch {
-			break
+			return nil
 		}
 	}
-	rep.HeadHash = prev
-	return s.checkHead(ctx, rep, last, prev)
 }
 
-func checkLink(ev *ent.AuditEvent, last int64, prev string) string {
-	switch {
-	case ev.Seq != last+1:
-		return fmt.Sprintf("sequence gap: event %d follows %d", ev.Seq, last)
-	case ev.PrevHash != prev:
-		return fmt.Sprintf("prev_hash %s does not match the hash %s of event %d", ev.PrevHash, prev, last)
-	case chainHash(prev, entryOf(ev)) != ev.Hash:
-		return "stored hash does not match the event's contents (the row was altered)"
-	}
-	return ""
-}
-
-func broken(rep *ChainReport, seq int64, problem string) *ChainReport {
-	rep.OK, rep.FirstBrokenSeq, rep.Problem = false, seq, problem
+func broken(rep *ChainReport, seq int64, problem string, cause error) *ChainReport {
+	rep.OK, rep.FirstBrokenSeq, rep.Problem, rep.Cause = false, seq, problem, cause
 	return rep
 }
 
@@ -71,13 +92,15 @@ func (s *Service) checkHead(ctx context.Context, rep *ChainReport, last int64, p
 		if last == 0 {
 			return rep, nil
 		}
-		return broken(rep, last, "audit head row is missing"), nil
+		problem := "audit head row is missing"
+		return broken(rep, last, problem, &auditchain.BreakError{Seq: last, Problem: problem}), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("audit verify head: %w", err)
 	}
 	if head.Seq != last || head.Hash != prev {
-		return broken(rep, last+1, fmt.Sprintf("chain ends at event %d but the head records event %d (events were removed)", last, head.Seq)), nil
+		problem := fmt.Sprintf("chain ends at event %d but the head records event %d (events were removed)", last, head.Seq)
+		return broken(rep, last+1, problem, &auditchain.BreakError{Seq: last + 1, Problem: problem}), nil
 	}
 	return rep, nil
 }

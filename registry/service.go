@@ -4,9 +4,11 @@ import (
 	"context"
 	"golang.org/x/sync/singleflight"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/auditchain"
 	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/pin"
@@ -85,6 +87,11 @@ type Service struct {
 	scanGate *scanGate
 	// hostCheckSweep paces deleting observations past their retention.
 	hostCheckSweep hostCheckSweep
+	// checkpoints configures signed audit checkpoints; nil: none.
+	checkpoints *Checkpoints
+	// seenCheckpoint is the latest checkpoint this replica verified: one
+	// deleted from the database afterwards stops signing.
+	seenCheckpoint atomic.Pointer[auditchain.Checkpoint]
 	// feedStart is the audit chain's length when the service was made:
 	// where WatchChanges starts reading.
 	feedStart int64

@@ -51,6 +51,10 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.TokenService_RevokeToken_FullMethodName:             adminOnly,
 	mcpregv1.DiscoveryService_ResolveServers_FullMethodName:      discoveryReaders,
 	mcpregv1.DiscoveryService_CheckConnection_FullMethodName:     {registry.RoleAdmin, registry.RoleHost},
+
+	// Checkpoints carry a length, a hash and a time, nothing about the
+	// events; the latest is public (/.well-known/mcpreg/audit-checkpoint).
+	mcpregv1.RegistryService_ListAuditCheckpoints_FullMethodName: everyone,
 }
 
 // publicMethods need no token.

@@ -73,6 +73,9 @@ func rpcCases() []rpcCase {
 		{"ListAuditEvents", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{}))
 		}},
+		{"ListAuditCheckpoints", all, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListAuditCheckpoints(ctx, &mcpregv1.ListAuditCheckpointsRequest{}))
+		}},
 		{"VerifyAuditChain", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.VerifyAuditChain(ctx, &mcpregv1.VerifyAuditChainRequest{}))
 		}},

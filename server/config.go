@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpreg/mcpreg/auditchain"
 	"github.com/mcpreg/mcpreg/fetch"
 	"github.com/mcpreg/mcpreg/registry"
 )
@@ -102,6 +103,15 @@ type Config struct {
 	// TrustedProxies (CIDRs) may tell the web UI the client address in
 	// X-Forwarded-For, for sign-in throttling.
 	TrustedProxies []string
+	// AuditCheckpointEvery signs an audit checkpoint at every multiple of
+	// this many events; 0: none by count.
+	AuditCheckpointEvery int64
+	// AuditCheckpointInterval signs one at the chain's head when the latest
+	// is this old and the chain grew; 0: none by time.
+	AuditCheckpointInterval time.Duration
+	// AuditCheckpointOrigin names the log in checkpoint notes; empty: the
+	// latest checkpoint's origin, or one derived from the discovery key.
+	AuditCheckpointOrigin string
 	// TrustedRoots are sigstore trust domains as NAME=PATH to a
 	// trusted_root.json; "public-good" is built in unless replaced.
 	TrustedRoots []string
@@ -139,6 +149,9 @@ func DefaultConfig() Config {
 		ScanSandbox:             SandboxBwrap,
 		ScanStdioNetwork:        "none",
 		ScanUIDRange:            "100000-100063",
+
+		AuditCheckpointEvery:    registry.DefaultCheckpointEvery,
+		AuditCheckpointInterval: registry.DefaultCheckpointInterval,
 	}
 }
 
@@ -187,6 +200,7 @@ func (c Config) Verify() error {
 	if strings.ContainsAny(c.Replica, "#\x00") || len(c.Replica) > 200 {
 		errs = append(errs, fmt.Errorf("--replica %q: at most 200 characters, without # or NUL", c.Replica))
 	}
+	errs = append(errs, c.verifyCheckpoints()...)
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))
 	}
@@ -250,4 +264,30 @@ func LimitsFrom(c Config) (registry.Limits, error) {
 	l.ScanRate, l.ScanOnDemandConcurrency = r, c.ScanOnDemandConcurrency
 	l.HostChecks = registry.HostCheckLimits{MaxBytes: c.HostCheckMaxBytes, Keep: c.HostCheckKeep, Retention: c.HostCheckRetention}
 	return l, nil
+}
+
+func (c Config) verifyCheckpoints() []error {
+	var errs []error
+	if c.AuditCheckpointEvery < 0 {
+		errs = append(errs, fmt.Errorf("--audit-checkpoint-every %d: want 0 (off) or more", c.AuditCheckpointEvery))
+	}
+	if c.AuditCheckpointInterval != 0 && c.AuditCheckpointInterval < 10*time.Second {
+		errs = append(errs, fmt.Errorf("--audit-checkpoint-interval %s: want 0 (off) or at least 10s", c.AuditCheckpointInterval))
+	}
+	if c.AuditCheckpointOrigin != "" {
+		if err := auditchain.CheckOrigin(c.AuditCheckpointOrigin); err != nil {
+			errs = append(errs, fmt.Errorf("--audit-checkpoint-origin: %w", err))
+		}
+	}
+	return errs
+}
+
+// CheckpointsFrom is the audit checkpoint schedule of cfg; it warns when
+// both triggers are off.
+func CheckpointsFrom(cfg Config, log *slog.Logger) registry.Checkpoints {
+	if cfg.AuditCheckpointEvery == 0 && cfg.AuditCheckpointInterval == 0 {
+		log.Warn("audit checkpoints are off (--audit-checkpoint-every 0 and --audit-checkpoint-interval 0): " +
+			"nothing outside the database anchors the audit log")
+	}
+	return registry.Checkpoints{Every: cfg.AuditCheckpointEvery, Interval: cfg.AuditCheckpointInterval, Origin: cfg.AuditCheckpointOrigin}
 }

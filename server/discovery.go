@@ -143,6 +143,28 @@ func matchesETag(tags []string, etag string) bool {
 // writeStatus writes a gRPC status as the gateway would.
 func writeStatus(w http.ResponseWriter, st *status.Status) { writeError(w, httpStatus(st), st) }
 
+// AuditCheckpointPath serves the latest signed audit checkpoint.
+const AuditCheckpointPath = "/.well-known/mcpreg/audit-checkpoint"
+
+// auditCheckpoint serves the latest signed audit checkpoint as a signed
+// note, without a token, as the discovery keys are served: it says how
+// long the log was and its hash then, nothing about the events, and its
+// use is to be copied as widely as possible (auditors, other systems,
+// backups) so that a later rewrite of the database cannot match all
+// copies. A forged answer gains nothing: it must verify with the key.
+func auditCheckpoint(svc *registry.Service, log *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		note, err := svc.LatestCheckpoint(r.Context())
+		if err != nil {
+			writeStatus(w, status.Convert(toStatus(r.Context(), log, err)))
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=60")
+		_, _ = w.Write(note)
+	}
+}
+
 // discoveryKeys serves the registry's discovery public keys (public: hosts
 // should still be configured with the key they trust).
 func discoveryKeys(svc *registry.Service) http.HandlerFunc {

@@ -115,6 +115,14 @@ func (s *registryServer) VerifyAuditChain(ctx context.Context, _ *mcpregv1.Verif
 		FirstBrokenSeq: rep.FirstBrokenSeq, Problem: rep.Problem}, nil
 }
 
+func (s *registryServer) ListAuditCheckpoints(ctx context.Context, r *mcpregv1.ListAuditCheckpointsRequest) (*mcpregv1.ListAuditCheckpointsResponse, error) {
+	cps, next, err := s.svc.ListCheckpoints(ctx, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.ListAuditCheckpointsResponse{Checkpoints: cps, NextPageToken: next}, nil
+}
+
 func (s *registryServer) GetServerPolicy(ctx context.Context, r *mcpregv1.GetServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
 	p, err := s.svc.GetPolicy(ctx, s.caller(ctx), r.GetName())
 	return p, toStatus(ctx, s.log, err)

@@ -35,6 +35,7 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 	mux.Handle("/v1/", gw)
 	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, log))
 	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))
+	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc, log))
 	(&officialAPI{svc: svc, log: log, public: publicRead}).register(mux)
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))

@@ -109,6 +109,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	g.Go(func() error { return serveHTTP(metricsSrv, l.Metrics, false) })
 	g.Go(func() error { return svc.RunScheduler(gctx) })
 	g.Go(func() error { return svc.WatchChanges(gctx, registry.DefaultChangePoll) })
+	g.Go(func() error { return svc.RunCheckpoints(gctx) })
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	log.Info("mcpregd serving", "http", l.HTTP.Addr().String(), "grpc", l.GRPC.Addr().String(),
 		"metrics", l.Metrics.Addr().String(), "db", st.Dialect, "tls", tlsCfg != nil)

@@ -43,7 +43,8 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			st, svc, err := openAppMigrating(ctx, g, log, migrate, registry.WithLimits(limits), registry.WithScanning(scanning),
-				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg))
+				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg),
+				registry.WithCheckpoints(server.CheckpointsFrom(cfg, log)))
 			if err != nil {
 				return err
 			}
@@ -94,6 +95,9 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	addTrustedRootFlag(f, &cfg.TrustedRoots)
 	f.StringVar(&cfg.DiscoveryKey, "discovery-key", cfg.DiscoveryKey, "Ed25519 key signing discovery documents, PKCS#8 PEM mode 0600, shared by all replicas; created when missing (mcpregd discovery keygen; env MCPREG_DISCOVERY_KEY)")
 	f.StringArrayVar(&cfg.DiscoveryPreviousKeys, "discovery-previous-key", nil, "a rotated-out discovery key (PEM, public or private), listed as retiring until its documents expire (repeatable; env MCPREG_DISCOVERY_PREVIOUS_KEY)")
+	f.Int64Var(&cfg.AuditCheckpointEvery, "audit-checkpoint-every", cfg.AuditCheckpointEvery, "sign an audit checkpoint (with the discovery key) at every multiple of this many audit events; 0 turns it off (env MCPREG_AUDIT_CHECKPOINT_EVERY)")
+	f.DurationVar(&cfg.AuditCheckpointInterval, "audit-checkpoint-interval", cfg.AuditCheckpointInterval, "also sign one at the chain's head when the latest is this old and events were added since; 0 turns it off (env MCPREG_AUDIT_CHECKPOINT_INTERVAL)")
+	f.StringVar(&cfg.AuditCheckpointOrigin, "audit-checkpoint-origin", "", "origin line naming this registry's log in checkpoints, e.g. registry.example.com (default: the latest checkpoint's, else mcpreg-audit/ and the discovery key id; env MCPREG_AUDIT_CHECKPOINT_ORIGIN)")
 	f.DurationVar(&cfg.DiscoveryTTL, "discovery-ttl", cfg.DiscoveryTTL, "validity of a signed discovery document (env MCPREG_DISCOVERY_TTL)")
 	f.BoolVar(&cfg.SecureCookies, "secure-cookies", false, "mark web UI cookies Secure although this port serves plain HTTP (TLS ends at a proxy in front); always on with --tls-cert (env MCPREG_SECURE_COOKIES)")
 	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", "", "OIDC issuer URL for web single sign-on (env MCPREG_OIDC_ISSUER)")

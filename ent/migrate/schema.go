@@ -50,6 +50,22 @@ var (
 			},
 		},
 	}
+	// AuditCheckpointsColumns holds the columns for the "audit_checkpoints" table.
+	AuditCheckpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "length", Type: field.TypeInt64, Unique: true},
+		{Name: "head_hash", Type: field.TypeString},
+		{Name: "origin", Type: field.TypeString},
+		{Name: "key_id", Type: field.TypeString},
+		{Name: "note", Type: field.TypeString, Size: 2147483647},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// AuditCheckpointsTable holds the schema information for the "audit_checkpoints" table.
+	AuditCheckpointsTable = &schema.Table{
+		Name:       "audit_checkpoints",
+		Columns:    AuditCheckpointsColumns,
+		PrimaryKey: []*schema.Column{AuditCheckpointsColumns[0]},
+	}
 	// AuditEventsColumns holds the columns for the "audit_events" table.
 	AuditEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -652,6 +668,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AttestationsTable,
+		AuditCheckpointsTable,
 		AuditEventsTable,
 		AuditHeadsTable,
 		DriftEventsTable,

@@ -9,6 +9,9 @@ import (
 // Attestation is the predicate function for attestation builders.
 type Attestation func(*sql.Selector)
 
+// AuditCheckpoint is the predicate function for auditcheckpoint builders.
+type AuditCheckpoint func(*sql.Selector)
+
 // AuditEvent is the predicate function for auditevent builders.
 type AuditEvent func(*sql.Selector)
 

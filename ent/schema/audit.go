@@ -62,3 +62,21 @@ func (IdempotencyKey) Fields() []ent.Field {
 func (IdempotencyKey) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("principal", "key").Unique()}
 }
+
+// AuditCheckpoint is a signed note anchoring the audit chain: the chain's
+// length and head hash at that length, signed with the discovery key. The
+// unique length makes one checkpoint per boundary however many replicas
+// race to write it.
+type AuditCheckpoint struct{ ent.Schema }
+
+// Fields of AuditCheckpoint.
+func (AuditCheckpoint) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int64("length").Unique().Positive().Immutable(),
+		field.String("head_hash").Immutable(),
+		field.String("origin").Immutable(),
+		field.String("key_id").Immutable(),
+		field.Text("note").Immutable(),
+		field.Time("created_at").Immutable(),
+	}
+}

@@ -87,7 +87,8 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 		t.Fatalf("limits: %v", err)
 	}
 	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
-		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg))
+		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg),
+		registry.WithCheckpoints(server.CheckpointsFrom(cfg, log)))
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}

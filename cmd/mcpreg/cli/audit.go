@@ -18,7 +18,7 @@ var ErrChainBroken = errors.New("audit chain broken")
 
 func newAuditCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Read and verify the hash-chained audit log"}
-	cmd.AddCommand(newAuditListCmd(g), newAuditVerifyCmd(g))
+	cmd.AddCommand(newAuditListCmd(g), newAuditVerifyCmd(g), newAuditCheckpointsCmd(g))
 	return cmd
 }
 
@@ -68,12 +68,27 @@ func printAuditEvents(w io.Writer, events []*mcpregv1.AuditEvent) error {
 }
 
 func newAuditVerifyCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
-		Short: "Have the service walk the audit chain; exit non-zero when it is broken",
-		Args:  cobra.NoArgs,
+	var checkpoint string
+	var keys []string
+	cmd := &cobra.Command{
+		Use:   "verify [--checkpoint FILE [--key PEMFILE]...]",
+		Short: "Verify the audit chain; exit non-zero when it is broken",
+		Long: "Without --checkpoint, have the service walk the audit chain (GET /v1/audit/verify).\n\n" +
+			"With --checkpoint FILE (a signed note saved from `mcpreg audit checkpoints --latest` or\n" +
+			"/.well-known/mcpreg/audit-checkpoint), read every event through the API and recompute the chain here,\n" +
+			"trusting nothing the service says about it: the note must verify with a --key (the discovery public\n" +
+			"key, PEM, repeatable for retired keys; without --key the keys the registry publishes, with a warning),\n" +
+			"and the chain must reach the checkpoint's length with the checkpoint's hash there. That fails when any\n" +
+			"event at or before the checkpoint was rewritten, even with every later hash recomputed, or removed.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if checkpoint == "" && len(keys) > 0 {
+				return errKeyWithoutCheckpoint
+			}
 			return g.run(cmd, func(ctx context.Context, c *client.Client) error {
+				if checkpoint != "" {
+					return g.verifyLocally(ctx, c, checkpoint, keys)
+				}
 				resp, err := c.VerifyAuditChain(ctx)
 				if err != nil {
 					return err
@@ -85,6 +100,9 @@ func newAuditVerifyCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "signed checkpoint note; recompute the chain locally against it (- for standard input)")
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "PEM public key the checkpoint must be signed with (repeatable; default: the registry's published keys, with a warning)")
+	return cmd
 }
 
 func printVerify(w io.Writer, r *mcpregv1.VerifyAuditChainResponse) error {

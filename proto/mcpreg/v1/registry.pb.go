@@ -3013,6 +3013,202 @@ func (x *VerifyAuditChainResponse) GetProblem() string {
 	return ""
 }
 
+// ListAuditCheckpointsRequest pages the signed audit checkpoints.
+type ListAuditCheckpointsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PageSize      int32                  `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string                 `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditCheckpointsRequest) Reset() {
+	*x = ListAuditCheckpointsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditCheckpointsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditCheckpointsRequest) ProtoMessage() {}
+
+func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
+func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListAuditCheckpointsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListAuditCheckpointsResponse is one page of checkpoints, newest first.
+type ListAuditCheckpointsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Checkpoints   []*AuditCheckpoint     `protobuf:"bytes,1,rep,name=checkpoints,proto3" json:"checkpoints,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditCheckpointsResponse) Reset() {
+	*x = ListAuditCheckpointsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditCheckpointsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditCheckpointsResponse) ProtoMessage() {}
+
+func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
+func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
+	if x != nil {
+		return x.Checkpoints
+	}
+	return nil
+}
+
+func (x *ListAuditCheckpointsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// AuditCheckpoint is a signed note anchoring the audit chain: after
+// `length` events its hash was `head_hash`. Verify `note` (not the other
+// fields, which repeat it for reading) with the registry's discovery key.
+type AuditCheckpoint struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Length   int64                  `protobuf:"varint,1,opt,name=length,proto3" json:"length,omitempty"`
+	HeadHash string                 `protobuf:"bytes,2,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
+	Origin   string                 `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	// key_id is the id of the discovery key that signed the note.
+	KeyId     string                 `protobuf:"bytes,4,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// note is the signed note (golang.org/x/mod/sumdb/note) as served at
+	// /.well-known/mcpreg/audit-checkpoint.
+	Note          string `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditCheckpoint) Reset() {
+	*x = AuditCheckpoint{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditCheckpoint) ProtoMessage() {}
+
+func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
+func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *AuditCheckpoint) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+func (x *AuditCheckpoint) GetHeadHash() string {
+	if x != nil {
+		return x.HeadHash
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+func (x *AuditCheckpoint) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *AuditCheckpoint) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 // WhoAmIRequest has no fields.
 type WhoAmIRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3022,7 +3218,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3034,7 +3230,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3047,7 +3243,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 // Principal is an identity holding tokens.
@@ -3064,7 +3260,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3076,7 +3272,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3089,7 +3285,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Principal) GetName() string {
@@ -3145,7 +3341,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3157,7 +3353,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3170,7 +3366,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -3226,7 +3422,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3238,7 +3434,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3251,7 +3447,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -3278,7 +3474,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3290,7 +3486,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3303,7 +3499,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -3323,7 +3519,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3335,7 +3531,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3348,7 +3544,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -3369,7 +3565,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3381,7 +3577,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3394,7 +3590,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -3428,7 +3624,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3440,7 +3636,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3453,7 +3649,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Token) GetId() string {
@@ -3526,7 +3722,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3538,7 +3734,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3551,7 +3747,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -3591,7 +3787,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3603,7 +3799,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3616,7 +3812,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -3662,7 +3858,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3674,7 +3870,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3687,7 +3883,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -3749,7 +3945,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3761,7 +3957,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3774,7 +3970,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Scan) GetId() int64 {
@@ -3909,7 +4105,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3921,7 +4117,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3934,7 +4130,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -3976,7 +4172,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3988,7 +4184,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4001,7 +4197,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -4042,7 +4238,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4054,7 +4250,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4067,7 +4263,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -4177,7 +4373,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4189,7 +4385,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4202,7 +4398,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -4294,7 +4490,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4306,7 +4502,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4319,7 +4515,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -4350,7 +4546,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4362,7 +4558,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4375,7 +4571,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4420,7 +4616,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4432,7 +4628,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4445,7 +4641,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4494,7 +4690,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4506,7 +4702,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4519,7 +4715,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4551,7 +4747,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4563,7 +4759,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4576,7 +4772,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4871,7 +5067,22 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x06events\x18\x02 \x01(\x03R\x06events\x12\x1b\n" +
 	"\thead_hash\x18\x03 \x01(\tR\bheadHash\x12(\n" +
 	"\x10first_broken_seq\x18\x04 \x01(\x03R\x0efirstBrokenSeq\x12\x18\n" +
-	"\aproblem\x18\x05 \x01(\tR\aproblem\"\x0f\n" +
+	"\aproblem\x18\x05 \x01(\tR\aproblem\"Y\n" +
+	"\x1bListAuditCheckpointsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\x84\x01\n" +
+	"\x1cListAuditCheckpointsResponse\x12<\n" +
+	"\vcheckpoints\x18\x01 \x03(\v2\x1a.mcpreg.v1.AuditCheckpointR\vcheckpoints\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc4\x01\n" +
+	"\x0fAuditCheckpoint\x12\x16\n" +
+	"\x06length\x18\x01 \x01(\x03R\x06length\x12\x1b\n" +
+	"\thead_hash\x18\x02 \x01(\tR\bheadHash\x12\x16\n" +
+	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x15\n" +
+	"\x06key_id\x18\x04 \x01(\tR\x05keyId\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x12\n" +
+	"\x04note\x18\x06 \x01(\tR\x04note\"\x0f\n" +
 	"\rWhoAmIRequest\"\xad\x01\n" +
 	"\tPrincipal\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -5018,7 +5229,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x88\x18\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x91\x19\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -5037,7 +5248,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\vAcceptDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/drift-events/{id}/accept\x12m\n" +
 	"\fDeclineDrift\x12\x1f.mcpreg.v1.DriftDecisionRequest\x1a\x12.mcpreg.v1.Version\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/drift-events/{id}/decline\x12r\n" +
 	"\x0fListAuditEvents\x12!.mcpreg.v1.ListAuditEventsRequest\x1a\".mcpreg.v1.ListAuditEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/events\x12u\n" +
-	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12t\n" +
+	"\x10VerifyAuditChain\x12\".mcpreg.v1.VerifyAuditChainRequest\x1a#.mcpreg.v1.VerifyAuditChainResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/audit/verify\x12\x86\x01\n" +
+	"\x14ListAuditCheckpoints\x12&.mcpreg.v1.ListAuditCheckpointsRequest\x1a'.mcpreg.v1.ListAuditCheckpointsResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/audit/checkpoints\x12t\n" +
 	"\x0fGetServerPolicy\x12!.mcpreg.v1.GetServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/servers/{name=*/*}/policy\x12}\n" +
 	"\x12UpdateServerPolicy\x12$.mcpreg.v1.UpdateServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"(\x82\xd3\xe4\x93\x02\":\x01*\x1a\x1d/v1/servers/{name=*/*}/policy\x12\x87\x01\n" +
 	"\x13ConfirmServerPolicy\x12%.mcpreg.v1.ConfirmServerPolicyRequest\x1a\x17.mcpreg.v1.ServerPolicy\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/servers/{name=*/*}/policy:confirm\x12\x89\x01\n" +
@@ -5067,7 +5279,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -5105,144 +5317,151 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*AuditEvent)(nil),                   // 33: mcpreg.v1.AuditEvent
 	(*VerifyAuditChainRequest)(nil),      // 34: mcpreg.v1.VerifyAuditChainRequest
 	(*VerifyAuditChainResponse)(nil),     // 35: mcpreg.v1.VerifyAuditChainResponse
-	(*WhoAmIRequest)(nil),                // 36: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 37: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 38: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 39: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 40: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 41: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 42: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 43: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 44: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 45: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 46: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 47: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 48: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 49: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 50: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 51: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 52: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 53: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 54: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 55: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 56: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 57: google.protobuf.Timestamp
+	(*ListAuditCheckpointsRequest)(nil),  // 36: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 37: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 38: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 39: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 40: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 41: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 42: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 43: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 44: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 45: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 46: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 47: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 48: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 49: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 50: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 51: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 52: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 53: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 54: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 55: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 56: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 57: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 58: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 59: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 60: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	57, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	57, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	60, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	60, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	57, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	57, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	60, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	60, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
 	26, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
 	28, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
 	30, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	18, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	57, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	57, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	57, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	57, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	60, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	60, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	60, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	60, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
 	1,  // 16: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
 	24, // 17: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	11, // 18: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
 	21, // 19: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	57, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	60, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
 	24, // 21: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
 	22, // 22: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
 	24, // 23: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	57, // 24: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	60, // 24: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
 	25, // 25: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
 	27, // 26: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	57, // 27: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	60, // 27: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
 	29, // 28: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	57, // 29: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	57, // 30: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	60, // 29: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	60, // 30: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
 	33, // 31: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	57, // 32: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	57, // 33: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	43, // 34: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	43, // 35: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	57, // 36: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	57, // 37: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	57, // 38: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	57, // 39: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	47, // 40: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	50, // 41: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	46, // 42: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	57, // 43: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	57, // 44: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	47, // 45: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	51, // 46: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	57, // 47: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	57, // 48: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	52, // 49: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	53, // 50: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	53, // 51: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	50, // 52: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 53: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 54: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 55: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 56: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 57: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 58: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 59: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 60: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 61: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 62: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	44, // 63: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	48, // 64: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	54, // 65: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	56, // 66: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	56, // 67: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	31, // 68: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	34, // 69: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	19, // 70: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	20, // 71: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	23, // 72: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	13, // 73: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	12, // 74: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	14, // 75: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	16, // 76: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	36, // 77: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	38, // 78: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	40, // 79: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	42, // 80: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 81: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 82: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 83: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 84: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 85: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 86: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 87: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 88: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 89: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 90: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	45, // 91: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	49, // 92: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	55, // 93: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 94: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 95: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	32, // 96: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	35, // 97: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	21, // 98: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 99: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 100: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 101: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	10, // 102: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	15, // 103: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	17, // 104: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	37, // 105: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	39, // 106: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	41, // 107: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	43, // 108: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	81, // [81:109] is the sub-list for method output_type
-	53, // [53:81] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	60, // 32: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 33: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	60, // 34: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	60, // 35: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	46, // 36: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	46, // 37: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	60, // 38: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	60, // 39: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	60, // 40: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	60, // 41: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	50, // 42: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	53, // 43: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	49, // 44: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	60, // 45: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	60, // 46: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	50, // 47: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	54, // 48: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	60, // 49: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	60, // 50: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	55, // 51: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	56, // 52: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	56, // 53: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	53, // 54: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 55: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 56: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 57: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 58: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 59: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 60: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 61: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 62: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 63: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	9,  // 64: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	47, // 65: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	51, // 66: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	57, // 67: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	59, // 68: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	59, // 69: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	31, // 70: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	34, // 71: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	36, // 72: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	19, // 73: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	20, // 74: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	23, // 75: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	13, // 76: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	12, // 77: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	14, // 78: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	16, // 79: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	39, // 80: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	41, // 81: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	43, // 82: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	45, // 83: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	10, // 84: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 85: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 86: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 87: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	10, // 88: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 89: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	10, // 90: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	10, // 91: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	10, // 92: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	10, // 93: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	48, // 94: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	52, // 95: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	58, // 96: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	10, // 97: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	10, // 98: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	32, // 99: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	35, // 100: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	37, // 101: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	21, // 102: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	21, // 103: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	21, // 104: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	10, // 105: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	10, // 106: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	15, // 107: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	17, // 108: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	40, // 109: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	42, // 110: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	44, // 111: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	46, // 112: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	84, // [84:113] is the sub-list for method output_type
+	55, // [55:84] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -5257,7 +5476,7 @@ func file_mcpreg_v1_registry_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   57,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -36,6 +36,7 @@ const (
 	RegistryService_DeclineDrift_FullMethodName         = "/mcpreg.v1.RegistryService/DeclineDrift"
 	RegistryService_ListAuditEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListAuditEvents"
 	RegistryService_VerifyAuditChain_FullMethodName     = "/mcpreg.v1.RegistryService/VerifyAuditChain"
+	RegistryService_ListAuditCheckpoints_FullMethodName = "/mcpreg.v1.RegistryService/ListAuditCheckpoints"
 	RegistryService_GetServerPolicy_FullMethodName      = "/mcpreg.v1.RegistryService/GetServerPolicy"
 	RegistryService_UpdateServerPolicy_FullMethodName   = "/mcpreg.v1.RegistryService/UpdateServerPolicy"
 	RegistryService_ConfirmServerPolicy_FullMethodName  = "/mcpreg.v1.RegistryService/ConfirmServerPolicy"
@@ -94,6 +95,10 @@ type RegistryServiceClient interface {
 	ListAuditEvents(ctx context.Context, in *ListAuditEventsRequest, opts ...grpc.CallOption) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
 	VerifyAuditChain(ctx context.Context, in *VerifyAuditChainRequest, opts ...grpc.CallOption) (*VerifyAuditChainResponse, error)
+	// ListAuditCheckpoints lists the signed audit checkpoints, newest first.
+	// The latest is also served, unauthenticated, at
+	// /.well-known/mcpreg/audit-checkpoint.
+	ListAuditCheckpoints(ctx context.Context, in *ListAuditCheckpointsRequest, opts ...grpc.CallOption) (*ListAuditCheckpointsResponse, error)
 	// GetServerPolicy returns what a server's versions must satisfy.
 	GetServerPolicy(ctx context.Context, in *GetServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error)
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
@@ -303,6 +308,16 @@ func (c *registryServiceClient) VerifyAuditChain(ctx context.Context, in *Verify
 	return out, nil
 }
 
+func (c *registryServiceClient) ListAuditCheckpoints(ctx context.Context, in *ListAuditCheckpointsRequest, opts ...grpc.CallOption) (*ListAuditCheckpointsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAuditCheckpointsResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ListAuditCheckpoints_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *registryServiceClient) GetServerPolicy(ctx context.Context, in *GetServerPolicyRequest, opts ...grpc.CallOption) (*ServerPolicy, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ServerPolicy)
@@ -431,6 +446,10 @@ type RegistryServiceServer interface {
 	ListAuditEvents(context.Context, *ListAuditEventsRequest) (*ListAuditEventsResponse, error)
 	// VerifyAuditChain walks the audit chain and reports the first broken link.
 	VerifyAuditChain(context.Context, *VerifyAuditChainRequest) (*VerifyAuditChainResponse, error)
+	// ListAuditCheckpoints lists the signed audit checkpoints, newest first.
+	// The latest is also served, unauthenticated, at
+	// /.well-known/mcpreg/audit-checkpoint.
+	ListAuditCheckpoints(context.Context, *ListAuditCheckpointsRequest) (*ListAuditCheckpointsResponse, error)
 	// GetServerPolicy returns what a server's versions must satisfy.
 	GetServerPolicy(context.Context, *GetServerPolicyRequest) (*ServerPolicy, error)
 	// UpdateServerPolicy changes a server's policy (admin or reviewer only;
@@ -520,6 +539,9 @@ func (UnimplementedRegistryServiceServer) ListAuditEvents(context.Context, *List
 }
 func (UnimplementedRegistryServiceServer) VerifyAuditChain(context.Context, *VerifyAuditChainRequest) (*VerifyAuditChainResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyAuditChain not implemented")
+}
+func (UnimplementedRegistryServiceServer) ListAuditCheckpoints(context.Context, *ListAuditCheckpointsRequest) (*ListAuditCheckpointsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAuditCheckpoints not implemented")
 }
 func (UnimplementedRegistryServiceServer) GetServerPolicy(context.Context, *GetServerPolicyRequest) (*ServerPolicy, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetServerPolicy not implemented")
@@ -872,6 +894,24 @@ func _RegistryService_VerifyAuditChain_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RegistryService_ListAuditCheckpoints_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAuditCheckpointsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ListAuditCheckpoints(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ListAuditCheckpoints_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ListAuditCheckpoints(ctx, req.(*ListAuditCheckpointsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RegistryService_GetServerPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetServerPolicyRequest)
 	if err := dec(in); err != nil {
@@ -1090,6 +1130,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyAuditChain",
 			Handler:    _RegistryService_VerifyAuditChain_Handler,
+		},
+		{
+			MethodName: "ListAuditCheckpoints",
+			Handler:    _RegistryService_ListAuditCheckpoints_Handler,
 		},
 		{
 			MethodName: "GetServerPolicy",

@@ -21,6 +21,10 @@ DROP TABLE `scans`;
 ALTER TABLE `new_scans` RENAME TO `scans`;
 -- create index "scan_version_id_started_at" to table: "scans"
 CREATE INDEX `scan_version_id_started_at` ON `scans` (`version_id`, `started_at`);
+-- create "audit_checkpoints" table
+CREATE TABLE `audit_checkpoints` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `length` integer NOT NULL, `head_hash` text NOT NULL, `origin` text NOT NULL, `key_id` text NOT NULL, `note` text NOT NULL, `created_at` datetime NOT NULL);
+-- create index "audit_checkpoints_length_key" to table: "audit_checkpoints"
+CREATE UNIQUE INDEX `audit_checkpoints_length_key` ON `audit_checkpoints` (`length`);
 -- create "pending_policies" table
 CREATE TABLE `pending_policies` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `server_id` integer NOT NULL, `require_contract` bool NOT NULL DEFAULT (false), `attestation` blob NULL, `digest` text NOT NULL, `proposed_by` text NOT NULL, `proposed_at` datetime NOT NULL, `reason` text NOT NULL DEFAULT (''), `weakenings` json NOT NULL);
 -- create index "pending_policies_server_id_key" to table: "pending_policies"
@@ -33,6 +37,10 @@ PRAGMA foreign_keys = on;
 DROP INDEX `pending_policies_server_id_key`;
 -- reverse: create "pending_policies" table
 DROP TABLE `pending_policies`;
+-- reverse: create index "audit_checkpoints_length_key" to table: "audit_checkpoints"
+DROP INDEX `audit_checkpoints_length_key`;
+-- reverse: create "audit_checkpoints" table
+DROP TABLE `audit_checkpoints`;
 -- reverse: create index "scan_version_id_started_at" to table: "scans"
 DROP INDEX `scan_version_id_started_at`;
 -- reverse: create "new_scans" table
