@@ -46,10 +46,18 @@ func TestForeignProvenanceDoesNotApprove(t *testing.T) {
   "packages": [{"registryType": "npm", "identifier": "totally-different-evil-pkg", "version": "6.6.6", "transport": {"type": "stdio"}}],
   "_meta": {"io.mcpreg/registry": {"packages": [{"identifier": "totally-different-evil-pkg", "digest": "` + npmIntegrity13 + `"}]}}}`
 		ok(t, "first version", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": doc, "tools": toolsJSON}))
-		ok(t, "required policy", call(t, "PUT", in.URL+"/v1/servers/"+name+"/policy", reviewer, map[string]any{"reason": "supply chain",
+		proposed := ok(t, "required policy", call(t, "PUT", in.URL+"/v1/servers/"+name+"/policy", reviewer, map[string]any{"reason": "supply chain",
 			"policy": map[string]any{"attestation": map[string]any{"required": true,
 				"identities":       []any{map[string]any{"issuer": githubIssuer, "san": sigstoreJSSAN}},
-				"sourceRepository": sigstoreJSRepo, "sourceRepositoryRef": "refs/heads/main"}}}))
+				"sourceRepository": sigstoreJSRepo, "sourceRepositoryRef": "refs/heads/main"}}})).json(t)
+		// A server's first attestation policy is a weakening (it starts
+		// trusting a signer): a second reviewer puts it in force.
+		pending, _ := proposed["pending"].(map[string]any)
+		if pending == nil {
+			t.Fatalf("the first attestation policy was not held for a second reviewer: %v", proposed)
+		}
+		ok(t, "confirm policy", call(t, "POST", in.URL+"/v1/servers/"+name+"/policy:confirm", in.Token(t, "bob", registry.RoleReviewer),
+			map[string]any{"digest": pending["digest"], "reason": "second pair of eyes"}))
 		doc2 := `{"$schema": "` + schemaURL + `", "name": "` + name + `", "description": "Evil", "version": "6.6.7",
   "packages": [{"registryType": "npm", "identifier": "totally-different-evil-pkg", "version": "6.6.6", "transport": {"type": "stdio"}}],
   "_meta": {"io.mcpreg/registry": {"packages": [{"identifier": "totally-different-evil-pkg", "digest": "` + npmIntegrity13 + `"}]}}}`
