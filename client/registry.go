@@ -12,7 +12,7 @@ import (
 // Action is a lifecycle transition of a version.
 type Action string
 
-// The transitions the service knows (DESIGN.md, "Version lifecycle").
+// The transitions the service knows (README.md, "Live scanning and drift" and the lifecycle).
 const (
 	ActionApprove    Action = "approve"
 	ActionReject     Action = "reject"

@@ -33,7 +33,7 @@
 // # Drift
 //
 // [Drift] classifies the differences between an approved tools list and a
-// live one into the classes of DESIGN.md (description_changed,
+// live one into the classes of the README ("Live scanning and drift": description_changed,
 // schema_changed, annotations_changed, title_changed, tool_added,
 // tool_removed, instructions_changed, server_info_changed) and rates each
 // under a [Policy]. It compares the members the pin covers, in canonical

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpreg/mcpreg/finding"
 )
 
-// Drift classes, as named in DESIGN.md ("Drift and shadowing").
+// Drift classes, as the README names them ("Live scanning and drift").
 const (
 	ClassDescriptionChanged  = "description_changed"
 	ClassSchemaChanged       = "schema_changed"

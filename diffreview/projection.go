@@ -8,7 +8,7 @@ import (
 	"github.com/mcpreg/mcpreg/pin"
 )
 
-// pinnedMembers are the tool members the pin covers (DESIGN.md, "Pin
+// pinnedMembers are the tool members the pin covers (docs/pin-spec.md, "Pin
 // specification"); only they can drift.
 var pinnedMembers = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 

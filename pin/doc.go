@@ -1,5 +1,5 @@
 // Package pin reads MCP tool lists strictly and computes their pins as
-// defined by the mcpreg-pin-v1 specification (DESIGN.md, "Pin
+// defined by the mcpreg-pin-v1 specification (docs/pin-spec.md, "Pin
 // specification").
 //
 // A pin is a SHA-256 hash of the RFC 8785 (JCS) canonical form of part of a

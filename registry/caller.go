@@ -11,7 +11,7 @@ import (
 // Role is what a principal may do.
 type Role string
 
-// The roles of DESIGN.md. Nothing else is allowed.
+// The roles the README lists (API overview). Nothing else is allowed.
 const (
 	RoleAdmin    Role = "admin"
 	RoleReviewer Role = "reviewer"

@@ -14,7 +14,7 @@ import (
 // Action is a lifecycle transition.
 type Action string
 
-// The transitions of DESIGN.md's version lifecycle.
+// The transitions of the version lifecycle (README, API overview).
 const (
 	ActionApprove    Action = "approve"
 	ActionReject     Action = "reject"

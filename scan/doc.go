@@ -1,7 +1,7 @@
 // Package scan reads what a live MCP server really serves: the facts of its
 // initialize result and its complete tools/list, every tool kept as the raw
-// JSON received, with the pins of package pin (DESIGN.md, "Reading a live
-// server").
+// JSON received, with the pins of package pin (README.md, "Live scanning and
+// drift").
 //
 // A [Reader] drives the official Go SDK as a client with one fixed
 // capability profile (no roots, sampling or elicitation) and protocol

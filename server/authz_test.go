@@ -133,7 +133,7 @@ func rpcCases() []rpcCase {
 }
 
 // TestEveryRPCEveryRole calls every RPC with every role and with bad
-// credentials: the roles DESIGN.md allows pass authorisation, every other
+// credentials: the roles the README allows pass authorisation, every other
 // caller is refused with PermissionDenied or Unauthenticated.
 func TestEveryRPCEveryRole(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {

@@ -30,7 +30,7 @@ type toolView struct {
 	Flags map[string]string
 }
 
-// pinnedMembers are the members the pin covers (DESIGN.md, pin spec).
+// pinnedMembers are the members the pin covers (docs/pin-spec.md).
 var pinnedMembers = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
 // toolViews builds the tools of a snapshot with their findings and the
