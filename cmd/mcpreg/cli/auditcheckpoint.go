@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -103,21 +102,12 @@ func (g *globals) checkpointKeys(ctx context.Context, c *client.Client, files []
 		if err != nil {
 			return nil, fmt.Errorf("the registry's published keys: %w", err)
 		}
-		fmt.Fprintf(g.io.Err, "warning: no --key: trusting the key(s) %s that %s publishes, fetched over the same connection "+
-			"as the events; pin the registry's key with --key\n", strings.Join(slices.Sorted(maps.Keys(keys)), ", "), g.server)
+		g.warnPublishedKeys(keys, "events")
 		return slices.Collect(maps.Values(keys)), nil
 	}
-	var pems [][]byte
-	for _, f := range files {
-		data, err := g.readInput("--key", f)
-		if err != nil {
-			return nil, err
-		}
-		pems = append(pems, data)
-	}
-	keys, err := hostclient.TrustedKeys(pems...)
+	keys, err := g.keysFromFiles(files)
 	if err != nil {
-		return nil, fmt.Errorf("--key: %w", err)
+		return nil, err
 	}
 	return slices.Collect(maps.Values(keys)), nil
 }

@@ -65,10 +65,21 @@ func (g *globals) trustedKeys(ctx context.Context, c *hostclient.Client, files [
 		if err != nil {
 			return nil, fmt.Errorf("fetching the registry's published keys: %w", err)
 		}
-		fmt.Fprintf(g.io.Err, "warning: no --key: trusting the key(s) %s that %s publishes, fetched over the same connection "+
-			"as the documents; pin the registry's key with --key\n", strings.Join(slices.Sorted(maps.Keys(keys)), ", "), g.server)
+		g.warnPublishedKeys(keys, "documents")
 		return keys, nil
 	}
+	return g.keysFromFiles(files)
+}
+
+// warnPublishedKeys says that keys fetched from the registry itself are
+// trusted for lack of --key, and which.
+func (g *globals) warnPublishedKeys(keys map[string]ed25519.PublicKey, what string) {
+	fmt.Fprintf(g.io.Err, "warning: no --key: trusting the key(s) %s that %s publishes, fetched over the same connection "+
+		"as the %s; pin the registry's key with --key\n", strings.Join(slices.Sorted(maps.Keys(keys)), ", "), g.server, what)
+}
+
+// keysFromFiles reads the registry's public keys from --key files.
+func (g *globals) keysFromFiles(files []string) (map[string]ed25519.PublicKey, error) {
 	var pems [][]byte
 	for _, f := range files {
 		data, err := g.readInput("--key", f)
