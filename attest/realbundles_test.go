@@ -1,23 +1,20 @@
 package attest_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/attest/attesttest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under ../testdata/attest")
 
 // Real npm bundles shipped with sigstore-go (see ../testdata/attest/README.md),
 // verified against the embedded public-good root by their npm integrity.
+var fixtures = testkit.TestdataDir("attest") + "/"
+
 const (
-	fixtures         = "../testdata/attest/"
 	sigstore130      = "sha512-dhdv+jOAi1RgLHw13lxumk3rlgZtumUz9QrCNPTx9MazUnUV3BfAb74oYAMPQQ7uaeogB5vTosbz3POzKbEHUQ=="
 	sigstore200      = "sha512-RtTi90xIdzFmQAAKb9+Ki1nx4IR2Z5c+mFn3dN0xuPHgk3gTt3f7ZqKsZ9UFQP40ZAlm7un8LMyjhwgrTIXNPA=="
 	sigstoreJSRepo   = "https://github.com/sigstore/sigstore-js"
@@ -123,12 +120,5 @@ func golden(t *testing.T, path string, r *attest.Receipt) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := readFile(t, path); !bytes.Equal(got, want) {
-		t.Errorf("receipt differs from %s (go test -update to accept):\n%s", path, got)
-	}
+	testkit.Golden(t, path, got)
 }

@@ -1,19 +1,17 @@
 package contract
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/contract")
-
 // vectorDir holds the public test vectors, at the repository root.
-const vectorDir = "../testdata/contract"
+var vectorDir = testkit.TestdataDir("contract")
 
 // TestGoldenVectors checks every valid vector: each directory holds one
 // contract in several forms (contract*.yaml, contract*.json: YAML and JSON,
@@ -112,17 +110,5 @@ func readFile(t *testing.T, path string) []byte {
 // under -update.
 func assertGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n got: %s\nwant: %s", path, got, want)
-	}
+	testkit.Golden(t, path, got)
 }

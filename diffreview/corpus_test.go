@@ -2,21 +2,18 @@ package diffreview
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/diffreview")
-
 // testdataDir holds the corpora and golden files.
-var testdataDir = filepath.Join("..", "testdata", "diffreview")
+var testdataDir = testkit.TestdataDir("diffreview")
 
 // corpusCase is one server of a corpus file.
 type corpusCase struct {
@@ -124,20 +121,7 @@ func checkGolden(t *testing.T, file string, v any) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join(testdataDir, file)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./diffreview -run %s -update)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; rerun with -update if intended):\n%s", file, diff)
-	}
+	testkit.Golden(t, filepath.Join(testdataDir, file), got)
 }
 
 // kindsOf returns the sorted, distinct kinds of fs.

@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // The npm reference server, pinned, and the sha512 integrity the npm
@@ -26,11 +26,7 @@ func requireNPM(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err == nil {
 		return
 	}
-	if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-		t.Fatal("npm is not installed (MCPREG_TEST_REQUIRE_ALL=1)")
-	}
-	fmt.Fprintf(os.Stderr, "\n***** SKIPPING %s: npm is not installed *****\n\n", t.Name())
-	t.Skip("npm is not installed")
+	testkit.Unavailable(t, "npm is not installed")
 }
 
 func digest(t *testing.T, s string) attest.Digest {

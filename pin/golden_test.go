@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,12 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/pin")
-
 // vectorDir holds the public test vectors, at the repository root.
-const vectorDir = "../testdata/pin"
+var vectorDir = testkit.TestdataDir("pin")
 
 // vectorInputs lists the input tools files of the valid vectors.
 func vectorInputs(t testing.TB) []string {
@@ -105,19 +104,7 @@ func writeEntry(b *bytes.Buffer, what, hash, domain string, jcs []byte) {
 
 func assertGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pin/ -run TestGoldenVectors -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the computed output:\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, path, got)
 }
 
 // TestGoldenCanonicalTextHashes checks the canonical.txt files the way a host

@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // newTestSandbox returns a sandbox with cfg, or skips loudly where one
@@ -16,12 +17,7 @@ func newTestSandbox(t testing.TB, cfg Config) *Sandbox {
 	t.Helper()
 	sb, err := New(context.Background(), cfg)
 	if err != nil {
-		msg := "the scan sandbox cannot be set up here: " + err.Error()
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
-		t.Skip(msg)
+		testkit.Unavailable(t, "%s", "the scan sandbox cannot be set up here: "+err.Error())
 	}
 	return sb
 }

@@ -2,13 +2,14 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // TestJobRunsNPMThroughTheProxy: npm in a job with Network reaches the
@@ -17,12 +18,7 @@ import (
 func TestJobRunsNPMThroughTheProxy(t *testing.T) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		msg := "npm is not installed"
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
-		t.Skip(msg)
+		testkit.Unavailable(t, "%s", "npm is not installed")
 	}
 	sb := newTestSandbox(t, Config{})
 	home := t.TempDir()

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // As root, a scan runs its server as the unprivileged user it is given.
 func TestStdioRunsAsCredential(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to switch users")
-	}
+	testkit.RequireRoot(t, "switching users")
 	const nobody = 65534
 	target := stdioFixture(t, "sdk", sdkConfig{EnvTool: true, Tools: 1}, nil)
 	target.Command = copyExecutable(t, target.Command)

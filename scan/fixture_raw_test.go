@@ -8,8 +8,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // rawConfig is a fixture server answering with canned raw JSON: what the
@@ -102,7 +103,7 @@ func (c rawConfig) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // page reads a raw tools/list result from testdata/scan.
 func testPage(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "scan", name))
+	data, err := os.ReadFile(testkit.Testdata(t, "scan", name))
 	if err != nil {
 		t.Fatal(err)
 	}

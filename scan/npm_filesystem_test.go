@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // TestNPMFilesystemRepeatedScans reads the reference filesystem server
@@ -17,7 +18,7 @@ import (
 func TestNPMFilesystemRepeatedScans(t *testing.T) {
 	bin, err := exec.LookPath("mcp-server-filesystem")
 	if err != nil {
-		requireOrSkip(t, "@modelcontextprotocol/server-filesystem@2026.8.31 is not installed")
+		testkit.Unavailable(t, "%s", "@modelcontextprotocol/server-filesystem@2026.8.31 is not installed")
 	}
 	bin, _ = filepath.Abs(bin)
 	root := t.TempDir()

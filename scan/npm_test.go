@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // The npm reference server the scan is tested against, pinned. CI installs
@@ -38,7 +40,7 @@ func everythingCommand(t *testing.T, transport string) (string, []string) {
 	}
 	npx, err := exec.LookPath("npx")
 	if err != nil {
-		requireOrSkip(t, fmt.Sprintf("neither %s@%s nor npx is installed", everythingPackage, everythingVersion))
+		testkit.Unavailable(t, "%s", fmt.Sprintf("neither %s@%s nor npx is installed", everythingPackage, everythingVersion))
 	}
 	return npx, []string{"-y", everythingPackage + "@" + everythingVersion, transport}
 }
@@ -58,16 +60,6 @@ func installedVersion(bin string) (string, error) {
 		return "", fmt.Errorf("%s is not %s", bin, everythingPackage)
 	}
 	return pkg.Version, nil
-}
-
-// requireOrSkip skips loudly, or fails under MCPREG_TEST_REQUIRE_ALL=1.
-func requireOrSkip(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-		t.Fatalf("%s (MCPREG_TEST_REQUIRE_ALL=1)", why)
-	}
-	fmt.Fprintf(os.Stderr, "\n***** SKIPPING %s: %s *****\n\n", t.Name(), why)
-	t.Skip(why)
 }
 
 func TestNPMEverythingStdio(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/sandbox"
 )
 
@@ -18,12 +19,7 @@ func testSandbox(tb testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
 	tb.Helper()
 	sb, err := sandbox.New(context.Background(), cfg)
 	if err != nil {
-		msg := "the scan sandbox cannot be set up here: " + err.Error()
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			tb.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", tb.Name()+":", msg, "*****")
-		tb.Skip(msg)
+		testkit.Unavailable(tb, "%s", "the scan sandbox cannot be set up here: "+err.Error())
 	}
 	return sb
 }

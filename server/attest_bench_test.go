@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -22,8 +23,9 @@ import (
 
 // The npm provenance of sigstore@1.3.0 (public-good, SLSA v0.2), shipped
 // with attest's tests.
+var npmBundle = testkit.TestdataDir("attest", "sigstore-1.3.0.provenance.sigstore.json")
+
 const (
-	npmBundle      = "../testdata/attest/sigstore-1.3.0.provenance.sigstore.json"
 	npmIntegrity13 = "sha512-dhdv+jOAi1RgLHw13lxumk3rlgZtumUz9QrCNPTx9MazUnUV3BfAb74oYAMPQQ7uaeogB5vTosbz3POzKbEHUQ=="
 	sigstoreJSRepo = "https://github.com/sigstore/sigstore-js"
 	sigstoreJSSAN  = sigstoreJSRepo + "/.github/workflows/release.yml@refs/heads/main"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -61,18 +62,13 @@ func TestServeWritesCheckpoints(t *testing.T) {
 		t.Fatalf("before any event: %d %s", code, body)
 	}
 	in.Token(t, "alice", registry.RoleReviewer) // events 1 and 2
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		code, body := get()
-		if code == http.StatusOK {
-			if lines := strings.Split(body, "\n"); len(lines) < 4 || lines[1] != "2" || !strings.HasPrefix(lines[0], "mcpreg-audit/") {
-				t.Fatalf("checkpoint: %s", body)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no checkpoint within 20s: %d %s", code, body)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var code int
+	var body string
+	testkit.Eventually(t, 20*time.Second, func() bool {
+		code, body = get()
+		return code == http.StatusOK
+	}, "no audit checkpoint is served")
+	if lines := strings.Split(body, "\n"); len(lines) < 4 || lines[1] != "2" || !strings.HasPrefix(lines[0], "mcpreg-audit/") {
+		t.Fatalf("checkpoint: %s", body)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -398,18 +399,16 @@ func TestHostReportTriggersScan(t *testing.T) {
 // waitForScan waits (bounded) for a host-report scan with outcome.
 func waitForScan(t *testing.T, in *servertest.Instance, token, name, outcome string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testkit.Eventually(t, 10*time.Second, func() bool {
 		scans, _ := call(t, "GET", in.URL+"/v1/servers/"+name+"/versions/1.0.0/scans", token, nil).json(t)["scans"].([]any)
 		for _, s := range scans {
 			m := s.(map[string]any)
 			if m["trigger"] == registry.TriggerHostReport && m["outcome"] == outcome {
-				return
+				return true
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no %s scan with outcome %s within 10s", registry.TriggerHostReport, outcome)
+		return false
+	}, "no %s scan with outcome %s", registry.TriggerHostReport, outcome)
 }
 
 func decodePayload(t *testing.T, envelope []byte) string {

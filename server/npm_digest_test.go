@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -36,11 +37,7 @@ func everythingWithDigest(serverVersion, digest string) string {
 // that blocks approval, and quarantines an approved version.
 func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal("npm is not installed (MCPREG_TEST_REQUIRE_ALL=1)")
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+": npm is not installed *****")
-		t.Skip("npm is not installed")
+		testkit.Unavailable(t, "npm is not installed")
 	}
 	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {

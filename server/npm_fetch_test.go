@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/fetch/fetchtest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -39,11 +40,7 @@ func requireNPMAndNode(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"npm", "node"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-				t.Fatalf("%s is not installed (MCPREG_TEST_REQUIRE_ALL=1)", tool)
-			}
-			fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", tool, "is not installed *****")
-			t.Skip(tool + " is not installed")
+			testkit.Unavailable(t, "%s is not installed", tool)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -39,12 +40,7 @@ done
 func hostileRegistry(t *testing.T, mutate ...func(*server.Config)) (*servertest.Instance, string, func(prelude string)) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		msg := "hostile stdio servers are only run confined, which needs root"
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
-		t.Skip(msg)
+		testkit.Unavailable(t, "%s", "hostile stdio servers are only run confined, which needs root")
 	}
 	dir := servertest.ScanUserDir(t)
 	path := filepath.Join(dir, "hostile.sh")

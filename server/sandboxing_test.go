@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
 	"github.com/mcpreg/mcpreg/store"
@@ -39,9 +40,7 @@ func TestSandboxOffIsLoud(t *testing.T) {
 // servers, a launch template that downloads at launch is refused at
 // start, naming it; with the sandbox off it is accepted.
 func TestSandboxRefusesDownloadingTemplates(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the templates are checked when the sandbox is set up, which needs root")
-	}
+	testkit.RequireRoot(t, "the templates are checked when the sandbox is set up")
 	for _, tmpl := range []string{"npm=npx -y {identifier}@{version}", "pypi=uvx {identifier}=={version}", "pypi=pipx run {identifier}",
 		"oci=docker run -i --rm {identifier}:{version}", "npm=/usr/bin/env npm exec {identifier}", "npm=sh -c 'bunx {identifier}'"} {
 		cfg := server.DefaultConfig()

@@ -1,11 +1,10 @@
 package server_test
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -18,12 +17,7 @@ import (
 func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 	bin, err := exec.LookPath("mcp-server-everything")
 	if err != nil {
-		msg := "mcp-server-everything is not installed (npm install -g @modelcontextprotocol/server-everything@2026.8.31)"
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal(msg)
-		}
-		fmt.Fprintln(os.Stderr, "***** SKIPPING", t.Name()+":", msg, "*****")
-		t.Skip(msg)
+		testkit.Unavailable(t, "%s", "mcp-server-everything is not installed (npm install -g @modelcontextprotocol/server-everything@2026.8.31)")
 	}
 	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {

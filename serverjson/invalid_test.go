@@ -2,15 +2,13 @@ package serverjson
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/invalid/*.golden")
+	"github.com/mcpreg/mcpreg/internal/testkit"
+)
 
 // invalidCases maps each testdata/invalid file to the exact pointers of
 // the violations Parse must report ("" is the document itself).
@@ -96,14 +94,7 @@ func checkGolden(t *testing.T, path string, verr *ValidationError) {
 	for _, v := range verr.Violations {
 		b.WriteString(v.String() + "\n")
 	}
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := string(readFile(t, path)); b.String() != want {
-		t.Errorf("messages differ from %s (run with -update to accept):\n got:\n%s\nwant:\n%s", path, b.String(), want)
-	}
+	testkit.Golden(t, path, []byte(b.String()))
 }
 
 func TestParseInvalidBytes(t *testing.T) {

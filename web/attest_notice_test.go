@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestReviewShowsOwnersWordDigest(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	bundle, err := os.ReadFile("../testdata/attest/sigstore-1.3.0.publish.sigstore.json")
+	bundle, err := os.ReadFile(testkit.Testdata(t, "attest", "sigstore-1.3.0.publish.sigstore.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

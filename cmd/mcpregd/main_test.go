@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/store"
 	"github.com/mcpreg/mcpreg/storetest"
 )
@@ -72,7 +73,7 @@ func TestServeWithNoConfiguration(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	defer cmd.Process.Kill()
-	if !waitFor(func() bool { return get("http://127.0.0.1:8080/healthz") == http.StatusOK }, 20*time.Second) {
+	if !testkit.Poll(20*time.Second, func() bool { return get("http://127.0.0.1:8080/healthz") == http.StatusOK }) {
 		t.Fatalf("no /healthz on 127.0.0.1:8080\n%s", logs.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "mcpreg.db")); err != nil {
@@ -105,15 +106,6 @@ func get(url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
-}
-
-func waitFor(cond func() bool, d time.Duration) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return false
 }
 
 func TestTokenAndAuditCommands(t *testing.T) {

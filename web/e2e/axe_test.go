@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // axeSource reads axe-core from the global npm folder (CI installs
@@ -47,8 +49,8 @@ func (p *tab) checkA11y(page string) {
 	p.t.Helper()
 	src, err := axeSource()
 	if err != nil {
-		if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-			p.t.Fatalf("%v (MCPREG_TEST_REQUIRE_ALL=1)", err)
+		if testkit.RequireAll() {
+			p.t.Fatalf("%v (%s=1)", err, testkit.EnvRequireAll)
 		}
 		axeSkipNotice.Do(func() { fmt.Fprintf(os.Stderr, "\n***** SKIPPING accessibility checks: %v *****\n\n", err) })
 		p.t.Logf("accessibility of %s not checked: %v", page, err)

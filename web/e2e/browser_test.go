@@ -14,6 +14,8 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // Bounds of the browser: starting it, and each step (a navigation, a
@@ -47,7 +49,7 @@ func startBrowser(t *testing.T) *browser {
 	t.Helper()
 	path, ok := chromium()
 	if !ok {
-		requireOrSkip(t, "Chromium is not installed (apt-get install chromium)")
+		testkit.Unavailable(t, "%s", "Chromium is not installed (apt-get install chromium)")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1280, 900), chromedp.Flag("disable-component-update", true))

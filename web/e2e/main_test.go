@@ -44,14 +44,3 @@ func runMain(m *testing.M) int {
 	}
 	return m.Run()
 }
-
-// requireOrSkip skips loudly, or fails under MCPREG_TEST_REQUIRE_ALL=1 (the
-// convention of storetest).
-func requireOrSkip(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("MCPREG_TEST_REQUIRE_ALL") == "1" {
-		t.Fatalf("%s (MCPREG_TEST_REQUIRE_ALL=1)", why)
-	}
-	fmt.Fprintf(os.Stderr, "\n***** SKIPPING %s: %s *****\n\n", t.Name(), why)
-	t.Skip(why)
-}

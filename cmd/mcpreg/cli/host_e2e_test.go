@@ -13,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/hostclient"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/servertest"
 	"github.com/mcpreg/mcpreg/signing"
@@ -200,18 +201,11 @@ func TestCLIHostCheck(t *testing.T) {
 
 		// The host's report makes the registry scan the version itself, which
 		// quarantines it: the next allowlist no longer has it.
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			var v struct{ State string }
+		var v struct{ State string }
+		testkit.Eventually(t, 15*time.Second, func() bool {
 			decodeJSON(t, mustRun(t, e.in.URL, e.reviewer, "versions", "get", "io.github.acme/news", "1.0.0", "-o", "json"), &v)
-			if v.State == "quarantined" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the rug pull is still %s after the host's report", v.State)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return v.State == "quarantined"
+		}, "the rug pull was not quarantined after the host's report")
 		out, _, err = check()
 		if err == nil || !containsRow(out, "io.github.acme/news", "-", "unapproved") || !containsRow(out, "weather", "io.github.acme/weather@1.0.0", "approved") {
 			t.Fatalf("after the quarantine: %v\n%s", err, out)

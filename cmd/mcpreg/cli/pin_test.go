@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
@@ -97,10 +98,7 @@ func TestPinStdin(t *testing.T) {
 
 // The CLI reproduces the specification's golden vectors byte for byte.
 func TestPinGoldenVectors(t *testing.T) {
-	wants, _ := filepath.Glob("../../../testdata/pin/*.pins.json")
-	if len(wants) == 0 {
-		t.Skip("no golden pin vectors in testdata/pin")
-	}
+	wants := testkit.Files(t, "pin/*.pins.json")
 	for _, wantPath := range wants {
 		t.Run(filepath.Base(wantPath), func(t *testing.T) {
 			want, err := os.ReadFile(wantPath)

@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +11,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func ts(s string) *timestamppb.Timestamp {
 	t, _ := time.Parse(time.RFC3339, s)
@@ -48,19 +45,7 @@ func TestPrintVersionGolden(t *testing.T) {
 	if err := printVersion(&out, sampleVersion()); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/version.golden"
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if out.String() != string(want) {
-		t.Fatalf("printVersion output differs from %s:\n%s", golden, out.String())
-	}
+	testkit.Golden(t, "testdata/version.golden", out.Bytes())
 }
 
 func TestTableNeutralisesControlCharacters(t *testing.T) {
