@@ -167,7 +167,7 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 		}
 		argv = expand(argv, vars)
 		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential,
-			Sandbox: s.scanning.Sandbox, ReadOnly: readOnly}, ran, nil
+			Confinement: confinement(s.scanning.Sandbox), ReadOnly: readOnly}, ran, nil
 	}
 	return nil, artifact{}, invalidf("server.json has no streamable-http remote and no package to read live")
 }
@@ -224,4 +224,18 @@ func expand(argv []string, vars map[string]string) []string {
 		out[i] = r.Replace(a)
 	}
 	return out
+}
+
+// confinement runs the live reader's stdio servers in sb (nil: unconfined).
+func confinement(sb *sandbox.Sandbox) *scan.Confinement {
+	if sb == nil {
+		return nil
+	}
+	return &scan.Confinement{Home: sandbox.Home, Command: func(argv, env, readOnly []string) (scan.ConfinedProcess, error) {
+		p, err := sb.Command(sandbox.Cmd{Argv: argv, Env: env, ReadOnly: readOnly})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}}
 }

@@ -266,6 +266,15 @@ func (p *Process) Wait() error {
 // ErrLimit marks a run that hit a cgroup limit (processes, memory).
 var ErrLimit = errors.New("sandbox limit")
 
+// LimitHit waits for the run and returns its error when the run hit a
+// limit (ErrLimit), else nil.
+func (p *Process) LimitHit() error {
+	if err := p.Wait(); errors.Is(err, ErrLimit) {
+		return err
+	}
+	return nil
+}
+
 // CgroupProcs lists the processes of the run's cgroup (for tests and
 // diagnostics); after Wait the cgroup is gone and the error says so.
 func (p *Process) CgroupProcs() ([]int, error) { return p.cg.procs() }

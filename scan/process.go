@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpreg/mcpreg/sandbox"
 )
 
 // waitDelay bounds how long stopping a child waits for its pipes to close
@@ -21,7 +19,7 @@ const waitDelay = time.Second
 // process is a running stdio server in its own process group.
 type process struct {
 	cmd       *exec.Cmd
-	sandboxed *sandbox.Process // instead of cmd, in a sandbox
+	sandboxed ConfinedProcess // instead of cmd, confined
 	stdin     io.WriteCloser
 	stdout    io.ReadCloser
 	stderr    *stderrBuffer

@@ -26,12 +26,23 @@ func testSandbox(tb testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
 
 // A sandboxed fixture serves as usual, as a uid of the range, in the
 // sandbox's tmpfs, with the scrubbed environment.
+// confined is how the registry confines the live reader's servers in sb.
+func confined(sb *sandbox.Sandbox) *Confinement {
+	return &Confinement{Home: sandbox.Home, Command: func(argv, env, readOnly []string) (ConfinedProcess, error) {
+		p, err := sb.Command(sandbox.Cmd{Argv: argv, Env: env, ReadOnly: readOnly})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}}
+}
+
 func TestStdioSandboxed(t *testing.T) {
 	sb := testSandbox(t, sandbox.Config{UIDs: sandbox.UIDRange{First: 100400, Count: 1}})
 	t.Setenv("MCPREG_SCAN_TEST_SECRET", "hunter2")
 	target := stdioFixture(t, "sdk", sdkConfig{EnvTool: true, Tools: 3}, nil)
 	target.Command = copyExecutable(t, target.Command)
-	target.Sandbox = sb
+	target.Confinement = confined(sb)
 	snap := mustRead(t, Limits{}, target)
 	checkPins(t, snap)
 	desc := envDescription(t, snap)
@@ -50,7 +61,7 @@ func TestStdioSandboxed(t *testing.T) {
 func TestStdioSandboxUnavailable(t *testing.T) {
 	why := fmt.Errorf("%w: bubblewrap not found: install it", sandbox.ErrUnavailable)
 	marker := t.TempDir() + "/ran"
-	_, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "touch " + marker}, Sandbox: sandbox.Unavailable(why)})
+	_, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "touch " + marker}, Confinement: confined(sandbox.Unavailable(why))})
 	if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "bubblewrap not found: install it") {
 		t.Fatalf("error %v", err)
 	}
@@ -65,7 +76,7 @@ func TestStdioSandboxForkBomb(t *testing.T) {
 	sb := testSandbox(t, sandbox.Config{Pids: 32})
 	marker := fmt.Sprintf("%d", 6000000+time.Now().UnixNano()%1000000)
 	_, err := read(t, Limits{Deadline: 3 * time.Second}, StdioTarget{Command: "bash",
-		Args: []string{"-c", "b() { sleep " + marker + " & b | b & }; b; sleep " + marker}, Sandbox: sb})
+		Args: []string{"-c", "b() { sleep " + marker + " & b | b & }; b; sleep " + marker}, Confinement: confined(sb)})
 	wantErr(t, err, ErrLimit, "process limit 32")
 	if left := processesWith("sleep\x00" + marker); len(left) > 0 {
 		t.Fatalf("processes left after the scan: %v", left)
@@ -76,7 +87,7 @@ func TestStdioSandboxForkBomb(t *testing.T) {
 // the server's own error in its stderr.
 func TestStdioSandboxTmpfsFull(t *testing.T) {
 	sb := testSandbox(t, sandbox.Config{TmpfsBytes: 2 << 20})
-	snap, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "head -c 100M /dev/zero > /tmp/fill || exit 7"}, Sandbox: sb})
+	snap, err := read(t, Limits{}, StdioTarget{Command: "sh", Args: []string{"-c", "head -c 100M /dev/zero > /tmp/fill || exit 7"}, Confinement: confined(sb)})
 	if err == nil || !strings.Contains(snap.Stderr, "No space left on device") {
 		t.Fatalf("error %v, stderr %q", err, snap.Stderr)
 	}
@@ -109,7 +120,7 @@ func BenchmarkStdioScan(b *testing.B) {
 			target := stdioFixture(b, "sdk", sdkConfig{Tools: 5}, nil)
 			target.Command = copyExecutable(b, target.Command)
 			if mode == "sandbox" {
-				target.Sandbox = testSandbox(b, sandbox.Config{})
+				target.Confinement = confined(testSandbox(b, sandbox.Config{}))
 			}
 			for b.Loop() {
 				mustRead(b, Limits{}, target)

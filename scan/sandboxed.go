@@ -2,15 +2,12 @@ package scan
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/mcpreg/mcpreg/sandbox"
 )
 
-// openSandboxed starts the server in t.Sandbox.
+// openSandboxed starts the server in t.Confinement.
 func (t StdioTarget) openSandboxed(ctx context.Context, s *session) (*link, error) {
-	env, err := t.environ(sandbox.Home)
+	env, err := t.environ(t.Confinement.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -18,7 +15,7 @@ func (t StdioTarget) openSandboxed(ctx context.Context, s *session) (*link, erro
 	if err != nil {
 		return nil, err
 	}
-	sp, err := t.Sandbox.Command(sandbox.Cmd{Argv: append([]string{path}, t.Args...), Env: env, ReadOnly: t.ReadOnly})
+	sp, err := t.Confinement.Command(append([]string{path}, t.Args...), env, t.ReadOnly)
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
@@ -55,10 +52,7 @@ func (p *process) exitErr() error {
 	if p.sandboxed == nil {
 		return nil
 	}
-	if err := p.sandboxed.Wait(); errors.Is(err, sandbox.ErrLimit) {
-		return err
-	}
-	return nil
+	return p.sandboxed.LimitHit()
 }
 
 // withSandboxLimit explains a failed scan by the sandbox limit its server

@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +12,6 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpreg/mcpreg/sandbox"
 )
 
 // StdioTarget is a server started as a child process speaking MCP over its
@@ -40,21 +39,48 @@ type StdioTarget struct {
 	// working directory is given to that user. Needs the privilege to
 	// switch users.
 	Credential *syscall.Credential
-	// Sandbox, when set, runs the server confined (package sandbox): its
-	// own uid, namespaces, no network, a tmpfs as HOME, TMPDIR and working
-	// directory, capped memory and processes, and the whole tree killed at
-	// the end. Dir and Credential are then unused.
-	Sandbox *sandbox.Sandbox
-	// ReadOnly are host paths a sandboxed server may read besides the
+	// Confinement, when set, runs the server confined (the registry's
+	// sandbox: its own uid, namespaces, no network, a tmpfs as HOME, TMPDIR
+	// and working directory, capped memory and processes, and the whole tree
+	// killed at the end). Dir and Credential are then unused.
+	Confinement *Confinement
+	// ReadOnly are host paths a confined server may read besides the
 	// system folders and its command's folder (a prepared npm package).
 	ReadOnly []string
+}
+
+// Confinement runs stdio servers confined. The registry builds one from its
+// sandbox; hosts reading their own servers leave StdioTarget.Confinement nil.
+type Confinement struct {
+	// Home is a confined server's HOME, TMPDIR and working directory, as
+	// the server sees it.
+	Home string
+	// Command prepares a confined run of argv with env that may read the
+	// host paths readOnly; nothing runs before Start.
+	Command func(argv, env, readOnly []string) (ConfinedProcess, error)
+}
+
+// ConfinedProcess is one confined run.
+type ConfinedProcess interface {
+	StdinPipe() (io.WriteCloser, error)
+	StdoutPipe() (io.ReadCloser, error)
+	SetStderr(w io.Writer)
+	// Start runs the command; when ctx ends, the whole run is killed.
+	Start(ctx context.Context) error
+	// Kill ends the whole run.
+	Kill() error
+	// Wait waits for the run and frees what it held.
+	Wait() error
+	// LimitHit waits for the run and returns its error when the run hit a
+	// limit (processes, memory), else nil.
+	LimitHit() error
 }
 
 // DefaultPath is the PATH of a stdio server unless its Env sets one.
 const DefaultPath = "/usr/local/bin:/usr/bin:/bin"
 
 func (t StdioTarget) open(ctx context.Context, s *session) (*link, error) {
-	if t.Sandbox != nil {
+	if t.Confinement != nil {
 		return t.openSandboxed(ctx, s)
 	}
 	work, err := t.workDir()
