@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/mcpreg/mcpreg/internal/apierr"
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/registry"
 )
 
@@ -40,7 +41,7 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	rid := RequestIDFrom(ctx)
+	rid := requestid.From(ctx)
 	if e, ok := apierr.Of(err); ok {
 		// The code already says what kind of error it is.
 		msg := e.Message(err)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/mcpreg/mcpreg/internal/apierr"
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -45,15 +46,15 @@ func newGateway(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error
 
 func incomingHeader(key string) (string, bool) {
 	switch k := strings.ToLower(key); k {
-	case HeaderRequestID, HeaderIdempotencyKey, "authorization":
+	case requestid.Header, HeaderIdempotencyKey, "authorization":
 		return k, true
 	}
 	return runtime.DefaultHeaderMatcher(key)
 }
 
 func outgoingHeader(key string) (string, bool) {
-	if strings.ToLower(key) == HeaderRequestID {
-		return "X-Request-Id", true
+	if strings.ToLower(key) == requestid.Header {
+		return http.CanonicalHeaderKey(requestid.Header), true
 	}
 	return "", false
 }
@@ -98,8 +99,8 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		return
 	}
 	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
-		for _, v := range md.HeaderMD.Get(HeaderRequestID) {
-			w.Header().Set("X-Request-Id", v)
+		for _, v := range md.HeaderMD.Get(requestid.Header) {
+			w.Header().Set(requestid.Header, v)
 		}
 	}
 	if after, ok := retryAfter(st); ok {

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 )
@@ -134,7 +135,7 @@ func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		st := status.Convert(toStatus(r.Context(), a.log, err))
 		code, msg = httpStatus(st), st.Message()
 		if st.Code() == codes.Internal {
-			msg = "internal error (request id " + RequestIDFrom(r.Context()) + ")"
+			msg = "internal error (request id " + requestid.From(r.Context()) + ")"
 		}
 	}
 	w.Header().Set("Content-Type", "application/problem+json")

@@ -106,7 +106,7 @@ func (a *app) describe(r *http.Request, err error) (int, string) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return http.StatusServiceUnavailable, "The request was cancelled or took too long."
 	}
-	rid := r.Header.Get("X-Request-Id")
+	rid := requestID(r)
 	a.log.ErrorContext(r.Context(), "web: internal error", "request_id", rid, "path", r.URL.Path, "err", err)
 	return http.StatusInternalServerError, "Internal error (request id " + rid + ")."
 }
