@@ -13,16 +13,9 @@ import (
 // Domain is the google.rpc.ErrorInfo domain of mcpreg's reasons.
 const Domain = "mcpreg"
 
-// Reasons carried as google.rpc.ErrorInfo where a gRPC code alone does not
-// say which HTTP status an error has.
-const (
-	// ReasonPayloadTooLarge marks a size cap: ResourceExhausted, HTTP 413
-	// rather than the 429 of a rate.
-	ReasonPayloadTooLarge = "PAYLOAD_TOO_LARGE"
-	// ReasonUnprocessable marks a parameter out of range: InvalidArgument,
-	// HTTP 422 rather than 400.
-	ReasonUnprocessable = "UNPROCESSABLE"
-)
+// ReasonPayloadTooLarge, carried as google.rpc.ErrorInfo, marks a size
+// cap: ResourceExhausted, HTTP 413 rather than the 429 of a rate.
+const ReasonPayloadTooLarge = "PAYLOAD_TOO_LARGE"
 
 // Entry is how errors wrapping one registry sentinel are answered.
 type Entry struct {
@@ -38,7 +31,6 @@ type Entry struct {
 // first entry.
 var table = []Entry{
 	{registry.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest, ""},
-	{registry.ErrUnprocessable, codes.InvalidArgument, http.StatusUnprocessableEntity, ReasonUnprocessable},
 	{registry.ErrNotFound, codes.NotFound, http.StatusNotFound, ""},
 	{registry.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict, ""},
 	{registry.ErrConflict, codes.Aborted, http.StatusConflict, ""},

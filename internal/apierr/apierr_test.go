@@ -26,7 +26,6 @@ var sentinels = map[string]struct {
 	http int
 }{
 	"ErrInvalid":            {registry.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest},
-	"ErrUnprocessable":      {registry.ErrUnprocessable, codes.InvalidArgument, http.StatusUnprocessableEntity},
 	"ErrNotFound":           {registry.ErrNotFound, codes.NotFound, http.StatusNotFound},
 	"ErrAlreadyExists":      {registry.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict},
 	"ErrConflict":           {registry.ErrConflict, codes.Aborted, http.StatusConflict},
