@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,16 +23,20 @@ const (
 	OfficialMaxLimit     = 100
 )
 
-// ErrUnprocessable is a parameter the official API rejects with 422.
-var ErrUnprocessable = errors.New("unprocessable")
-
-// OfficialQuery is a /v0.1/servers query.
+// OfficialQuery is a /v0.1/servers query, its parameters parsed and
+// checked by the transport.
 type OfficialQuery struct {
-	Cursor       string
-	Limit        string
-	Search       string
-	Version      string
-	UpdatedSince string
+	// Cursor is a NextCursor this registry issued, or "" for the start.
+	Cursor string
+	// Limit is the most servers in the answer: 0 is OfficialDefaultLimit,
+	// and more than OfficialMaxLimit is OfficialMaxLimit.
+	Limit int
+	// Search keeps servers whose name contains it, ignoring case.
+	Search string
+	// Version is "latest", an exact version, or "" for every version.
+	Version string
+	// UpdatedSince keeps versions whose state changed after it, unless zero.
+	UpdatedSince time.Time
 }
 
 // OfficialList is a ServerList.
@@ -95,21 +96,8 @@ func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuer
 		return nil, err
 	}
 	limit := OfficialDefaultLimit
-	if q.Limit != "" {
-		n, err := parseLimit(q.Limit)
-		if err != nil {
-			return nil, err
-		}
-		limit = n
-	}
-	if t := strings.TrimSpace(q.Search); q.Search != "" && len(t) < 3 {
-		return nil, fmt.Errorf("%w: search %q: want at least 3 characters", ErrUnprocessable, q.Search)
-	}
-	var since time.Time
-	if q.UpdatedSince != "" {
-		if since, err = time.Parse(time.RFC3339, q.UpdatedSince); err != nil {
-			return nil, invalidf("updated_since %q: want an RFC 3339 time, e.g. 2025-08-07T13:15:04Z", q.UpdatedSince)
-		}
+	if q.Limit > 0 {
+		limit = min(q.Limit, OfficialMaxLimit)
 	}
 	afterName, afterVersion := "", ""
 	if q.Cursor != "" {
@@ -139,7 +127,7 @@ func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuer
 			if (q.Version == "latest" && v != latest) || (q.Version != "" && q.Version != "latest" && v.entry.Version != q.Version) {
 				continue
 			}
-			if !since.IsZero() && !v.stateChanged.After(since) {
+			if !q.UpdatedSince.IsZero() && !v.stateChanged.After(q.UpdatedSince) {
 				continue
 			}
 			if len(out.Servers) == limit {
@@ -215,17 +203,6 @@ func (s *Service) officialServer(ctx context.Context, c *Caller, name string,
 		fn(ds, func(v *discoveryVersion) bool { return all || v.visibleTo(labels) }, ds.pick("", labels, all))
 	}
 	return nil
-}
-
-func parseLimit(text string) (int, error) {
-	n, err := strconv.Atoi(text)
-	if err != nil || strconv.Itoa(n) != text {
-		return 0, fmt.Errorf("%w: limit %q: want an integer from 1 to %d", ErrUnprocessable, text, OfficialMaxLimit)
-	}
-	if n < 1 || n > OfficialMaxLimit {
-		return 0, fmt.Errorf("%w: limit %d: want 1 to %d", ErrUnprocessable, n, OfficialMaxLimit)
-	}
-	return n, nil
 }
 
 func officialCursor(o OfficialServer) string {

@@ -253,8 +253,8 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// LimitsFrom is the registry's limits under this configuration.
-func LimitsFrom(c Config) (registry.Limits, error) {
+// limitsFrom is the registry's limits under this configuration.
+func limitsFrom(c Config) (registry.Limits, error) {
 	l := registry.DefaultLimits()
 	l.ContractMaxTokenTTL, l.ScanCooldown = c.ContractMaxTokenTTL, c.ScanCooldown
 	r, err := registry.ParseScanRate(c.ScanRate)
@@ -282,9 +282,9 @@ func (c Config) verifyCheckpoints() []error {
 	return errs
 }
 
-// CheckpointsFrom is the audit checkpoint schedule of cfg; it warns when
+// checkpointsFrom is the audit checkpoint schedule of cfg; it warns when
 // both triggers are off.
-func CheckpointsFrom(cfg Config, log *slog.Logger) registry.Checkpoints {
+func checkpointsFrom(cfg Config, log *slog.Logger) registry.Checkpoints {
 	if cfg.AuditCheckpointEvery == 0 && cfg.AuditCheckpointInterval == 0 {
 		log.Warn("audit checkpoints are off (--audit-checkpoint-every 0 and --audit-checkpoint-interval 0): " +
 			"nothing outside the database anchors the audit log")

@@ -4,10 +4,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpreg/mcpreg/contract"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 	"github.com/mcpreg/mcpreg/server/servertest"
+	"github.com/mcpreg/mcpreg/store"
 	"github.com/mcpreg/mcpreg/storetest"
 )
 
@@ -182,4 +185,21 @@ func TestContractBadInputAndPolicy(t *testing.T) {
 			t.Fatalf("policy change not audited: %v", ev)
 		}
 	})
+}
+
+// TestContractMaxTokenTTLFromConfig: --contract-max-token-ttl reaches the
+// service the test server runs, as it does under `mcpregd serve`.
+func TestContractMaxTokenTTLFromConfig(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ContractMaxTokenTTL = 10 * time.Minute })
+	owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
+	r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1))
+	if r.Status != http.StatusOK {
+		t.Fatalf("submit: %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(string(r.Body), "token lifetime 15m0s is over the maximum of 10m0s") {
+		t.Fatalf("a 15m token TTL under a 10m maximum: no finding naming the configured maximum: %s", r.Body)
+	}
+	if kinds, _ := findings(t, r.json(t)); !strings.Contains(strings.Join(kinds, " "), contract.KindTokenTTLOverMax) {
+		t.Fatalf("findings %v lack %s", kinds, contract.KindTokenTTLOverMax)
+	}
 }

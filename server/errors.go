@@ -16,26 +16,17 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mcpreg/mcpreg/internal/apierr"
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/registry"
 )
 
-// ReasonPayloadTooLarge marks ResourceExhausted errors caused by size caps,
-// which the REST gateway turns into 413 rather than 429.
-const ReasonPayloadTooLarge = "PAYLOAD_TOO_LARGE"
-
-var codeOf = []struct {
+// contextCodes are the codes of a call cancelled or out of time, which are
+// no registry errors (those are in package apierr).
+var contextCodes = []struct {
 	err  error
 	code codes.Code
 }{
-	{registry.ErrInvalid, codes.InvalidArgument},
-	{registry.ErrNotFound, codes.NotFound},
-	{registry.ErrAlreadyExists, codes.AlreadyExists},
-	{registry.ErrConflict, codes.Aborted},
-	{registry.ErrFailedPrecondition, codes.FailedPrecondition},
-	{registry.ErrUnauthenticated, codes.Unauthenticated},
-	{registry.ErrPermissionDenied, codes.PermissionDenied},
-	{registry.ErrTooLarge, codes.ResourceExhausted},
-	{registry.ErrRateLimited, codes.ResourceExhausted},
 	{context.Canceled, codes.Canceled},
 	{context.DeadlineExceeded, codes.DeadlineExceeded},
 }
@@ -50,24 +41,25 @@ func toStatus(ctx context.Context, log *slog.Logger, err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	rid := RequestIDFrom(ctx)
-	for _, m := range codeOf {
+	rid := requestid.From(ctx)
+	if e, ok := apierr.Of(err); ok {
+		// The code already says what kind of error it is.
+		msg := e.Message(err)
+		if after, ok := registry.RetryAfter(err); ok {
+			_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(int(after/time.Second))))
+			return retryStatus(msg, rid, after)
+		}
+		return statusWith(e.Code, e.Reason, msg, rid)
+	}
+	for _, m := range contextCodes {
 		if errors.Is(err, m.err) {
-			// The code already says what kind of error it is.
-			msg := strings.TrimPrefix(err.Error(), m.err.Error()+": ")
-			if after, ok := registry.RetryAfter(err); ok {
-				_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(int(after/time.Second))))
-				return retryStatus(msg, rid, after)
-			}
-			return statusWith(m.code, msg, rid)
+			return statusWith(m.code, "", strings.TrimPrefix(err.Error(), m.err.Error()+": "), rid)
 		}
 	}
 	log.ErrorContext(ctx, "internal error", "request_id", rid, "err", err)
-	return statusWith(codes.Internal, "internal error (request id "+rid+")", rid)
+	return statusWith(codes.Internal, "", "internal error (request id "+rid+")", rid)
 }
 
-// statusWith builds a status carrying the request id (google.rpc.RequestInfo)
-// and, for size caps, the marker that makes REST answer 413.
 // retryStatus is ResourceExhausted for a rate or capacity used up, with
 // the wait (google.rpc.RetryInfo), which REST turns into 429 and
 // Retry-After.
@@ -80,10 +72,14 @@ func retryStatus(msg, requestID string, after time.Duration) error {
 	return st.Err()
 }
 
-func statusWith(code codes.Code, msg, requestID string) error {
+// statusWith builds a status carrying the request id (google.rpc.RequestInfo)
+// and, when the error's table entry has one, the reason
+// (google.rpc.ErrorInfo) that tells REST its HTTP status, like 413 for a
+// size cap.
+func statusWith(code codes.Code, reason, msg, requestID string) error {
 	details := []protoadapt.MessageV1{&errdetails.RequestInfo{RequestId: requestID}}
-	if code == codes.ResourceExhausted {
-		details = append(details, &errdetails.ErrorInfo{Reason: ReasonPayloadTooLarge, Domain: "mcpreg"})
+	if reason != "" {
+		details = append(details, &errdetails.ErrorInfo{Reason: reason, Domain: apierr.Domain})
 	}
 	st := status.New(code, msg)
 	if withDetails, err := st.WithDetails(details...); err == nil {

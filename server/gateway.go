@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/mcpreg/mcpreg/internal/apierr"
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -44,40 +46,37 @@ func newGateway(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error
 
 func incomingHeader(key string) (string, bool) {
 	switch k := strings.ToLower(key); k {
-	case HeaderRequestID, HeaderIdempotencyKey, "authorization":
+	case requestid.Header, HeaderIdempotencyKey, "authorization":
 		return k, true
 	}
 	return runtime.DefaultHeaderMatcher(key)
 }
 
 func outgoingHeader(key string) (string, bool) {
-	if strings.ToLower(key) == HeaderRequestID {
-		return "X-Request-Id", true
+	if strings.ToLower(key) == requestid.Header {
+		return http.CanonicalHeaderKey(requestid.Header), true
 	}
 	return "", false
 }
 
-// httpStatus maps gRPC codes to HTTP like grpc-gateway does, except that a
-// wrong state is a conflict (409) and a size cap is 413, not 429.
+// httpStatus is the HTTP status of a gRPC status: the one package apierr
+// gives registry errors of its code (and google.rpc.ErrorInfo reason, which
+// tells a size cap's 413 from a rate's 429), else grpc-gateway's.
 func httpStatus(st *status.Status) int {
-	switch st.Code() {
-	case codes.FailedPrecondition:
-		return http.StatusConflict
-	case codes.ResourceExhausted:
-		if payloadTooLarge(st) {
-			return http.StatusRequestEntityTooLarge
-		}
+	if code, ok := apierr.HTTPStatus(st.Code(), errorReason(st)); ok {
+		return code
 	}
 	return runtime.HTTPStatusFromCode(st.Code())
 }
 
-func payloadTooLarge(st *status.Status) bool {
+// errorReason is the google.rpc.ErrorInfo reason of st, or "".
+func errorReason(st *status.Status) string {
 	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == ReasonPayloadTooLarge {
-			return true
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetReason()
 		}
 	}
-	return false
+	return ""
 }
 
 // retryAfter is the Retry-After (whole seconds, at least 1) of a status
@@ -100,8 +99,8 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		return
 	}
 	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
-		for _, v := range md.HeaderMD.Get(HeaderRequestID) {
-			w.Header().Set("X-Request-Id", v)
+		for _, v := range md.HeaderMD.Get(requestid.Header) {
+			w.Header().Set(requestid.Header, v)
 		}
 	}
 	if after, ok := retryAfter(st); ok {

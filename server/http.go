@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/contract"
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/openapi"
 	"github.com/mcpreg/mcpreg/web"
@@ -104,10 +105,10 @@ func tooLarge(w http.ResponseWriter, size, max int64) {
 // and passed to gRPC through the gateway.
 func withRequestIDHeader(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := acceptRequestID(r.Header.Get(HeaderRequestID))
-		r.Header.Set(HeaderRequestID, id)
-		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(withRequestID(r.Context(), id)))
+		id := requestid.Accept(r.Header.Get(requestid.Header))
+		r.Header.Set(requestid.Header, id)
+		w.Header().Set(requestid.Header, id)
+		next.ServeHTTP(w, r.WithContext(requestid.With(r.Context(), id)))
 	})
 }
 

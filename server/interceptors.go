@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/registry"
 )
 
@@ -21,13 +22,13 @@ import (
 func requestIDInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	given := ""
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(HeaderRequestID); len(v) > 0 {
+		if v := md.Get(requestid.Header); len(v) > 0 {
 			given = v[0]
 		}
 	}
-	id := acceptRequestID(given)
-	_ = grpc.SetHeader(ctx, metadata.Pairs(HeaderRequestID, id))
-	return h(withRequestID(ctx, id), req)
+	id := requestid.Accept(given)
+	_ = grpc.SetHeader(ctx, metadata.Pairs(requestid.Header, id))
+	return h(requestid.With(ctx, id), req)
 }
 
 // loggingInterceptor writes one structured line per call. It never logs
@@ -37,7 +38,7 @@ func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 		start := time.Now()
 		resp, err := h(ctx, req)
 		code := status.Code(err)
-		attrs := []any{"method", info.FullMethod, "code", code.String(), "request_id", RequestIDFrom(ctx),
+		attrs := []any{"method", info.FullMethod, "code", code.String(), "request_id", requestid.From(ctx),
 			"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 		if c := registry.CallerFrom(ctx); c != nil {
 			attrs = append(attrs, "principal", c.Principal, "token", c.TokenID)
@@ -63,7 +64,7 @@ func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerIn
 			return h(ctx, req)
 		}
 		if c := callerFromTap(ctx); c != nil {
-			c.RequestID = RequestIDFrom(ctx)
+			c.RequestID = requestid.From(ctx)
 			return h(registry.WithCaller(ctx, c), req)
 		}
 		md, _ := metadata.FromIncomingContext(ctx)
@@ -86,7 +87,7 @@ func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, aut
 	if !roleAllowed(method, c.Role) {
 		return nil, status.Errorf(codes.PermissionDenied, "permission denied: role %s may not call %s", c.Role, shortMethod(method))
 	}
-	c.RequestID = RequestIDFrom(ctx)
+	c.RequestID = requestid.From(ctx)
 	return c, nil
 }
 
@@ -116,9 +117,9 @@ func recoveryInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				log.ErrorContext(ctx, "panic", "method", info.FullMethod, "request_id", RequestIDFrom(ctx),
+				log.ErrorContext(ctx, "panic", "method", info.FullMethod, "request_id", requestid.From(ctx),
 					"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				err = status.Errorf(codes.Internal, "internal error (request id %s)", RequestIDFrom(ctx))
+				err = status.Errorf(codes.Internal, "internal error (request id %s)", requestid.From(ctx))
 			}
 		}()
 		return h(ctx, req)

@@ -5,10 +5,10 @@ import (
 	"github.com/mcpreg/mcpreg/registry"
 )
 
-// NPMIntegrityFrom is where the registry reads npm integrity values: the
+// npmIntegrityFrom is where the registry reads npm integrity values: the
 // npm registry scans fetch from (--scan-npm-registry), so the digest an
 // attestation is checked against and the tarball the scanner runs come
 // from one place.
-func NPMIntegrityFrom(cfg Config) registry.Option {
+func npmIntegrityFrom(cfg Config) registry.Option {
 	return registry.WithNPMIntegrity(fetch.Packuments{Registry: cfg.ScanNPMRegistry})
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/requestid"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 )
@@ -97,10 +98,12 @@ func (a *officialAPI) list(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := r.URL.Query()
 	a.cached(w, r, c, func() (any, error) {
-		return a.svc.OfficialServers(r.Context(), c, registry.OfficialQuery{Cursor: v.Get("cursor"), Limit: v.Get("limit"),
-			Search: v.Get("search"), Version: v.Get("version"), UpdatedSince: v.Get("updated_since")})
+		q, err := officialQuery(r.URL.Query())
+		if err != nil {
+			return nil, err
+		}
+		return a.svc.OfficialServers(r.Context(), c, q)
 	})
 }
 
@@ -128,13 +131,13 @@ func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
 func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := http.StatusInternalServerError
 	var msg string
-	if errors.Is(err, registry.ErrUnprocessable) {
+	if errors.Is(err, errUnprocessable) {
 		code, msg = http.StatusUnprocessableEntity, err.Error()
 	} else {
 		st := status.Convert(toStatus(r.Context(), a.log, err))
 		code, msg = httpStatus(st), st.Message()
 		if st.Code() == codes.Internal {
-			msg = "internal error (request id " + RequestIDFrom(r.Context()) + ")"
+			msg = "internal error (request id " + requestid.From(r.Context()) + ")"
 		}
 	}
 	w.Header().Set("Content-Type", "application/problem+json")

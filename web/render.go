@@ -12,7 +12,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/apierr"
 )
 
 //go:embed templates
@@ -95,36 +95,18 @@ func (a *app) serviceError(w http.ResponseWriter, r *http.Request, err error) {
 	a.fail(w, r, status, msg)
 }
 
-var statusOf = []struct {
-	err    error
-	status int
-}{
-	{registry.ErrInvalid, http.StatusBadRequest},
-	{registry.ErrNotFound, http.StatusNotFound},
-	{registry.ErrAlreadyExists, http.StatusConflict},
-	{registry.ErrConflict, http.StatusConflict},
-	{registry.ErrFailedPrecondition, http.StatusConflict},
-	{registry.ErrUnauthenticated, http.StatusUnauthorized},
-	{registry.ErrPermissionDenied, http.StatusForbidden},
-	{registry.ErrThrottled, http.StatusTooManyRequests},
-	{registry.ErrRateLimited, http.StatusTooManyRequests},
-	{registry.ErrTooLarge, http.StatusRequestEntityTooLarge},
-}
-
-// describe maps a registry error to an HTTP status and the message a
-// reviewer reads (the sentinel's own words trimmed, as the API does).
-// Anything else is internal: the page shows the request id, the log the
-// cause.
+// describe maps a registry error to its HTTP status (package apierr's, as
+// the API answers) and the message a reviewer reads (the sentinel's own
+// words trimmed, as the API does). Anything else is internal: the page
+// shows the request id, the log the cause.
 func (a *app) describe(r *http.Request, err error) (int, string) {
-	for _, m := range statusOf {
-		if errors.Is(err, m.err) {
-			return m.status, strings.TrimPrefix(err.Error(), m.err.Error()+": ")
-		}
+	if e, ok := apierr.Of(err); ok {
+		return e.HTTP, e.Message(err)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return http.StatusServiceUnavailable, "The request was cancelled or took too long."
 	}
-	rid := r.Header.Get("X-Request-Id")
+	rid := requestID(r)
 	a.log.ErrorContext(r.Context(), "web: internal error", "request_id", rid, "path", r.URL.Path, "err", err)
 	return http.StatusInternalServerError, "Internal error (request id " + rid + ")."
 }

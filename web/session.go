@@ -54,7 +54,7 @@ func (a *app) withViewer(w http.ResponseWriter, r *http.Request) *http.Request {
 		return nil
 	}
 	c := *ws.Caller
-	c.RequestID = r.Header.Get("X-Request-Id")
+	c.RequestID = requestID(r)
 	v := &viewer{session: ws, caller: &c}
 	if !c.MayDecide() { // only reviewers and admins sign in; stay closed if that changes
 		a.fail(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)), http.StatusForbidden,

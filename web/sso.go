@@ -164,7 +164,7 @@ func (a *app) ssoRefused(w http.ResponseWriter, r *http.Request, next string, er
 	if !errors.As(err, &se) {
 		se = &ssoError{http.StatusBadGateway, "Single sign-on failed; please try again.", err}
 	}
-	a.log.WarnContext(r.Context(), "web: single sign-on refused", "request_id", r.Header.Get("X-Request-Id"),
+	a.log.WarnContext(r.Context(), "web: single sign-on refused", "request_id", requestID(r),
 		"status", se.status, "err", se.cause)
 	a.renderSignIn(w, r, se.status, signInView{Next: next}, se.msg)
 }

@@ -221,3 +221,17 @@ func serveWithoutMigrating(t *testing.T, dialect string) {
 		t.Fatalf("serve stopped with: %v", err)
 	}
 }
+
+// TestServeRefusesInvalidConfig: serve refuses a configuration Verify
+// refuses, in Verify's words (the test server does the same, see
+// servertest), before the database is created.
+func TestServeRefusesInvalidConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "never.db")
+	_, err := run(t, nil, "--db", "sqlite://"+path, "serve", "--contract-max-token-ttl", "0s")
+	if err == nil || !strings.Contains(err.Error(), "--contract-max-token-ttl 0s: want at least 1s") {
+		t.Fatalf("serve --contract-max-token-ttl 0s: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the refused serve touched the database: %v", err)
+	}
+}

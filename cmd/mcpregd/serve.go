@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server"
 )
 
@@ -26,25 +25,11 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			limits, err := server.LimitsFrom(cfg)
+			opts, err := server.ServiceOptions(cfg, log)
 			if err != nil {
 				return err
 			}
-			scanning, err := server.ScanningFrom(cfg)
-			if err != nil {
-				return err
-			}
-			verifier, err := server.VerifierFrom(cfg)
-			if err != nil {
-				return err
-			}
-			signer, err := server.DiscoverySignerFrom(cfg, log)
-			if err != nil {
-				return err
-			}
-			st, svc, err := openAppMigrating(ctx, g, log, migrate, registry.WithLimits(limits), registry.WithScanning(scanning),
-				registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg),
-				registry.WithCheckpoints(server.CheckpointsFrom(cfg, log)))
+			st, svc, err := openAppMigrating(ctx, g, log, migrate, opts...)
 			if err != nil {
 				return err
 			}

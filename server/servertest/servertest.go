@@ -67,28 +67,14 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if cfg.ScanNPMDir == "" {
 		cfg.ScanNPMDir = ScanUserDir(t)
 	}
-	scanning, err := server.ScanningFrom(cfg)
-	if err != nil {
-		t.Fatalf("scanning: %v", err)
-	}
-	verifier, err := server.VerifierFrom(cfg)
-	if err != nil {
-		t.Fatalf("trusted roots: %v", err)
-	}
 	if cfg.DiscoveryKey == server.DefaultConfig().DiscoveryKey {
 		cfg.DiscoveryKey = filepath.Join(t.TempDir(), "discovery.key")
 	}
-	signer, err := server.DiscoverySignerFrom(cfg, log)
+	opts, err := server.ServiceOptions(cfg, log)
 	if err != nil {
-		t.Fatalf("discovery key: %v", err)
+		t.Fatalf("configuration: %v", err)
 	}
-	limits, err := server.LimitsFrom(cfg)
-	if err != nil {
-		t.Fatalf("limits: %v", err)
-	}
-	svc, err := registry.New(ctx, st, registry.WithLogger(log), registry.WithScanning(scanning), registry.WithLimits(limits),
-		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), server.NPMIntegrityFrom(cfg),
-		registry.WithCheckpoints(server.CheckpointsFrom(cfg, log)))
+	svc, err := registry.New(ctx, st, opts...)
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}

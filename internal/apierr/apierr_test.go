@@ -1,0 +1,164 @@
+package apierr_test
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/mcpreg/mcpreg/internal/apierr"
+	"github.com/mcpreg/mcpreg/registry"
+)
+
+// sentinels is every exported sentinel error of package registry, with
+// the answer each gets. TestEverySentinelListed keeps the list complete.
+var sentinels = map[string]struct {
+	err  error
+	code codes.Code
+	http int
+}{
+	"ErrInvalid":            {registry.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest},
+	"ErrNotFound":           {registry.ErrNotFound, codes.NotFound, http.StatusNotFound},
+	"ErrAlreadyExists":      {registry.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict},
+	"ErrConflict":           {registry.ErrConflict, codes.Aborted, http.StatusConflict},
+	"ErrFailedPrecondition": {registry.ErrFailedPrecondition, codes.FailedPrecondition, http.StatusConflict},
+	"ErrUnauthenticated":    {registry.ErrUnauthenticated, codes.Unauthenticated, http.StatusUnauthorized},
+	"ErrPermissionDenied":   {registry.ErrPermissionDenied, codes.PermissionDenied, http.StatusForbidden},
+	"ErrTooLarge":           {registry.ErrTooLarge, codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
+	"ErrRateLimited":        {registry.ErrRateLimited, codes.ResourceExhausted, http.StatusTooManyRequests},
+	"ErrThrottled":          {registry.ErrThrottled, codes.ResourceExhausted, http.StatusTooManyRequests},
+}
+
+// TestEverySentinelListed: the sentinels the registry's source declares
+// (var ErrX = errors.New(...), alone or in a var block) are exactly the
+// ones listed above, so a new sentinel fails here until it has an answer.
+func TestEverySentinelListed(t *testing.T) {
+	declared := registrySentinels(t)
+	if len(declared) == 0 {
+		t.Fatal("found no sentinel in ../../registry: the parser looks in the wrong place")
+	}
+	var listed []string
+	for name := range sentinels {
+		listed = append(listed, name)
+	}
+	slices.Sort(listed)
+	if !slices.Equal(declared, listed) {
+		t.Fatalf("registry declares sentinels %v, the test lists %v: give every sentinel an entry in apierr's table and here", declared, listed)
+	}
+}
+
+// registrySentinels parses registry/*.go (not tests) for exported package
+// variables named Err... initialised with errors.New.
+func registrySentinels(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "registry", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			names = append(names, sentinelsOf(decl)...)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func sentinelsOf(decl ast.Decl) []string {
+	gd, ok := decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return nil
+	}
+	var names []string
+	for _, spec := range gd.Specs {
+		vs := spec.(*ast.ValueSpec)
+		for i, name := range vs.Names {
+			if !strings.HasPrefix(name.Name, "Err") || !name.IsExported() || i >= len(vs.Values) {
+				continue
+			}
+			if isErrorsNew(vs.Values[i]) {
+				names = append(names, name.Name)
+			}
+		}
+	}
+	return names
+}
+
+func isErrorsNew(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "errors" && sel.Sel.Name == "New"
+}
+
+// TestEverySentinelHasAnEntry: each sentinel has its own entry, with the
+// code and status listed, and errors wrapping it find that entry.
+func TestEverySentinelHasAnEntry(t *testing.T) {
+	for name, want := range sentinels {
+		t.Run(name, func(t *testing.T) {
+			var own []apierr.Entry
+			for _, e := range apierr.Entries() {
+				if e.Err == want.err {
+					own = append(own, e)
+				}
+			}
+			if len(own) != 1 {
+				t.Fatalf("%d entries for registry.%s, want 1", len(own), name)
+			}
+			if own[0].Code != want.code || own[0].HTTP != want.http {
+				t.Fatalf("registry.%s: %s and %d, want %s and %d", name, own[0].Code, own[0].HTTP, want.code, want.http)
+			}
+			wrapped := fmt.Errorf("%w: server %s", want.err, "io.github.acme/x")
+			got, ok := apierr.Of(wrapped)
+			if !ok || got.Err != want.err {
+				t.Fatalf("Of(%v) = %v, %t", wrapped, got.Err, ok)
+			}
+			if msg := got.Message(wrapped); msg != "server io.github.acme/x" {
+				t.Fatalf("Message = %q", msg)
+			}
+		})
+	}
+	if _, ok := apierr.Of(errors.New("disk on fire")); ok {
+		t.Fatal("an error wrapping no sentinel has an entry")
+	}
+}
+
+// TestGatewayStatusFromCode: the HTTP status the gateway derives from a
+// gRPC code and ErrorInfo reason is each entry's own, so REST answers what
+// the table says although it sees only the gRPC status.
+func TestGatewayStatusFromCode(t *testing.T) {
+	for _, e := range apierr.Entries() {
+		if got, ok := apierr.HTTPStatus(e.Code, e.Reason); !ok || got != e.HTTP {
+			t.Errorf("%v: HTTPStatus(%s, %q) = %d, %t; want %d", e.Err, e.Code, e.Reason, got, ok, e.HTTP)
+		}
+	}
+	if got, ok := apierr.HTTPStatus(codes.FailedPrecondition, "SOMETHING_ELSE"); !ok || got != http.StatusConflict {
+		t.Errorf("an unknown reason: %d, %t; want the code's 409", got, ok)
+	}
+	if _, ok := apierr.HTTPStatus(codes.Internal, ""); ok {
+		t.Error("Internal has an entry: it is no registry sentinel's code")
+	}
+}
