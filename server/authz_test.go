@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/registry"
 	"github.com/mcpreg/mcpreg/server/servertest"
@@ -211,7 +212,14 @@ func badCredentials(t *testing.T, in *servertest.Instance) map[string]metadata.M
 	t.Helper()
 	ctx := context.Background()
 	admin := &registry.Caller{Principal: "bootstrap", Role: registry.RoleAdmin}
-	expiring, err := in.Service.CreateToken(ctx, admin, registry.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Millisecond})
+	// The expired token is issued by a service over the same database whose
+	// clock is an hour behind: it expired 59 minutes ago, with no sleep.
+	clock := testkit.NewClock(time.Now().UTC().Add(-time.Hour))
+	past, err := registry.New(ctx, in.Store, registry.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiring, err := past.CreateToken(ctx, admin, registry.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +230,6 @@ func badCredentials(t *testing.T, in *servertest.Instance) map[string]metadata.M
 	if _, err := in.Service.RevokeToken(ctx, admin, revoked.Token.PublicID, "test"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
 	return map[string]metadata.MD{
 		"no-token":        metadata.MD{},
 		"malformed-token": metadata.Pairs("authorization", "Bearer not-a-token"),
