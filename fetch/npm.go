@@ -163,7 +163,7 @@ func (n *NPM) fetch(ctx context.Context, name, version string, want attest.Diges
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	if err := n.prepare(ctx, reg, tarball, spec, work); err != nil {
 		return nil, err
 	}

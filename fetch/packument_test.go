@@ -19,12 +19,12 @@ func TestPackumentIntegrity(t *testing.T) {
 		paths = append(paths, r.URL.EscapedPath())
 		switch r.URL.EscapedPath() {
 		case "/@acme%2Fweather":
-			w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ` + integrity + `"}},
+			_, _ = w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ` + integrity + `"}},
 				"0.9.0":{"dist":{"shasum":"abc","integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}}`))
 		case "/huge":
-			w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"` + strings.Repeat("x", 2048) + `"}}}}`))
+			_, _ = w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"` + strings.Repeat("x", 2048) + `"}}}}`))
 		case "/broken":
-			w.Write([]byte(`<html>`))
+			_, _ = w.Write([]byte(`<html>`))
 		default:
 			http.NotFound(w, r)
 		}

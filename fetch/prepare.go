@@ -64,7 +64,7 @@ func (n *NPM) installDependencies(ctx context.Context, reg *url.URL, pkgDir, spe
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrFetch, err)
 	}
-	defer os.RemoveAll(scratch)
+	defer func() { _ = os.RemoveAll(scratch) }()
 	cache := filepath.Join(n.Dir, cacheDir)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrFetch, err)

@@ -178,7 +178,7 @@ func writeFile(target string, r io.Reader, size int64, mode os.FileMode) error {
 		return fmt.Errorf("tarball: %v", err)
 	}
 	if _, err := io.CopyN(f, r, size); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("tarball: %v", err)
 	}
 	return f.Close()

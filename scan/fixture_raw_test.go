@@ -92,10 +92,10 @@ func (c rawConfig) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case c.SSE:
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, ": a comment\nevent: message\ndata: %s\ndata: %s\ndata: }\n\n", prefix, result)
+		_, _ = fmt.Fprintf(w, ": a comment\nevent: message\ndata: %s\ndata: %s\ndata: }\n\n", prefix, result)
 	default:
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, "%s%s}", prefix, result)
+		_, _ = fmt.Fprintf(w, "%s%s}", prefix, result)
 	}
 }
 

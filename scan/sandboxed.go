@@ -36,12 +36,12 @@ func (p *process) startSandboxed(ctx context.Context, s *session, name string) e
 		return err
 	}
 	if p.stdout, err = sp.StdoutPipe(); err != nil {
-		p.stdin.Close()
+		_ = p.stdin.Close()
 		return err
 	}
 	sp.SetStderr(p.stderr)
 	if err := sp.Start(ctx); err != nil {
-		p.stdin.Close()
+		_ = p.stdin.Close()
 		p.stdout.Close()
 		return fmt.Errorf("scan: starting %s in the sandbox: %w", name, err)
 	}

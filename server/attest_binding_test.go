@@ -273,7 +273,7 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 			t.Fatalf("audit: %v", ev)
 		}
 		// On a version awaiting review nothing waits: it counts at once.
-		r = ok(t, "submit 1.1.0", e.submit(t, npmServerJSONBare("1.1.0")))
+		ok(t, "submit 1.1.0", e.submit(t, npmServerJSONBare("1.1.0")))
 		r = ok(t, "owner adds to a pending version", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.1.0/attestations", e.owner,
 			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.1.0")}}))
 		if a := attestationsOf(t, r); len(a) != 1 || a[0]["pending"] == true {

@@ -433,7 +433,7 @@ func TestDiscoveryOverGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		dc := mcpregv1.NewDiscoveryServiceClient(conn)
 		res, err := dc.ResolveServers(withToken(t.Context(), e.prodHost), &mcpregv1.ResolveServersRequest{PageSize: 1})
 		if err != nil {

@@ -59,7 +59,9 @@ func TestDriftPolicyFileIsValidated(t *testing.T) {
 	}
 	for name, doc := range cases {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
-		os.WriteFile(path, []byte(doc), 0o600)
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		cfg := server.DefaultConfig()
 		cfg.DriftPolicy = path
 		if _, err := server.ScanningFrom(cfg); err == nil || !strings.Contains(err.Error(), "--drift-policy") {

@@ -37,7 +37,7 @@ func replicas(t *testing.T, dialect string, n int, mutate func(*server.Config)) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.Close() })
+		t.Cleanup(func() { _ = st.Close() })
 		out = append(out, servertest.StartOn(t, st, func(c *server.Config) {
 			c.Replica, c.ScanLeaseTTL = fmt.Sprintf("r%d", i), time.Second
 			if mutate != nil {

@@ -176,7 +176,7 @@ func startReplica(t *testing.T, dialect, dsn, key string, idp *fakeIdP, lb *bala
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() }) // after the service stops
+	t.Cleanup(func() { _ = st.Close() }) // after the service stops
 	return servertest.StartOn(t, st, func(c *server.Config) {
 		c.DiscoveryKey = key
 		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret = idp.URL, idp.clientID, idp.secret

@@ -129,7 +129,7 @@ func (p *Proc) readLogs(rd io.Reader, addrs chan<- [3]string) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		p.Logs.Write(append(line, '\n'))
+		_, _ = p.Logs.Write(append(line, '\n'))
 		var rec struct{ Msg, HTTP, GRPC, Metrics string }
 		if json.Unmarshal(line, &rec) == nil && rec.Msg == "mcpregd serving" {
 			select {

@@ -42,7 +42,7 @@ func TestSignInStorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop(10 * time.Second)
+	defer func() { _ = p.Stop(10 * time.Second) }()
 	tok, err := daemon.Token(ctx, bins.daemon, dir, env, db, "watcher", "reviewer")
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func vmHWM(pid int) int64 {
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
