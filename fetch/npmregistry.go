@@ -75,7 +75,7 @@ func (n *NPM) lookup(ctx context.Context, reg *url.URL, name, version string) (*
 		} `json:"versions"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("%w: npm registry metadata of %s: %v", ErrFetch, name, err)
+		return nil, fmt.Errorf("%w: npm registry metadata of %s: %w", ErrFetch, name, err)
 	}
 	v, ok := p.Versions[version]
 	if p.Name != name || !ok || v.Name != name || v.Version != version {
@@ -83,7 +83,7 @@ func (n *NPM) lookup(ctx context.Context, reg *url.URL, name, version string) (*
 	}
 	integrity, err := sha512Of(v.Dist.Integrity)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s@%s: dist.integrity %q: %v", ErrFetch, name, version, v.Dist.Integrity, err)
+		return nil, fmt.Errorf("%w: %s@%s: dist.integrity %q: %w", ErrFetch, name, version, v.Dist.Integrity, err)
 	}
 	tarball, err := url.Parse(v.Dist.Tarball)
 	if err != nil || tarball.Scheme != reg.Scheme || tarball.Host != reg.Host || tarball.User != nil {
@@ -114,7 +114,7 @@ func (n *NPM) download(ctx context.Context, r *release) ([]byte, error) {
 func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	req.Header.Set("Accept", accept)
 	client := *http.DefaultClient
@@ -129,7 +129,7 @@ func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max 
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -137,7 +137,7 @@ func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max 
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: GET %s: %v", ErrFetch, target, err)
+		return nil, fmt.Errorf("%w: GET %s: %w", ErrFetch, target, err)
 	}
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("%w: GET %s: more than %d bytes", ErrFetch, target, max)

@@ -204,8 +204,11 @@ func readInit(ctx context.Context, info *os.File) (int, error) {
 	var v struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(io.LimitReader(info, 64<<10)).Decode(&v); err != nil || v.ChildPid <= 0 {
-		return 0, fmt.Errorf("bubblewrap did not report its sandbox's pid (%v)", err)
+	if err := json.NewDecoder(io.LimitReader(info, 64<<10)).Decode(&v); err != nil {
+		return 0, fmt.Errorf("bubblewrap did not report its sandbox's pid (%w)", err)
+	}
+	if v.ChildPid <= 0 {
+		return 0, errors.New("bubblewrap did not report its sandbox's pid")
 	}
 	return v.ChildPid, nil
 }

@@ -68,7 +68,7 @@ func withSandboxLimit(err error, l *link) error {
 		return err
 	}
 	if lerr := l.exit(); lerr != nil {
-		return fmt.Errorf("%w: %w (the scan then failed: %v)", ErrLimit, lerr, err)
+		return fmt.Errorf("%w: %w (the scan then failed: %v)", ErrLimit, lerr, err) //nolint:errorlint // the limit is the cause; wrapping err too would let its kind (a timeout, say) win over ErrLimit
 	}
 	return err
 }
