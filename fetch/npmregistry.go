@@ -109,9 +109,9 @@ func (n *NPM) download(ctx context.Context, r *release) ([]byte, error) {
 	return n.get(ctx, r.Tarball, r.Tarball.String(), "application/octet-stream", n.limits().MaxTarballBytes)
 }
 
-// get reads one document from the registry, refusing more than max bytes.
+// get reads one document from the registry, refusing more than maxBytes.
 // Redirects are followed only on the registry's own host.
-func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max int64) ([]byte, error) {
+func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, maxBytes int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
@@ -135,12 +135,12 @@ func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max 
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: GET %s: %s", ErrFetch, target, resp.Status)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: GET %s: %w", ErrFetch, target, err)
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%w: GET %s: more than %d bytes", ErrFetch, target, max)
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%w: GET %s: more than %d bytes", ErrFetch, target, maxBytes)
 	}
 	return data, nil
 }

@@ -87,12 +87,12 @@ func mustPins(t testing.TB, in string) Pins {
 	return p
 }
 
-func replace(s, old, new string) string {
+func replace(s, old, repl string) string {
 	r := regexp.MustCompile(regexp.QuoteMeta(old))
 	if !r.MatchString(s) {
 		panic("replace: " + old + " not found")
 	}
-	return r.ReplaceAllLiteralString(s, new)
+	return r.ReplaceAllLiteralString(s, repl)
 }
 
 func TestPinsFormatAndOrder(t *testing.T) {

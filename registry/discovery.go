@@ -100,8 +100,8 @@ func (c *discoveryCache) invalidate(full bool) {
 	c.changes.Add(1)
 }
 
-// Invalidate marks the discovery index stale, e.g. after a change made
-// by another replica.
+// InvalidateDiscovery marks the discovery index stale, e.g. after a change
+// made by another replica.
 func (s *Service) InvalidateDiscovery() { s.disc.invalidate(true) }
 
 // DiscoveryView names what a caller sees of the discovery index right

@@ -162,9 +162,9 @@ func optionalString(ms map[string]jsontext.Value, name string) (string, error) {
 
 // abbreviate shortens s for an error message.
 func abbreviate(s string) string {
-	const max = 64
-	if len(s) <= max {
+	const maxLen = 64
+	if len(s) <= maxLen {
 		return s
 	}
-	return s[:max] + "…"
+	return s[:maxLen] + "…"
 }
