@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func checkVector(t *testing.T, dir string) {
 func vectorInputs(t *testing.T, dir string) []string {
 	yamls, _ := filepath.Glob(filepath.Join(dir, "contract*.yaml"))
 	jsons, _ := filepath.Glob(filepath.Join(dir, "contract*.json"))
-	in := append(yamls, jsons...)
+	in := slices.Concat(yamls, jsons)
 	if len(in) == 0 {
 		return []string{""}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -64,10 +65,7 @@ func (c rawConfig) serveStdio(r io.Reader, w io.Writer) error {
 		if prefix == nil {
 			continue
 		}
-		line := append(append(prefix, result...), "}\n"...)
-		if result == nil {
-			line = append(prefix, "}\n"...)
-		}
+		line := slices.Concat(prefix, result, []byte("}\n"))
 		if _, err := w.Write(line); err != nil {
 			return err
 		}

@@ -135,8 +135,10 @@ func TestQueueListsPendingOldestFirst(t *testing.T) {
 		t.Fatalf("queue order or content wrong:\n%s", q)
 	}
 	mustContain(t, q, "Versions pending review (2)", "Drift events waiting (0)")
-	row := q[second:]
-	row = row[:strings.Index(row, "</tr>")]
+	row, _, found := strings.Cut(q[second:], "</tr>")
+	if !found {
+		t.Fatalf("no end to the row of io.github.acme/second:\n%s", q)
+	}
 	if !strings.Contains(row, `<span class="badge sev-high">high</span>`) {
 		t.Errorf("finding counts missing from the queue:\n%s", q[first:])
 	}
