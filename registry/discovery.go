@@ -335,7 +335,7 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 // artifact must have: server.json's own, else a verified attestation's.
 func discoveryPackage(p model.Package, meta []metaPackage, att *ent.Attestation) discovery.Package {
 	out := discovery.Package{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version, Transport: p.Transport.Type}
-	if text, source, err := documentDigest(p, meta); err == nil && text != "" {
+	if text, source := documentDigest(p, meta); text != "" {
 		if d, err := attest.ParseDigest(text); err == nil {
 			out.Digest, out.DigestSource = d.String(), source
 		}

@@ -187,13 +187,13 @@ func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Diges
 	if err != nil {
 		return attest.Digest{}, "", err
 	}
-	text, source, err := documentDigest(doc.Server.Packages[i], meta)
-	if err != nil || text == "" {
+	text, source := documentDigest(doc.Server.Packages[i], meta)
+	if text == "" {
 		d, ok := digests[i]
 		if !ok {
-			return attest.Digest{}, "", err
+			return attest.Digest{}, "", nil
 		}
-		return d, DigestFromAttestation, err
+		return d, DigestFromAttestation, nil
 	}
 	d, err := attest.ParseDigest(text)
 	if err != nil {

@@ -60,11 +60,12 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, v.ID, true)
+	return s.versionByID(ctx, v.ID)
 }
 
-// versionByID loads a version for the API; full adds snapshot and decisions.
-func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1.Version, error) {
+// versionByID loads a version for the API, with its snapshot, decisions,
+// findings and attestations.
+func (s *Service) versionByID(ctx context.Context, id int) (*mcpregv1.Version, error) {
 	v, err := s.store.Client.Version.Query().Where(version.ID(id)).WithServer().
 		WithPinRevisions(func(q *ent.PinRevisionQuery) { q.Order(ent.Asc(pinrevision.FieldRevision)) }).
 		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).
@@ -77,9 +78,6 @@ func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1
 	cur := currentPins(v)
 	if cur != nil {
 		out.Pins = pinsProto(cur)
-	}
-	if !full {
-		return out, nil
 	}
 	for _, d := range v.Edges.Decisions {
 		out.Decisions = append(out.Decisions, decisionProto(d))

@@ -49,7 +49,7 @@ func TestSignInStorm(t *testing.T) {
 	}
 
 	watch := watchStorm(ctx, t, p, tok)
-	statuses, retryAfter := signInStorm(t, p.URL, 500)
+	statuses, retryAfter := signInStorm(p.URL, 500)
 	whoami := <-watch.whoami
 	peak, gauge := watch.stop()
 
@@ -136,7 +136,7 @@ func (w *stormWatch) stop() (peak int64, gauge int) {
 
 // signInStorm posts n failing sign-ins at once, each with its own name and
 // client address, and counts the answers by status.
-func signInStorm(t *testing.T, base string, n int) (map[int]int, bool) {
+func signInStorm(base string, n int) (map[int]int, bool) {
 	client := &http.Client{Timeout: 90 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 	var (
 		mu         sync.Mutex
