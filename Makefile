@@ -1,6 +1,8 @@
 # mcpreg: `make run` serves on an SQLite file, `make test` runs every suite.
 GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
+# golangci-lint has its own tools module so its dependencies do not move buf's.
+GOLANGCI_LINT := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 GENERATED := proto/mcpreg ent migrations/sqlite migrations/postgres server/openapi
 # PostgreSQL used as the dev database when generating postgres migrations, and
 # by the test suites (CI starts one with .ci/postgres.sh).
@@ -8,7 +10,7 @@ MCPREG_TEST_POSTGRES_DSN ?=
 MCPREG_TEST_REQUIRE_ALL  ?=
 export MCPREG_TEST_POSTGRES_DSN MCPREG_TEST_REQUIRE_ALL
 
-.PHONY: all build run replicas test test-go vet lint generate generate-proto generate-ent generate-migrations check-generated bench clean
+.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench clean
 
 all: build
 
@@ -37,8 +39,14 @@ vet:
 	@out=$$(find . -name '*.go' -not -path './.git/*' | xargs gofmt -l); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-lint:
+## lint: the protobuf API (buf) and the Go code (golangci-lint, .golangci.yml).
+lint: lint-proto lint-go
+
+lint-proto:
 	$(BUF) lint
+
+lint-go:
+	$(GOLANGCI_LINT) run ./...
 
 generate: generate-proto generate-ent generate-migrations
 

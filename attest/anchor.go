@@ -13,7 +13,7 @@ import (
 func checkAnchored(pattern string) error {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return fmt.Errorf("invalid regexp: %v", err)
+		return fmt.Errorf("invalid regexp: %w", err)
 	}
 	if !anchoredStart(re) || !anchoredEnd(re) {
 		return fmt.Errorf("regexp %q must be anchored as ^...$ (sigstore matches substrings)", pattern)

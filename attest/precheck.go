@@ -81,18 +81,18 @@ func (c *check) checkSubjects(env verify.EnvelopeContent) error {
 		return nil
 	}
 	var seen []string
-	comparable := false
+	anyComparable := false
 	for _, s := range subjects {
 		for alg, hx := range s.Digest {
 			got, ok := c.artifact.digestIn(alg)
 			if ok && hex.EncodeToString(got) == strings.ToLower(hx) {
 				return nil
 			}
-			comparable = comparable || ok
+			anyComparable = anyComparable || ok
 			seen = append(seen, fmt.Sprintf("%s %s:%s", s.Name, alg, hx))
 		}
 	}
-	if !comparable && len(seen) > 0 {
+	if !anyComparable && len(seen) > 0 {
 		return failf(ErrVerification, "artifact digest is %s, and no subject of the in-toto statement has a %s digest (subjects: %s); give the artifact itself or a digest the subjects use",
 			c.artifact.digest.Algorithm, c.artifact.digest.Algorithm, strings.Join(seen, ", "))
 	}

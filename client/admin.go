@@ -11,7 +11,7 @@ import (
 
 // ListAuditEvents returns one page of the audit log, oldest first.
 func (c *Client) ListAuditEvents(ctx context.Context, req *mcpregv1.ListAuditEventsRequest) (*mcpregv1.ListAuditEventsResponse, error) {
-	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+	q := query{}.page(req.GetPageSize(), req.GetPageToken()).
 		str("subject", req.GetSubject()).str("actor", req.GetActor()).str("action", req.GetAction())
 	out := &mcpregv1.ListAuditEventsResponse{}
 	return out, c.call(ctx, http.MethodGet, "/v1/audit/events", url.Values(q), nil, out)

@@ -14,7 +14,7 @@ const AuditCheckpointPath = "/.well-known/mcpreg/audit-checkpoint"
 
 // ListAuditCheckpoints lists the signed audit checkpoints, newest first.
 func (c *Client) ListAuditCheckpoints(ctx context.Context, req *mcpregv1.ListAuditCheckpointsRequest) (*mcpregv1.ListAuditCheckpointsResponse, error) {
-	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken())
+	q := query{}.page(req.GetPageSize(), req.GetPageToken())
 	out := &mcpregv1.ListAuditCheckpointsResponse{}
 	return out, c.call(ctx, http.MethodGet, "/v1/audit/checkpoints", url.Values(q), nil, out)
 }

@@ -97,10 +97,10 @@ func parseBase(raw string) (string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", fmt.Errorf("server URL %q: %v", raw, err)
+		return "", fmt.Errorf("server URL %q: %w", raw, err)
 	}
 	if err := checkBase(u); err != nil {
-		return "", fmt.Errorf("server URL %q: %v", u.Redacted(), err)
+		return "", fmt.Errorf("server URL %q: %w", u.Redacted(), err)
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
 }

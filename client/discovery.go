@@ -21,7 +21,7 @@ const DiscoveryKeysPath = "/.well-known/mcpreg/discovery-keys.json"
 func (c *Client) ResolveDiscovery(ctx context.Context, req *mcpregv1.ResolveServersRequest) ([]byte, error) {
 	q := query{}.str("name", req.GetName()).str("version", req.GetVersion()).
 		str("namespace", req.GetNamespace()).str("owner", req.GetOwner()).
-		num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken())
+		page(req.GetPageSize(), req.GetPageToken())
 	return c.getRaw(ctx, "/v1/discovery/servers", url.Values(q))
 }
 

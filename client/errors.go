@@ -131,8 +131,8 @@ func plainMessage(resp *http.Response, data []byte) string {
 }
 
 // clean makes s safe to print on a terminal: valid UTF-8, no control
-// characters other than newline and tab, at most max bytes.
-func clean(s string, max int) string {
+// characters other than newline and tab, at most limit bytes.
+func clean(s string, limit int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\t' {
@@ -143,10 +143,10 @@ func clean(s string, max int) string {
 		}
 		return r
 	}, s)
-	if len(s) <= max {
+	if len(s) <= limit {
 		return s
 	}
-	cut := max
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -83,9 +83,9 @@ func TestRequests(t *testing.T) {
 			return err
 		}, "GET", "/v1/servers/io.github.acme/weather/versions", "pageSize=5&pageToken=t%2F1%3D", ""},
 		{"list servers", func(c *Client) error {
-			_, err := c.ListServers(ctx, &mcpregv1.ListServersRequest{Owner: "team a", Namespace: "io.github.acme", Query: "wea&ther"})
+			_, err := c.ListServers(ctx, &mcpregv1.ListServersRequest{Owner: "team a", Namespace: "io.github.acme", Query: "rain&snow"})
 			return err
-		}, "GET", "/v1/servers", "namespace=io.github.acme&owner=team+a&query=wea%26ther", ""},
+		}, "GET", "/v1/servers", "namespace=io.github.acme&owner=team+a&query=rain%26snow", ""},
 		{"list audit", func(c *Client) error {
 			_, err := c.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{Subject: name + "@1.0.0", Actor: "rev", Action: "version.approve"})
 			return err

@@ -46,9 +46,10 @@ func (q query) str(key, v string) query {
 	return q
 }
 
-func (q query) num(key string, v int32) query {
-	if v != 0 {
-		url.Values(q).Set(key, strconv.FormatInt(int64(v), 10))
+// page sets the paging parameters of a list request.
+func (q query) page(size int32, token string) query {
+	if size != 0 {
+		url.Values(q).Set("pageSize", strconv.FormatInt(int64(size), 10))
 	}
-	return q
+	return q.str("pageToken", token)
 }

@@ -14,7 +14,7 @@ func TestVersionPath(t *testing.T) {
 		{"io.github.a_b/x", "2.0.0+build.7.sha-abc", "/v1/servers/io.github.a_b/x/versions/2.0.0+build.7.sha-abc"},
 		{"io.github.acme/weather", "1.0 beta?", "/v1/servers/io.github.acme/weather/versions/1.0%20beta%3F"},
 		{"io.github.acme/weather", "50%#", "/v1/servers/io.github.acme/weather/versions/50%25%23"},
-		{"io.github.acme/wea ther", "1", "/v1/servers/io.github.acme/wea%20ther/versions/1"},
+		{"io.github.acme/rain snow", "1", "/v1/servers/io.github.acme/rain%20snow/versions/1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"@"+tt.version, func(t *testing.T) {

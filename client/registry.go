@@ -42,7 +42,7 @@ func (c *Client) SubmitVersion(ctx context.Context, req *mcpregv1.SubmitVersionR
 
 // ListServers returns one page of servers.
 func (c *Client) ListServers(ctx context.Context, req *mcpregv1.ListServersRequest) (*mcpregv1.ListServersResponse, error) {
-	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+	q := query{}.page(req.GetPageSize(), req.GetPageToken()).
 		str("state", req.GetState()).str("owner", req.GetOwner()).
 		str("namespace", req.GetNamespace()).str("query", req.GetQuery())
 	out := &mcpregv1.ListServersResponse{}
@@ -70,7 +70,7 @@ func (c *Client) ListVersions(ctx context.Context, req *mcpregv1.ListVersionsReq
 		}
 		p = sp + "/versions"
 	}
-	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+	q := query{}.page(req.GetPageSize(), req.GetPageToken()).
 		str("state", req.GetState()).str("owner", req.GetOwner()).
 		str("namespace", req.GetNamespace()).str("query", req.GetQuery())
 	out := &mcpregv1.ListVersionsResponse{}

@@ -39,7 +39,7 @@ func (c *Client) ListScans(ctx context.Context, name, version string, pageSize i
 	if err != nil {
 		return nil, err
 	}
-	q := query{}.num("pageSize", pageSize).str("pageToken", pageToken)
+	q := query{}.page(pageSize, pageToken)
 	out := &mcpregv1.ListScansResponse{}
 	return out, c.call(ctx, http.MethodGet, p+"/scans", url.Values(q), nil, out)
 }
@@ -50,7 +50,7 @@ func (c *Client) ListDriftEvents(ctx context.Context, req *mcpregv1.ListDriftEve
 	if req.GetVersion() != "" && req.GetName() == "" {
 		return nil, fmt.Errorf("%w: a drift event filter by version needs the server name too", ErrInvalid)
 	}
-	q := query{}.num("pageSize", req.GetPageSize()).str("pageToken", req.GetPageToken()).
+	q := query{}.page(req.GetPageSize(), req.GetPageToken()).
 		str("name", req.GetName()).str("version", req.GetVersion()).str("status", req.GetStatus())
 	out := &mcpregv1.ListDriftEventsResponse{}
 	return out, c.call(ctx, http.MethodGet, "/v1/drift-events", url.Values(q), nil, out)

@@ -111,7 +111,7 @@ func decodeApproval(raw json.RawMessage) (*Approval, error) {
 }
 
 // optionalDuration reads a validated duration member; nil when absent.
-func optionalDuration(raw json.RawMessage, max int64) (*int64, error) {
+func optionalDuration(raw json.RawMessage, maxSecs int64) (*int64, error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -121,7 +121,7 @@ func optionalDuration(raw json.RawMessage, max int64) (*int64, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("contract: decode validated duration: %w", err)
 	}
-	secs, msg := durationSeconds(v, max)
+	secs, msg := durationSeconds(v, maxSecs)
 	if msg != "" {
 		return nil, fmt.Errorf("contract: validated duration: %s", msg)
 	}

@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpreg/mcpreg/pin"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // DecodeNormalized reads a normalised contract as served, such as the

@@ -23,8 +23,8 @@ var isoDuration = regexp.MustCompile(`^P(?:([0-9]{1,9})D)?(?:T(?:([0-9]{1,9})H)?
 
 // durationSeconds reads a duration member: an integer number of seconds
 // (json.Number) or a string. It returns the whole seconds, or a message
-// saying why the value is not a duration in [1, max] seconds.
-func durationSeconds(v any, max int64) (int64, string) {
+// saying why the value is not a duration in [1, maxSecs] seconds.
+func durationSeconds(v any, maxSecs int64) (int64, string) {
 	var secs float64
 	switch v := v.(type) {
 	case json.Number:
@@ -45,8 +45,8 @@ func durationSeconds(v any, max int64) (int64, string) {
 	switch {
 	case secs < 1:
 		return 0, "duration must be at least 1 second"
-	case secs > float64(max):
-		return 0, fmt.Sprintf("duration is over the limit of %d seconds (%s)", max, time.Duration(max)*time.Second)
+	case secs > float64(maxSecs):
+		return 0, fmt.Sprintf("duration is over the limit of %d seconds (%s)", maxSecs, time.Duration(maxSecs)*time.Second)
 	}
 	return int64(secs), ""
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func checkVector(t *testing.T, dir string) {
 func vectorInputs(t *testing.T, dir string) []string {
 	yamls, _ := filepath.Glob(filepath.Join(dir, "contract*.yaml"))
 	jsons, _ := filepath.Glob(filepath.Join(dir, "contract*.json"))
-	in := append(yamls, jsons...)
+	in := slices.Concat(yamls, jsons)
 	if len(in) == 0 {
 		return []string{""}
 	}

@@ -9,8 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestDefaultNormalized(t *testing.T) {
 	n := Default().Normalize([]string{"b", "a", "b"})
 	want := Normalized{

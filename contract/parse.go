@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mcpreg/mcpreg/pin"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // Parse reads a contract document, JSON or YAML: JSON when the first

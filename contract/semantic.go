@@ -52,12 +52,12 @@ func duplicateNames(list any, at, what string) []Violation {
 
 // durationViolation checks a duration given as a string; integers are the
 // schema's business.
-func durationViolation(v any, at string, max int64) []Violation {
+func durationViolation(v any, at string, maxSecs int64) []Violation {
 	s, ok := v.(string)
 	if !ok {
 		return nil
 	}
-	if _, msg := durationSeconds(s, max); msg != "" {
+	if _, msg := durationSeconds(s, maxSecs); msg != "" {
 		return []Violation{{Pointer: at, Message: msg}}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/pin"
 )

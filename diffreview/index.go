@@ -3,9 +3,9 @@ package diffreview
 import (
 	"strings"
 
-	"github.com/mcpreg/mcpreg/pin"
-
 	"github.com/mtibben/confusables"
+
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // ServerTools is the tool list of one server, for Shadowing.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/mcpreg/mcpreg/pin"
 )
 

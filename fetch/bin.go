@@ -15,14 +15,14 @@ import (
 func binOf(pkgDir string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if err != nil {
-		return "", fmt.Errorf("package.json: %v", err)
+		return "", fmt.Errorf("package.json: %w", err)
 	}
 	var pj struct {
 		Name string          `json:"name"`
 		Bin  json.RawMessage `json:"bin"`
 	}
 	if err := json.Unmarshal(data, &pj); err != nil {
-		return "", fmt.Errorf("package.json: %v", err)
+		return "", fmt.Errorf("package.json: %w", err)
 	}
 	var rel string
 	var one string

@@ -89,7 +89,7 @@ func checkDependencies(pkgDir, spec string) error {
 			if p == modules && os.IsNotExist(err) {
 				return nil
 			}
-			return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+			return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 		}
 		if d.Name() != "package.json" || d.IsDir() {
 			return nil
@@ -102,11 +102,11 @@ func checkDependencies(pkgDir, spec string) error {
 func checkManifest(file, spec, prefix string, fields []string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("%w: %s: %s: %v", ErrFetch, spec, filepath.Base(file), err)
+		return fmt.Errorf("%w: %s: %s: %w", ErrFetch, spec, filepath.Base(file), err)
 	}
 	for _, f := range fields {
 		if err := checkSpecs(raw[f], spec, prefix+f); err != nil {
@@ -126,7 +126,7 @@ func checkSpecs(obj json.RawMessage, spec, where string) error {
 	}
 	var deps map[string]any
 	if err := json.Unmarshal(obj, &deps); err != nil {
-		return fmt.Errorf("%w: %s: package.json %s is not an object: %v", ErrFetch, spec, where, err)
+		return fmt.Errorf("%w: %s: package.json %s is not an object: %w", ErrFetch, spec, where, err)
 	}
 	for _, name := range sortedKeys(deps) {
 		s, ok := deps[name].(string)
@@ -145,7 +145,7 @@ func checkOverrides(obj json.RawMessage, spec, where string) error {
 	}
 	var v any
 	if err := json.Unmarshal(obj, &v); err != nil {
-		return fmt.Errorf("%w: %s: package.json %s: %v", ErrFetch, spec, where, err)
+		return fmt.Errorf("%w: %s: package.json %s: %w", ErrFetch, spec, where, err)
 	}
 	return walkOverrides(v, spec, where, "")
 }

@@ -26,7 +26,7 @@ func checkInstalled(pkgDir, spec string, reg *url.URL) error {
 		}
 		return fmt.Errorf("%w: %s: npm left no %s, so what it installed cannot be checked", ErrFetch, spec, hiddenLockfile)
 	} else if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	var lock struct {
 		Packages map[string]struct {
@@ -36,7 +36,7 @@ func checkInstalled(pkgDir, spec string, reg *url.URL) error {
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal(data, &lock); err != nil {
-		return fmt.Errorf("%w: %s: %s: %v", ErrFetch, spec, hiddenLockfile, err)
+		return fmt.Errorf("%w: %s: %s: %w", ErrFetch, spec, hiddenLockfile, err)
 	}
 	for _, where := range sortedKeys(lock.Packages) {
 		p := lock.Packages[where]

@@ -123,7 +123,7 @@ func (n *NPM) Fetch(ctx context.Context, name, version string, want attest.Diges
 		defer cancel()
 		p, err := n.fetch(ctx, name, version, want)
 		if err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: npm %s@%s: the fetch did not finish within %s (%v)", ErrFetch, name, version, timeout, err)
+			return nil, fmt.Errorf("%w: npm %s@%s: the fetch did not finish within %s (%w)", ErrFetch, name, version, timeout, err)
 		}
 		return p, err
 	})
@@ -157,19 +157,19 @@ func (n *NPM) fetch(ctx context.Context, name, version string, want attest.Diges
 		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	work, err := traversableTemp(root, ".prepare-")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	if err := n.prepare(ctx, reg, tarball, spec, work); err != nil {
 		return nil, err
 	}
 	m := manifest{Package: spec, Integrity: rel.IntegrityText, Digests: digests}
 	if err := m.write(work); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	return n.install(work, final, spec, want)
 }
@@ -184,11 +184,11 @@ func (n *NPM) install(work, final, spec string, want attest.Digest) (*Package, e
 	}
 	_ = os.RemoveAll(final)
 	if err := os.Rename(work, final); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	p, err := readPrepared(final)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	return p.matching(spec, want)
 }
@@ -200,7 +200,7 @@ func checkTarball(tarball []byte, spec string, rel *release, want attest.Digest)
 	for _, alg := range []string{attest.SHA256, attest.SHA384, attest.SHA512} {
 		d, err := attest.DigestOf(tarball, alg)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+			return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 		}
 		digests[alg] = d
 	}

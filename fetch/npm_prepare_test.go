@@ -39,10 +39,10 @@ find . > ` + dir + `/files
 	return script
 }
 
-func benignPackage(extra ...fetchtest.File) *fetchtest.Package {
+func benignPackage() *fetchtest.Package {
 	return &fetchtest.Package{Name: "good-mcp", Version: "2.0.0",
 		Manifest: map[string]any{"bin": "index.js", "dependencies": map[string]any{"left-pad": "^1.3.0", "alias": "npm:other@~2.1.0"}},
-		Files: append([]fetchtest.File{
+		Files: []fetchtest.File{
 			{Name: "package/index.js", Body: "#!/usr/bin/env node\n", Mode: 0o755},
 			{Name: "package/.npmrc", Body: "git=./evil.sh\n"},
 			{Name: "package/lib/.npmrc", Body: "registry=http://evil.invalid/\n"},
@@ -50,7 +50,7 @@ func benignPackage(extra ...fetchtest.File) *fetchtest.Package {
 			{Name: "package/.pnpmrc", Body: "x=y\n"},
 			{Name: "package/.NPMRC", Body: "x=y\n"},
 			{Name: "package/npm-shrinkwrap.json", Body: "{}"},
-		}, extra...)}
+		}}
 }
 
 // TestFetchStepEnvironment: npm runs with an environment built from

@@ -75,7 +75,7 @@ func (n *NPM) lookup(ctx context.Context, reg *url.URL, name, version string) (*
 		} `json:"versions"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("%w: npm registry metadata of %s: %v", ErrFetch, name, err)
+		return nil, fmt.Errorf("%w: npm registry metadata of %s: %w", ErrFetch, name, err)
 	}
 	v, ok := p.Versions[version]
 	if p.Name != name || !ok || v.Name != name || v.Version != version {
@@ -83,7 +83,7 @@ func (n *NPM) lookup(ctx context.Context, reg *url.URL, name, version string) (*
 	}
 	integrity, err := sha512Of(v.Dist.Integrity)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s@%s: dist.integrity %q: %v", ErrFetch, name, version, v.Dist.Integrity, err)
+		return nil, fmt.Errorf("%w: %s@%s: dist.integrity %q: %w", ErrFetch, name, version, v.Dist.Integrity, err)
 	}
 	tarball, err := url.Parse(v.Dist.Tarball)
 	if err != nil || tarball.Scheme != reg.Scheme || tarball.Host != reg.Host || tarball.User != nil {
@@ -109,12 +109,12 @@ func (n *NPM) download(ctx context.Context, r *release) ([]byte, error) {
 	return n.get(ctx, r.Tarball, r.Tarball.String(), "application/octet-stream", n.limits().MaxTarballBytes)
 }
 
-// get reads one document from the registry, refusing more than max bytes.
+// get reads one document from the registry, refusing more than maxBytes.
 // Redirects are followed only on the registry's own host.
-func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max int64) ([]byte, error) {
+func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, maxBytes int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	req.Header.Set("Accept", accept)
 	client := *http.DefaultClient
@@ -129,18 +129,18 @@ func (n *NPM) get(ctx context.Context, reg *url.URL, target, accept string, max 
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: GET %s: %s", ErrFetch, target, resp.Status)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: GET %s: %v", ErrFetch, target, err)
+		return nil, fmt.Errorf("%w: GET %s: %w", ErrFetch, target, err)
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%w: GET %s: more than %d bytes", ErrFetch, target, max)
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%w: GET %s: more than %d bytes", ErrFetch, target, maxBytes)
 	}
 	return data, nil
 }

@@ -50,7 +50,7 @@ func (p Packuments) Integrity(ctx context.Context, name, version string) (attest
 	}
 	d, err := strongest(v.Dist.Integrity)
 	if err != nil {
-		return attest.Digest{}, fmt.Errorf("%w: npm registry %s: %s@%s: dist.integrity %q: %v", ErrFetch, p.registry(), name, version, v.Dist.Integrity, err)
+		return attest.Digest{}, fmt.Errorf("%w: npm registry %s: %s@%s: dist.integrity %q: %w", ErrFetch, p.registry(), name, version, v.Dist.Integrity, err)
 	}
 	return d, nil
 }
@@ -74,7 +74,7 @@ func (p Packuments) packument(ctx context.Context, name string) (*packument, err
 	u := strings.TrimSuffix(p.registry(), "/") + "/" + url.PathEscape(name)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: npm registry %s: %v", ErrFetch, p.registry(), err)
+		return nil, fmt.Errorf("%w: npm registry %s: %w", ErrFetch, p.registry(), err)
 	}
 	// The abbreviated document npm install reads: versions with dist only.
 	req.Header.Set("Accept", "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8")
@@ -84,7 +84,7 @@ func (p Packuments) packument(ctx context.Context, name string) (*packument, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: npm registry: %v", ErrFetch, err)
+		return nil, fmt.Errorf("%w: npm registry: %w", ErrFetch, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -99,14 +99,14 @@ func (p Packuments) packument(ctx context.Context, name string) (*packument, err
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: npm registry: reading %s: %v", ErrFetch, name, err)
+		return nil, fmt.Errorf("%w: npm registry: reading %s: %w", ErrFetch, name, err)
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: npm registry: the document of %s is larger than %d bytes", ErrFetch, name, limit)
 	}
 	var doc packument
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: npm registry: the document of %s is not JSON: %v", ErrFetch, name, err)
+		return nil, fmt.Errorf("%w: npm registry: the document of %s is not JSON: %w", ErrFetch, name, err)
 	}
 	return &doc, nil
 }

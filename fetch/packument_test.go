@@ -13,18 +13,31 @@ import (
 
 const integrity = "sha512-dhdv+jOAi1RgLHw13lxumk3rlgZtumUz9QrCNPTx9MazUnUV3BfAb74oYAMPQQ7uaeogB5vTosbz3POzKbEHUQ=="
 
+// TestPackumentCancelled: a cancelled lookup is an ErrFetch that still
+// says it was cancelled (the cause is wrapped, not formatted away).
+func TestPackumentCancelled(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := fetch.Packuments{Registry: srv.URL + "/"}.Integrity(ctx, "weather", "1.0.0")
+	if !errors.Is(err, fetch.ErrFetch) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled lookup: %v, want ErrFetch and context.Canceled", err)
+	}
+}
+
 func TestPackumentIntegrity(t *testing.T) {
 	var paths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, r.URL.EscapedPath())
 		switch r.URL.EscapedPath() {
 		case "/@acme%2Fweather":
-			w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ` + integrity + `"}},
+			_, _ = w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ` + integrity + `"}},
 				"0.9.0":{"dist":{"shasum":"abc","integrity":"sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}}`))
 		case "/huge":
-			w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"` + strings.Repeat("x", 2048) + `"}}}}`))
+			_, _ = w.Write([]byte(`{"versions":{"1.0.0":{"dist":{"integrity":"` + strings.Repeat("x", 2048) + `"}}}}`))
 		case "/broken":
-			w.Write([]byte(`<html>`))
+			_, _ = w.Write([]byte(`<html>`))
 		default:
 			http.NotFound(w, r)
 		}

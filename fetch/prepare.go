@@ -37,10 +37,10 @@ const defaultPath = "/usr/local/bin:/usr/bin:/bin"
 func (n *NPM) prepare(ctx context.Context, reg *url.URL, tarball []byte, spec, work string) error {
 	pkgDir := filepath.Join(work, "package")
 	if err := unpack(tarball, pkgDir, n.limits()); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	if _, err := binOf(pkgDir); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	if err := checkDependencies(pkgDir, spec); err != nil {
 		return err
@@ -49,10 +49,10 @@ func (n *NPM) prepare(ctx context.Context, reg *url.URL, tarball []byte, spec, w
 		return err
 	}
 	if err := settle(work); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: %w", ErrFetch, spec, err)
 	}
 	if err := linksStayInside(pkgDir); err != nil {
-		return fmt.Errorf("%w: %s: after npm install: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: after npm install: %w", ErrFetch, spec, err)
 	}
 	return checkInstalled(pkgDir, spec, reg)
 }
@@ -62,19 +62,19 @@ func (n *NPM) prepare(ctx context.Context, reg *url.URL, tarball []byte, spec, w
 func (n *NPM) installDependencies(ctx context.Context, reg *url.URL, pkgDir, spec string) error {
 	scratch, err := traversableTemp(filepath.Dir(filepath.Dir(pkgDir)), ".npm-")
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFetch, err)
+		return fmt.Errorf("%w: %w", ErrFetch, err)
 	}
-	defer os.RemoveAll(scratch)
+	defer func() { _ = os.RemoveAll(scratch) }()
 	cache := filepath.Join(n.Dir, cacheDir)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrFetch, err)
+		return fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	step, err := n.installStep(reg, pkgDir, scratch, cache)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFetch, err)
+		return fmt.Errorf("%w: %w", ErrFetch, err)
 	}
 	if err := n.runner().Run(ctx, step, &limitedBuffer{buf: &bytes.Buffer{}, max: 4 << 10}); err != nil {
-		return fmt.Errorf("%w: %s: installing dependencies: %v", ErrFetch, spec, err)
+		return fmt.Errorf("%w: %s: installing dependencies: %w", ErrFetch, spec, err)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (ExecRunner) Run(ctx context.Context, s Step, stdout io.Writer) error {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &limitedBuffer{buf: &stderr, max: 4 << 10}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (n *NPM) limits() Limits {
 func unpack(tarball []byte, dir string, l Limits) error {
 	gz, err := gzip.NewReader(bytes.NewReader(tarball))
 	if err != nil {
-		return fmt.Errorf("tarball: %v", err)
+		return fmt.Errorf("tarball: %w", err)
 	}
 	stream := &cappedReader{r: gz, left: l.MaxUnpackedBytes + l.headerAllowance(), limit: l.MaxUnpackedBytes}
 	tr := tar.NewReader(stream)
@@ -175,11 +175,11 @@ func writeFile(target string, r io.Reader, size int64, mode os.FileMode) error {
 	}
 	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("tarball: %v", err)
+		return fmt.Errorf("tarball: %w", err)
 	}
 	if _, err := io.CopyN(f, r, size); err != nil {
-		f.Close()
-		return fmt.Errorf("tarball: %v", err)
+		_ = f.Close()
+		return fmt.Errorf("tarball: %w", err)
 	}
 	return f.Close()
 }

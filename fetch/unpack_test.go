@@ -38,11 +38,12 @@ func tarball(t *testing.T, es ...entry) []byte {
 			t.Fatal(err)
 		}
 		if typ == tar.TypeReg {
-			tw.Write([]byte(e.body))
+			if _, err := tw.Write([]byte(e.body)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	tw.Close()
-	gz.Close()
+	closeTarball(t, tw, gz)
 	return buf.Bytes()
 }
 
@@ -114,10 +115,16 @@ func TestBinOf(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "package.json"), []byte(c.pkg), 0o644)
+			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(c.pkg), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			if c.file != "" {
-				os.MkdirAll(filepath.Dir(filepath.Join(dir, c.file)), 0o755)
-				os.WriteFile(filepath.Join(dir, c.file), []byte("x"), 0o755)
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, c.file)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, c.file), []byte("x"), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			}
 			got, err := binOf(dir)
 			if c.err != "" {
@@ -149,9 +156,19 @@ func zeroEntryTarball(t *testing.T, name string, size int64) []byte {
 			t.Fatal(err)
 		}
 	}
-	tw.Close()
-	gz.Close()
+	closeTarball(t, tw, gz)
 	return buf.Bytes()
+}
+
+// closeTarball finishes a tarball written through tw and gz.
+func closeTarball(t *testing.T, tw *tar.Writer, gz *gzip.Writer) {
+	t.Helper()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestUnpackCountsEveryEntry: an entry named like the top folder (which
@@ -185,13 +202,23 @@ func TestUnpackCountsDecompressedBytes(t *testing.T) {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	tw.WriteHeader(&tar.Header{Name: "package/a", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1})
-	tw.Write([]byte("x"))
-	tw.Flush()
+	if err := tw.WriteHeader(&tar.Header{Name: "package/a", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	// A long run of zero blocks after the entry: the tar end marker
 	// followed by 64 MiB of zeros the reader would skip.
-	gz.Write(make([]byte, 64<<20))
-	gz.Close()
+	if _, err := gz.Write(make([]byte, 64<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	err := unpack(buf.Bytes(), filepath.Join(t.TempDir(), "package"), Limits{MaxUnpackedBytes: 1 << 20, MaxFiles: 10})
 	if err == nil || !strings.Contains(err.Error(), "decompresses to more than") {
 		t.Fatalf("64 MiB of trailing zeros passed: %v", err)

@@ -85,8 +85,8 @@ func TestCheckServers(t *testing.T) {
 	stranger := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { contacted.Add(1) }))
 	t.Cleanup(stranger.Close)
 
-	shell := pinnedEntry(t, "io.github.acme/shell", approvedTools)
-	drifting := pinnedEntry(t, "io.github.acme/drifting", approvedTools)
+	shell := pinnedEntry(t, "io.github.acme/shell")
+	drifting := pinnedEntry(t, "io.github.acme/drifting")
 	web := entry("io.github.acme/web")
 	web.Remotes = []discovery.Remote{{Type: "streamable-http", URL: httpURL}}
 	livePins(t, &web, scan.HTTPTarget{URL: httpURL})

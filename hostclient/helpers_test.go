@@ -1,6 +1,7 @@
 package hostclient_test
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -8,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"crypto/ed25519"
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/hostclient"

@@ -36,7 +36,7 @@ func resolveAll(ctx context.Context, api *client.Client, q Query, open opener) (
 			return doc, err
 		}
 		if attempt == resolveAttempts {
-			return nil, fmt.Errorf("%w: the registry changed between pages %d times in a row (last: %v)", ErrDocument, attempt, err)
+			return nil, fmt.Errorf("%w: the registry changed between pages %d times in a row (last: %w)", ErrDocument, attempt, err)
 		}
 	}
 }

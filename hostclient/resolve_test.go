@@ -64,7 +64,7 @@ func TestResolveFailsClosed(t *testing.T) {
 			c.Keys = map[string]ed25519.PublicKey{f.key.ID: other.Public()}
 		}, []error{hostclient.ErrSignature, signing.ErrSignature}, "does not verify"},
 		{"tampered payload", func(f *fakeRegistry, _ *hostclient.Client) {
-			f.envelope = func(env []byte) []byte { return tamper(env) }
+			f.envelope = tamper
 		}, []error{hostclient.ErrSignature}, "page 1"},
 		{"another payload type", func(f *fakeRegistry, _ *hostclient.Client) {
 			f.envelope = func(env []byte) []byte {

@@ -134,13 +134,13 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	defer func() { _ = os.Remove(tmp.Name()) }() // fails harmlessly after the rename
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("state file: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("state file: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -158,6 +158,6 @@ func writeAtomic(path string, data []byte) error {
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
-		d.Close()
+		_ = d.Close()
 	}
 }

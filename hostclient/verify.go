@@ -55,7 +55,7 @@ func openUnverified(envelope []byte) (*discovery.Document, error) {
 		Payload     string `json:"payload"`
 	}
 	if err := json.Unmarshal(envelope, &env); err != nil {
-		return nil, fmt.Errorf("%w: the answer is not a DSSE envelope: %v", ErrDocument, err)
+		return nil, fmt.Errorf("%w: the answer is not a DSSE envelope: %w", ErrDocument, err)
 	}
 	if env.PayloadType != signing.PayloadType {
 		return nil, fmt.Errorf("%w: payloadType %q, want %q", ErrDocument, env.PayloadType, signing.PayloadType)
@@ -63,7 +63,7 @@ func openUnverified(envelope []byte) (*discovery.Document, error) {
 	payload, err := base64.StdEncoding.DecodeString(env.Payload)
 	if err != nil {
 		if payload, err = base64.URLEncoding.DecodeString(env.Payload); err != nil {
-			return nil, fmt.Errorf("%w: payload is not base64: %v", ErrDocument, err)
+			return nil, fmt.Errorf("%w: payload is not base64: %w", ErrDocument, err)
 		}
 	}
 	return decodeDocument(payload)
@@ -73,7 +73,7 @@ func openUnverified(envelope []byte) (*discovery.Document, error) {
 func decodeDocument(payload []byte) (*discovery.Document, error) {
 	var doc discovery.Document
 	if err := json.Unmarshal(payload, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDocument, err)
+		return nil, fmt.Errorf("%w: %w", ErrDocument, err)
 	}
 	if doc.Type != discovery.DocumentType {
 		return nil, fmt.Errorf("%w: type %q, want %q", ErrDocument, doc.Type, discovery.DocumentType)

@@ -102,7 +102,7 @@ func assertRejected(t *testing.T, err error, tc rejectCase) {
 }
 
 func otherKind(kind error) error {
-	if kind == ErrInvalid {
+	if errors.Is(kind, ErrInvalid) {
 		return ErrTooLarge
 	}
 	return ErrInvalid

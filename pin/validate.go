@@ -114,9 +114,9 @@ func decodeError(err error) error {
 
 // abbreviate shortens long raw text for error messages.
 func abbreviate(s string) string {
-	const max = 40
-	if len(s) <= max {
+	const maxLen = 40
+	if len(s) <= maxLen {
 		return s
 	}
-	return s[:max] + "..."
+	return s[:maxLen] + "..."
 }

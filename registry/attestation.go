@@ -198,10 +198,7 @@ func packageRef(p model.Package) string {
 // digest that contradicts server.json is refused. With obtained (the
 // registry obtains the digest itself) no declared digest is needed.
 func artifactDigest(pkg model.Package, meta []metaPackage, requested string, obtained bool, field string) (attest.Digest, string, error) {
-	text, source, err := documentDigest(pkg, meta)
-	if err != nil {
-		return attest.Digest{}, "", err
-	}
+	text, source := documentDigest(pkg, meta)
 	if text == "" {
 		if requested == "" && obtained {
 			return attest.Digest{}, "", nil
@@ -240,16 +237,14 @@ func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in Attes
 	if err := s.checkArtifact(in.Artifact, field+".artifact"); err != nil {
 		return attest.Digest{}, "", err
 	}
-	text, source, err := documentDigest(pkg, meta)
-	if err != nil {
-		return attest.Digest{}, "", err
-	}
+	text, source := documentDigest(pkg, meta)
 	alg := attest.SHA256
 	if pkg.RegistryType == "npm" {
 		alg = attest.SHA512
 	}
 	var want attest.Digest
 	if text != "" {
+		var err error
 		if want, err = attest.ParseDigest(text); err != nil {
 			return attest.Digest{}, "", invalidf("%s: digest from %s: %v", field, source, err)
 		}
@@ -280,20 +275,20 @@ func (s *Service) checkArtifact(data []byte, field string) error {
 	return nil
 }
 
-func documentDigest(pkg model.Package, meta []metaPackage) (string, string, error) {
+func documentDigest(pkg model.Package, meta []metaPackage) (string, string) {
 	if _, d, ok := strings.Cut(pkg.Identifier, "@sha256:"); ok && pkg.RegistryType == "oci" {
-		return "sha256:" + d, DigestFromOCIReference, nil
+		return "sha256:" + d, DigestFromOCIReference
 	}
 	if pkg.FileSHA256 != "" {
-		return "sha256:" + pkg.FileSHA256, DigestFromFileSHA256, nil
+		return "sha256:" + pkg.FileSHA256, DigestFromFileSHA256
 	}
 	for _, m := range meta {
 		if m.Identifier == pkg.Identifier && (m.RegistryType == "" || m.RegistryType == pkg.RegistryType) &&
 			(m.Version == "" || m.Version == pkg.Version) {
-			return m.Digest, DigestFromMeta, nil
+			return m.Digest, DigestFromMeta
 		}
 	}
-	return "", "", nil
+	return "", ""
 }
 
 // registryMeta reads _meta["io.mcpreg/registry"].packages of a server.json.

@@ -48,7 +48,7 @@ func (s *Service) ConfirmAttestation(ctx context.Context, c *Caller, name, ver s
 				return err
 			}
 		}
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.confirm", Subject: subject,
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.confirm", Subject: subject,
 			Reason: reason, RequestID: c.RequestID, Details: fmt.Sprintf("attestation %d package %d (%s) digest=%s source=%s added_by=%s verified=%t",
 				a.ID, a.PackageIndex, a.PackageRef, a.ArtifactDigest, a.DigestSource, a.AddedBy, a.Verified)})
 		return err
@@ -56,5 +56,5 @@ func (s *Service) ConfirmAttestation(ctx context.Context, c *Caller, name, ver s
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, versionID, true)
+	return s.versionByID(ctx, versionID)
 }

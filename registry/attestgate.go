@@ -108,7 +108,7 @@ func (s *Service) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, p
 	if pol != nil {
 		v.policyDigest = pol.Digest()
 	}
-	return a.Update().SetVerified(v.verified).SetReceipt(v.receiptJSON).SetError(v.err).
+	return tx.Attestation.UpdateOne(a).SetVerified(v.verified).SetReceipt(v.receiptJSON).SetError(v.err).
 		SetPolicyDigest(v.policyDigest).SetCheckedAt(v.checkedAt).Save(ctx)
 }
 

@@ -42,7 +42,7 @@ func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver strin
 		if err := saveAttestations(ctx, tx, v.ID, c.Principal, []attestationItem{item}, []verification{ver2}); err != nil {
 			return err
 		}
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.add", Subject: subjectOf(name, ver),
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.add", Subject: subjectOf(name, ver),
 			RequestID: c.RequestID, Details: fmt.Sprintf("package %d (%s) digest=%s source=%s bundle=%s verified=%t pending=%t %s",
 				item.index, item.ref, item.digest, item.source, item.bundleDigest, ver2.verified, item.pending, ver2.err)})
 		return err
@@ -50,7 +50,7 @@ func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver strin
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, v.ID, true)
+	return s.versionByID(ctx, v.ID)
 }
 
 // attestableVersion finds a version the caller may attach bundles to: in

@@ -67,9 +67,9 @@ func attestPolicyErrors(err error) []error {
 		case errors.As(e, &fe):
 			out = append(out, fmt.Errorf("policy.attestation.%s: %s", fe.Field, fe.Problem))
 		case errors.Is(e, attest.ErrUnknownRoot):
-			out = append(out, fmt.Errorf("policy.attestation.trustedRoot: %v", e))
+			out = append(out, fmt.Errorf("policy.attestation.trustedRoot: %w", e))
 		default:
-			out = append(out, fmt.Errorf("policy.attestation: %v", e))
+			out = append(out, fmt.Errorf("policy.attestation: %w", e))
 		}
 	}
 	return out

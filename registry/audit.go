@@ -56,27 +56,27 @@ func (s *Service) ensureAuditHead(ctx context.Context) error {
 
 // appendAudit adds one event inside tx. Locking the head row serialises
 // appenders (PostgreSQL: FOR UPDATE; SQLite: the immediate write lock).
-func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*ent.AuditEvent, error) {
+func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
 	q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
 	if s.lockRows() {
 		q = q.ForUpdate()
 	}
 	head, err := q.Only(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("audit head: %w", err)
+		return fmt.Errorf("audit head: %w", err)
 	}
 	at := s.now()
 	e := auditchain.Entry{Seq: head.Seq + 1, OccurredAt: auditchain.FormatTime(at), Actor: r.Actor, Action: r.Action,
 		Subject: r.Subject, Before: r.Before, After: r.After, Reason: r.Reason, RequestID: r.RequestID, Details: r.Details}
 	hash := auditchain.Hash(head.Hash, e)
-	ev, err := tx.AuditEvent.Create().SetSeq(e.Seq).SetOccurredAt(at).SetActor(r.Actor).SetAction(r.Action).
+	err = tx.AuditEvent.Create().SetSeq(e.Seq).SetOccurredAt(at).SetActor(r.Actor).SetAction(r.Action).
 		SetSubject(r.Subject).SetBefore(r.Before).SetAfter(r.After).SetReason(r.Reason).
-		SetRequestID(r.RequestID).SetDetails(r.Details).SetPrevHash(head.Hash).SetHash(hash).Save(ctx)
+		SetRequestID(r.RequestID).SetDetails(r.Details).SetPrevHash(head.Hash).SetHash(hash).Exec(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("audit append: %w", err)
+		return fmt.Errorf("audit append: %w", err)
 	}
 	if err := tx.AuditHead.UpdateOneID(auditHeadID).SetSeq(e.Seq).SetHash(hash).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("audit head update: %w", err)
+		return fmt.Errorf("audit head update: %w", err)
 	}
 	if !discoveryNeutral[r.Action] {
 		// Attestation changes leave version rows as they were: the index
@@ -93,7 +93,7 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) (*
 			})
 		})
 	}
-	return ev, nil
+	return nil
 }
 
 // discoveryNeutral are the audited actions that never change what

@@ -100,8 +100,8 @@ func (c *discoveryCache) invalidate(full bool) {
 	c.changes.Add(1)
 }
 
-// Invalidate marks the discovery index stale, e.g. after a change made
-// by another replica.
+// InvalidateDiscovery marks the discovery index stale, e.g. after a change
+// made by another replica.
 func (s *Service) InvalidateDiscovery() { s.disc.invalidate(true) }
 
 // DiscoveryView names what a caller sees of the discovery index right
@@ -335,7 +335,7 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 // artifact must have: server.json's own, else a verified attestation's.
 func discoveryPackage(p model.Package, meta []metaPackage, att *ent.Attestation) discovery.Package {
 	out := discovery.Package{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version, Transport: p.Transport.Type}
-	if text, source, err := documentDigest(p, meta); err == nil && text != "" {
+	if text, source := documentDigest(p, meta); text != "" {
 		if d, err := attest.ParseDigest(text); err == nil {
 			out.Digest, out.DigestSource = d.String(), source
 		}

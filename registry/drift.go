@@ -134,7 +134,7 @@ func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Ver
 	if err != nil {
 		return err
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: scannerActor, Action: "version.quarantine", Subject: subject,
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: scannerActor, Action: "version.quarantine", Subject: subject,
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
 		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
 	if err == nil {

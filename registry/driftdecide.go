@@ -39,7 +39,7 @@ func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reaso
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, id, true)
+	return s.versionByID(ctx, id)
 }
 
 // DeclineDrift closes a drift event without re-pinning; a version
@@ -53,7 +53,7 @@ func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reas
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, id, true)
+	return s.versionByID(ctx, id)
 }
 
 // decideDrift runs fn on an open drift event and its locked version. With
@@ -175,7 +175,7 @@ func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.
 	if err != nil {
 		return err
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
 		Subject: subjectOf(v.Edges.Server.Name, v.Version), Before: string(v.State), After: string(after.State),
 		Reason: reason, RequestID: c.RequestID,
 		Details: strings.TrimSpace(fmt.Sprintf("drift_event=%d pin_revision=%d->%d %s", ev.ID, v.PinRevision, after.PinRevision, details))})

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpreg/mcpreg/ent/hostcheck"
 )
 
-// Connect-time observations are kept bounded: each stores its raw tools
-// and initialize result only up to HostCheckLimits.MaxBytes (the digests
+// HostCheckLimits keep connect-time observations bounded: each stores its
+// raw tools and initialize result only up to MaxBytes (the digests
 // always), at most Keep per host principal, server and version, none older
 // than Retention.
 type HostCheckLimits struct {
@@ -20,7 +20,7 @@ type HostCheckLimits struct {
 	Retention time.Duration
 }
 
-// DefaultHostCheckLimits: 1 MiB, 20 per host and version, 30 days.
+// DefaultHostCheckLimits returns 1 MiB, 20 per host and version, 30 days.
 func DefaultHostCheckLimits() HostCheckLimits {
 	return HostCheckLimits{MaxBytes: 1 << 20, Keep: 20, Retention: 30 * 24 * time.Hour}
 }
@@ -37,8 +37,8 @@ type hostCheckSweep struct{ last atomic.Int64 }
 // the host.
 func (s *Service) storedBody(in CheckInput) (tools, init []byte, note string) {
 	size := len(in.Tools) + len(in.InitializeResult)
-	if max := s.limits.HostChecks.MaxBytes; max > 0 && size > max {
-		return []byte{}, nil, fmt.Sprintf("; the observation was stored without its body (%d bytes, over --host-check-max-bytes %d)", size, max)
+	if limit := s.limits.HostChecks.MaxBytes; limit > 0 && size > limit {
+		return []byte{}, nil, fmt.Sprintf("; the observation was stored without its body (%d bytes, over --host-check-max-bytes %d)", size, limit)
 	}
 	return in.Tools, in.InitializeResult, ""
 }

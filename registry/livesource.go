@@ -134,42 +134,50 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 			return scan.HTTPTarget{URL: r.URL}, artifact{}, nil
 		}
 	}
-	for i, p := range doc.Server.Packages {
-		tmpl, ok := s.template(p.RegistryType)
-		if !ok {
-			return nil, artifact{}, fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
-		}
-		if err := pkgref.Validate(p.RegistryType, p.Identifier, p.Version); err != nil {
-			return nil, artifact{}, fmt.Errorf("%w: server.json package %d (%s): %w", ErrInvalid, i, p.RegistryType, err)
-		}
-		d, source, err := packageDigest(doc, i, digests)
+	if len(doc.Server.Packages) > 0 {
+		return s.packageTarget(ctx, doc, digests)
+	}
+	return nil, artifact{}, invalidf("server.json has no streamable-http remote and no package to read live")
+}
+
+// packageTarget is the launch of doc's first package through the launch
+// template of its registry type.
+func (s *Service) packageTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
+	const i = 0 // the package read live
+	p := doc.Server.Packages[i]
+	tmpl, ok := s.template(p.RegistryType)
+	if !ok {
+		return nil, artifact{}, fmt.Errorf("%w: no admin-approved launch template for registry type %q (mcpregd serve --scan-launch-template)", ErrFailedPrecondition, p.RegistryType)
+	}
+	if err := pkgref.Validate(p.RegistryType, p.Identifier, p.Version); err != nil {
+		return nil, artifact{}, fmt.Errorf("%w: server.json package %d (%s): %w", ErrInvalid, i, p.RegistryType, err)
+	}
+	d, source, err := packageDigest(doc, i, digests)
+	if err != nil {
+		return nil, artifact{}, err
+	}
+	vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
+	argv := tmpl.Argv
+	var ran artifact
+	var readOnly []string // what a sandboxed server may read
+	if p.RegistryType == "npm" {
+		pkg, err := s.fetchNPM(ctx, p, d)
 		if err != nil {
 			return nil, artifact{}, err
 		}
-		vars := map[string]string{"{identifier}": p.Identifier, "{version}": p.Version}
-		argv := tmpl.Argv
-		var ran artifact
-		var readOnly []string // what a sandboxed server may read
-		if p.RegistryType == "npm" {
-			pkg, err := s.fetchNPM(ctx, p, d)
-			if err != nil {
-				return nil, artifact{}, err
-			}
-			if source == "" {
-				source = DigestFromNPMRegistry
-			}
-			ran = artifact{digest: pkg.Digest.String(), source: source}
-			vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
-			readOnly = append(readOnly, pkg.Dir)
-			if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
-				argv = verifiedLaunch
-			}
+		if source == "" {
+			source = DigestFromNPMRegistry
 		}
-		argv = expand(argv, vars)
-		return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential,
-			Confinement: confinement(s.scanning.Sandbox), ReadOnly: readOnly}, ran, nil
+		ran = artifact{digest: pkg.Digest.String(), source: source}
+		vars["{package_bin}"], vars["{package_dir}"] = pkg.Bin, pkg.Dir
+		readOnly = append(readOnly, pkg.Dir)
+		if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{package_") }) {
+			argv = verifiedLaunch
+		}
 	}
-	return nil, artifact{}, invalidf("server.json has no streamable-http remote and no package to read live")
+	argv = expand(argv, vars)
+	return scan.StdioTarget{Command: argv[0], Args: argv[1:], Credential: s.scanning.Credential,
+		Confinement: confinement(s.scanning.Sandbox), ReadOnly: readOnly}, ran, nil
 }
 
 // packageDigest is the digest declared for package i and where it comes
@@ -179,13 +187,13 @@ func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Diges
 	if err != nil {
 		return attest.Digest{}, "", err
 	}
-	text, source, err := documentDigest(doc.Server.Packages[i], meta)
-	if err != nil || text == "" {
+	text, source := documentDigest(doc.Server.Packages[i], meta)
+	if text == "" {
 		d, ok := digests[i]
 		if !ok {
-			return attest.Digest{}, "", err
+			return attest.Digest{}, "", nil
 		}
-		return d, DigestFromAttestation, err
+		return d, DigestFromAttestation, nil
 	}
 	d, err := attest.ParseDigest(text)
 	if err != nil {

@@ -56,7 +56,7 @@ func (s *Service) obtainedDigest(ctx context.Context, pkg model.Package, field s
 	case "npm":
 		d, err := s.npm.Integrity(ctx, pkg.Identifier, pkg.Version)
 		if errors.Is(err, fetch.ErrFetch) {
-			return attest.Digest{}, "", fmt.Errorf("%w: %s: the registry reads the digest of npm package %s@%s from the npm registry itself, and could not: %v",
+			return attest.Digest{}, "", fmt.Errorf("%w: %s: the registry reads the digest of npm package %s@%s from the npm registry itself, and could not: %w",
 				ErrFailedPrecondition, field, pkg.Identifier, pkg.Version, err)
 		} else if err != nil {
 			return attest.Digest{}, "", err

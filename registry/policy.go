@@ -147,7 +147,7 @@ func (s *Service) applyPolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *e
 	}
 	rec.Actor, rec.Subject, rec.RequestID = c.Principal, srv.Name, c.RequestID
 	rec.Before, rec.After, rec.Details = policyText(before), policyText(p), strings.TrimSpace(rec.Details+" "+details)
-	_, err = s.appendAudit(ctx, tx, rec)
+	err = s.appendAudit(ctx, tx, rec)
 	return err
 }
 
@@ -164,7 +164,7 @@ func (s *Service) proposePolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv 
 	if err := q.Exec(ctx); err != nil {
 		return fmt.Errorf("store pending policy: %w", err)
 	}
-	_, err := s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "policy.propose", Subject: srv.Name,
+	err := s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "policy.propose", Subject: srv.Name,
 		Before: policyText(before), After: policyText(p), Reason: reason, RequestID: c.RequestID,
 		Details: "pending " + p.Digest() + ", needs another reviewer: " + strings.Join(weak, "; ")})
 	return err

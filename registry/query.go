@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/mcpreg/mcpreg/ent"
 	"github.com/mcpreg/mcpreg/ent/attestation"
@@ -60,11 +60,12 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 	if err != nil {
 		return nil, err
 	}
-	return s.versionByID(ctx, v.ID, true)
+	return s.versionByID(ctx, v.ID)
 }
 
-// versionByID loads a version for the API; full adds snapshot and decisions.
-func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1.Version, error) {
+// versionByID loads a version for the API, with its snapshot, decisions,
+// findings and attestations.
+func (s *Service) versionByID(ctx context.Context, id int) (*mcpregv1.Version, error) {
 	v, err := s.store.Client.Version.Query().Where(version.ID(id)).WithServer().
 		WithPinRevisions(func(q *ent.PinRevisionQuery) { q.Order(ent.Asc(pinrevision.FieldRevision)) }).
 		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).
@@ -77,9 +78,6 @@ func (s *Service) versionByID(ctx context.Context, id int, full bool) (*mcpregv1
 	cur := currentPins(v)
 	if cur != nil {
 		out.Pins = pinsProto(cur)
-	}
-	if !full {
-		return out, nil
 	}
 	for _, d := range v.Edges.Decisions {
 		out.Decisions = append(out.Decisions, decisionProto(d))
@@ -167,8 +165,8 @@ func namespaceScope(patterns []string) predicate.Server {
 // COM.ACME.secret. Namespaces are ASCII (namespaceRE), so substr counts
 // bytes on both dialects.
 func namespaceBelow(prefix string) predicate.Server {
-	return func(s *sql.Selector) {
-		s.Where(sql.P(func(b *sql.Builder) {
+	return func(s *entsql.Selector) {
+		s.Where(entsql.P(func(b *entsql.Builder) {
 			b.WriteString("substr(").Ident(s.C(server.FieldNamespace)).WriteString(", 1, ").
 				Arg(len(prefix)).WriteString(") = ").Arg(prefix)
 		}))
@@ -179,13 +177,13 @@ func namespaceBelow(prefix string) predicate.Server {
 // "server_id IN (SELECT id FROM servers WHERE ...)". ent's HasServerWith
 // writes a correlated EXISTS, which SQLite answers by scanning every version.
 func serverIn(ps ...predicate.Server) predicate.Version {
-	return func(s *sql.Selector) {
-		t := sql.Table(server.Table)
-		sub := sql.Select(t.C(server.FieldID)).From(t)
+	return func(s *entsql.Selector) {
+		t := entsql.Table(server.Table)
+		sub := entsql.Select(t.C(server.FieldID)).From(t)
 		for _, p := range ps {
 			p(sub)
 		}
-		s.Where(sql.In(s.C(version.FieldServerID), sub))
+		s.Where(entsql.In(s.C(version.FieldServerID), sub))
 	}
 }
 

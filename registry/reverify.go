@@ -51,7 +51,7 @@ func (s *Service) Reverify(ctx context.Context, c *Caller) (*ReverifyReport, err
 		}
 	}
 	err = s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		_, err := s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.reverify", Subject: "*",
+		err := s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "attestation.reverify", Subject: "*",
 			RequestID: c.RequestID, Details: fmt.Sprintf("checked=%d passed=%d failed=%d quarantined=%s",
 				rep.Checked, rep.Passed, rep.Failed, strings.Join(rep.Quarantined, ","))})
 		return err
@@ -128,7 +128,7 @@ func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID s
 	if err != nil {
 		return err
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor, Action: "version.quarantine", Subject: subject,
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor, Action: "version.quarantine", Subject: subject,
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason, RequestID: requestID,
 		Details: "quarantine_kind=" + kind})
 	if err == nil {

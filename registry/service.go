@@ -2,10 +2,11 @@ package registry
 
 import (
 	"context"
-	"golang.org/x/sync/singleflight"
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/auditchain"

@@ -107,7 +107,7 @@ var errNoAttempt = errors.New("no attempt left")
 
 // giveBackAttempt returns the attempt a successful sign-in took: only
 // failures count against a name or an address.
-func (s *Service) giveBackAttempt(ctx context.Context, now time.Time, keys []string) error {
+func (s *Service) giveBackAttempt(ctx context.Context, keys []string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {

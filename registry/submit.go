@@ -101,7 +101,7 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 		}
 		return nil, s.submitError(err, p)
 	}
-	return s.versionByID(ctx, id, true)
+	return s.versionByID(ctx, id)
 }
 
 func (s *Service) submitError(err error, p *parsedSubmission) error {
@@ -215,7 +215,7 @@ func (s *Service) replay(ctx context.Context, c *Caller, key, reqHash string) (*
 	if k.RequestHash != reqHash {
 		return nil, fmt.Errorf("%w: idempotency key %q was used for a different request", ErrConflict, key)
 	}
-	return s.versionByID(ctx, k.VersionID, true)
+	return s.versionByID(ctx, k.VersionID)
 }
 
 func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p *parsedSubmission) (int, error) {
@@ -240,7 +240,7 @@ func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p 
 				return err
 			}
 		}
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.submit",
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.submit",
 			Subject: p.subject, After: "pending_review", RequestID: c.RequestID,
 			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools)) + attestationSummary(p.verifications)})
 		return err

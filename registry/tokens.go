@@ -71,7 +71,7 @@ func (s *Service) CreateToken(ctx context.Context, actor *Caller, req NewToken) 
 			return fmt.Errorf("create token: %w", err)
 		}
 		out.Edges.Principal = p
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "token.create",
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "token.create",
 			Subject: "token/" + out.PublicID, After: "active", RequestID: actor.RequestID,
 			Details: fmt.Sprintf("principal=%s name=%q expires=%s", p.Name, req.Name, expiryText(out.ExpiresAt))})
 		return err
@@ -131,7 +131,7 @@ func (s *Service) principalFor(ctx context.Context, tx *ent.Tx, actor *Caller, r
 	if err != nil {
 		return nil, fmt.Errorf("create principal: %w", err)
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "principal.create",
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "principal.create",
 		Subject: "principal/" + p.Name, After: string(req.Role), RequestID: actor.RequestID,
 		Details: fmt.Sprintf("namespaces=%v env=%v", req.Namespaces, req.EnvLabels)})
 	return p, err
@@ -184,7 +184,7 @@ func (s *Service) RevokeToken(ctx context.Context, actor *Caller, publicID, reas
 			return err
 		}
 		out.Edges.Principal = t.Edges.Principal
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "token.revoke",
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor.Principal, Action: "token.revoke",
 			Subject: "token/" + publicID, Before: "active", After: "revoked", Reason: reason, RequestID: actor.RequestID,
 			Details: "principal=" + t.Edges.Principal.Name})
 		return err

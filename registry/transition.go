@@ -80,7 +80,7 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 	if a == ActionQuarantine {
 		s.metrics.quarantines.WithLabelValues("manual").Inc()
 	}
-	return s.versionByID(ctx, id, true)
+	return s.versionByID(ctx, id)
 }
 
 func checkTransitionArgs(c *Caller, name, reason string) error {
@@ -147,7 +147,7 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
 	}
-	_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version." + string(a), Subject: subject,
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version." + string(a), Subject: subject,
 		Before: string(v.State), After: string(rule.to), Reason: reason, RequestID: c.RequestID, Details: details})
 	return err
 }

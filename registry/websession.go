@@ -70,7 +70,7 @@ func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role
 			if err != nil {
 				return err
 			}
-			if _, err := s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.create", Subject: "principal/" + name,
+			if err := s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.create", Subject: "principal/" + name,
 				After: string(role), RequestID: by.RequestID, Details: "web sign-in enabled"}); err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role
 		if _, err := tx.WebSession.Delete().Where(websession.PrincipalID(p.ID)).Exec(ctx); err != nil {
 			return err
 		}
-		_, err = s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.password_set", Subject: "principal/" + name,
+		err = s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.password_set", Subject: "principal/" + name,
 			RequestID: by.RequestID})
 		return err
 	})
@@ -137,7 +137,7 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 		s.log.WarnContext(ctx, "web sign-in failed", typedName(name, p), "remote", remote)
 		return nil, fmt.Errorf("%w: wrong name or password", ErrUnauthenticated)
 	}
-	if err := s.giveBackAttempt(ctx, s.now(), keys); err != nil {
+	if err := s.giveBackAttempt(ctx, keys); err != nil {
 		return nil, err
 	}
 	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {

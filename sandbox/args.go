@@ -116,6 +116,6 @@ func commandDir(cmd string) string {
 
 func closeAll(files []*os.File) {
 	for _, f := range files {
-		f.Close()
+		_ = f.Close()
 	}
 }

@@ -98,7 +98,7 @@ func (c Config) Verify() error {
 	case c.OpenFiles < 16:
 		return fmt.Errorf("sandbox open files %d: want at least 16", c.OpenFiles)
 	case c.CgroupParent == "" || strings.Contains(c.CgroupParent, "..") || strings.HasPrefix(c.CgroupParent, "/"):
-		return fmt.Errorf("sandbox cgroup parent %q: want a relative path without ..", c.CgroupParent)
+		return fmt.Errorf("sandbox cgroup parent %q: want a relative path without ..", c.CgroupParent) //nolint:staticcheck // ".." is the path element refused, not punctuation
 	}
 	return nil
 }

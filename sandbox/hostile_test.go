@@ -101,7 +101,9 @@ func TestTmpfsFull(t *testing.T) {
 		t.Fatalf("filling the tmpfs: %q %q", out, stderr)
 	}
 	var n int64
-	fmt.Sscan(strings.TrimSpace(out[strings.Index(out, "\n")+1:]), &n)
+	if _, err := fmt.Sscan(strings.TrimSpace(out[strings.Index(out, "\n")+1:]), &n); err != nil {
+		t.Fatalf("reading the size written from %q: %v", out, err)
+	}
 	if n > 4<<20 || n == 0 {
 		t.Fatalf("the run wrote %d bytes into a 4 MiB tmpfs", n)
 	}
@@ -169,8 +171,8 @@ func TestUIDsPerRun(t *testing.T) {
 		t.Fatalf("third run with two uids: %v", err)
 	}
 	for _, p := range procs {
-		p.Kill()
-		p.Wait()
+		_ = p.Kill()
+		_ = p.Wait()
 		assertGone(t, p)
 	}
 	if a, b := outs[0].String(), outs[1].String(); a == b || a == "" || b == "" {

@@ -122,8 +122,11 @@ func withEnv(env, set []string) []string {
 func (p *Process) own() error {
 	for _, dir := range p.c.Writable {
 		info, err := os.Lstat(dir)
-		if err != nil || !info.IsDir() {
-			return fmt.Errorf("sandbox: writable path %s: not a folder (%v)", dir, err)
+		if err != nil {
+			return fmt.Errorf("sandbox: writable path %s: not a folder (%w)", dir, err)
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("sandbox: writable path %s: not a folder", dir)
 		}
 		st := info.Sys().(*syscall.Stat_t)
 		p.owners = append(p.owners, owner{dir, int(st.Uid), int(st.Gid)})

@@ -19,7 +19,7 @@ import (
 // other destination, and cannot connect directly.
 func TestJobProxy(t *testing.T) {
 	sb := newTestSandbox(t, Config{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "registry says hi") }))
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = fmt.Fprint(w, "registry says hi") }))
 	defer up.Close()
 	var otherHits atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { otherHits.Add(1) }))
@@ -68,14 +68,20 @@ true`, allow, other.Listener.Addr())}, Env: []string{"PATH=/usr/bin:/bin", "HOME
 func TestJobBinds(t *testing.T) {
 	sb := newTestSandbox(t, Config{})
 	base := t.TempDir()
-	os.Chmod(filepath.Dir(base), 0o755)
-	os.Chmod(base, 0o755)
 	work := filepath.Join(base, "work")
-	os.Mkdir(work, 0o700)
 	npmrc := filepath.Join(base, "npmrc")
-	os.WriteFile(npmrc, []byte("registry=https://example.test/\n"), 0o600)
 	secret := filepath.Join(base, "secret")
-	os.WriteFile(secret, []byte("hunter2"), 0o644)
+	for _, err := range []error{
+		os.Chmod(filepath.Dir(base), 0o755),
+		os.Chmod(base, 0o755),
+		os.Mkdir(work, 0o700),
+		os.WriteFile(npmrc, []byte("registry=https://example.test/\n"), 0o600),
+		os.WriteFile(secret, []byte("hunter2"), 0o644),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	var out syncBuilder
 	r := &Runner{Sandbox: sb}
 	err := r.Run(context.Background(), Job{Argv: []string{"sh", "-c", "mkdir -p node_modules/x && echo hi > node_modules/x/f && cat " + npmrc + " && (cat " + secret + " 2>/dev/null || echo no-secret) && (echo x > " + npmrc + " 2>/dev/null || echo npmrc-ro) && pwd"},

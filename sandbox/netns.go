@@ -39,12 +39,12 @@ func listenInLocked(pid int, addr string) (net.Listener, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	defer self.Close()
+	defer func() { _ = self.Close() }()
 	target, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", pid))
 	if err != nil {
 		return nil, true, err
 	}
-	defer target.Close()
+	defer func() { _ = target.Close() }()
 	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 		return nil, true, fmt.Errorf("entering the network namespace of %d: %w", pid, err)
 	}

@@ -22,7 +22,9 @@ func TestJobRunsNPMThroughTheProxy(t *testing.T) {
 	}
 	sb := newTestSandbox(t, Config{})
 	home := t.TempDir()
-	os.Chmod(filepath.Dir(home), 0o755)
+	if err := os.Chmod(filepath.Dir(home), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r := &Runner{Sandbox: sb, Allow: "registry.npmjs.org:443"}
 	env := []string{"PATH=" + filepath.Dir(npm) + ":/usr/bin:/bin", "HOME=" + home, "npm_config_cache=" + home + "/cache", "npm_config_update_notifier=false"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

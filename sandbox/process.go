@@ -126,7 +126,7 @@ func (p *Process) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer block.Close()
+	defer func() { _ = block.Close() }()
 	if p.init, err = readInit(ctx, info); err != nil {
 		return fmt.Errorf("sandbox: %w (stderr of bubblewrap goes to the command's)", err)
 	}
@@ -150,8 +150,8 @@ func (p *Process) startBwrap() (*os.File, *os.File, error) {
 	}
 	blockR, blockW, err := os.Pipe()
 	if err != nil {
-		infoR.Close()
-		infoW.Close()
+		_ = infoR.Close()
+		_ = infoW.Close()
 		return nil, nil, err
 	}
 	args, files, err := p.args()
@@ -167,18 +167,18 @@ func (p *Process) startBwrap() (*os.File, *os.File, error) {
 		WaitDelay: time.Second,
 	}
 	err = cmd.Start()
-	infoW.Close()
-	blockR.Close()
+	_ = infoW.Close()
+	_ = blockR.Close()
 	for _, f := range files {
-		f.Close()
+		_ = f.Close()
 	}
 	for _, c := range p.closers {
-		c.Close()
+		_ = c.Close()
 	}
 	p.closers = nil
 	if err != nil {
-		infoR.Close()
-		blockW.Close()
+		_ = infoR.Close()
+		_ = blockW.Close()
 		return nil, nil, fmt.Errorf("sandbox: starting bubblewrap: %w", err)
 	}
 	p.cmd = cmd
@@ -198,14 +198,17 @@ func (p *Process) limits() []string {
 // readInit reads the pid of the sandbox's first process from bubblewrap's
 // info pipe.
 func readInit(ctx context.Context, info *os.File) (int, error) {
-	defer info.Close()
+	defer func() { _ = info.Close() }()
 	stop := context.AfterFunc(ctx, func() { _ = info.SetReadDeadline(time.Now()) })
 	defer stop()
 	var v struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(io.LimitReader(info, 64<<10)).Decode(&v); err != nil || v.ChildPid <= 0 {
-		return 0, fmt.Errorf("bubblewrap did not report its sandbox's pid (%v)", err)
+	if err := json.NewDecoder(io.LimitReader(info, 64<<10)).Decode(&v); err != nil {
+		return 0, fmt.Errorf("bubblewrap did not report its sandbox's pid (%w)", err)
+	}
+	if v.ChildPid <= 0 {
+		return 0, errors.New("bubblewrap did not report its sandbox's pid")
 	}
 	return v.ChildPid, nil
 }
@@ -300,7 +303,7 @@ func (p *Process) abort() {
 		p.unwatch()
 	}
 	for _, c := range p.closers {
-		c.Close()
+		_ = c.Close()
 	}
 	if p.cmd != nil {
 		_ = p.Kill()

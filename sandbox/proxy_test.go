@@ -26,7 +26,7 @@ func TestProxyRefusesHostileRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go p.Serve(l)
+	go func() { _ = p.Serve(l) }()
 	for _, tt := range []struct {
 		req  string
 		code int
@@ -45,7 +45,7 @@ func TestProxyRefusesHostileRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go io.WriteString(c, tt.req)
+		go func() { _, _ = io.WriteString(c, tt.req) }()
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.req[:min(40, len(tt.req))], err)

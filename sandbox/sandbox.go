@@ -38,22 +38,22 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	}
 	bwrap, err := exec.LookPath(cfg.Bwrap)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bubblewrap %q not found (%v): install it (Debian: apt-get install bubblewrap) or set --scan-sandbox=off", ErrUnavailable, cfg.Bwrap, err)
+		return nil, fmt.Errorf("%w: bubblewrap %q not found (%w): install it (Debian: apt-get install bubblewrap) or set --scan-sandbox=off", ErrUnavailable, cfg.Bwrap, err)
 	}
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
-		return nil, fmt.Errorf("%w: prlimit not found (%v): install util-linux, or set --scan-sandbox=off", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: prlimit not found (%w): install util-linux, or set --scan-sandbox=off", ErrUnavailable, err)
 	}
 	cg, err := findHierarchy(cfg.CgroupRoot, cfg.CgroupParent)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	s := &Sandbox{cfg: cfg, bwrap: bwrap, prlimit: prlimit, cg: cg, slots: make(chan uint32, cfg.UIDs.Count)}
 	for i := range cfg.UIDs.Count {
 		s.slots <- cfg.UIDs.First + uint32(i)
 	}
 	if err := s.probe(ctx); err != nil {
-		return nil, fmt.Errorf("%w: a test run failed: %v (bubblewrap needs user, PID, mount and network namespaces; check user.max_user_namespaces and that no seccomp profile forbids unshare), or set --scan-sandbox=off", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: a test run failed: %w (bubblewrap needs user, PID, mount and network namespaces; check user.max_user_namespaces and that no seccomp profile forbids unshare), or set --scan-sandbox=off", ErrUnavailable, err)
 	}
 	return s, nil
 }

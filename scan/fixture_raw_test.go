@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/internal/testkit"
@@ -65,10 +66,7 @@ func (c rawConfig) serveStdio(r io.Reader, w io.Writer) error {
 		if prefix == nil {
 			continue
 		}
-		line := append(append(prefix, result...), "}\n"...)
-		if result == nil {
-			line = append(prefix, "}\n"...)
-		}
+		line := slices.Concat(prefix, result, []byte("}\n"))
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -93,10 +91,10 @@ func (c rawConfig) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case c.SSE:
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, ": a comment\nevent: message\ndata: %s\ndata: %s\ndata: }\n\n", prefix, result)
+		_, _ = fmt.Fprintf(w, ": a comment\nevent: message\ndata: %s\ndata: %s\ndata: }\n\n", prefix, result)
 	default:
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, "%s%s}", prefix, result)
+		_, _ = fmt.Fprintf(w, "%s%s}", prefix, result)
 	}
 }
 

@@ -100,7 +100,7 @@ func TestStdioKillsProcessGroup(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("grandchild %d still running after the scan", pid)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -129,18 +129,18 @@ func members(v []byte) (map[string]jsontext.Value, error) {
 		return nil, fmt.Errorf("%w: a result must be an object, got %s", ErrInvalid, d.PeekKind())
 	}
 	if _, err := d.ReadToken(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	ms := map[string]jsontext.Value{}
 	for d.PeekKind() != '}' {
 		tok, err := d.ReadToken()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		name := tok.String() // before the next read voids tok
 		val, err := d.ReadValue()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		ms[name] = bytes.Clone(val) // the decoder reuses its buffer
 	}
@@ -162,9 +162,9 @@ func optionalString(ms map[string]jsontext.Value, name string) (string, error) {
 
 // abbreviate shortens s for an error message.
 func abbreviate(s string) string {
-	const max = 64
-	if len(s) <= max {
+	const maxLen = 64
+	if len(s) <= maxLen {
 		return s
 	}
-	return s[:max] + "…"
+	return s[:maxLen] + "…"
 }

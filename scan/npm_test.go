@@ -112,7 +112,7 @@ func startEverythingHTTP(t *testing.T, cmd string, args []string) string {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
+	t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL); _ = c.Wait() })
 	listening := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)

@@ -74,7 +74,7 @@ func (p *process) stop() {
 		if p.sandboxed != nil {
 			_ = p.sandboxed.Kill()
 			_ = p.sandboxed.Wait()
-			p.stdin.Close() // our ends of the pipes (exec.Cmd closes its own)
+			_ = p.stdin.Close() // our ends of the pipes (exec.Cmd closes its own)
 			p.stdout.Close()
 			return
 		}

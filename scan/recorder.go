@@ -71,7 +71,7 @@ func (r *recorder) receive(data []byte) error {
 	}
 	envs, err := parseMessage(data)
 	if err != nil {
-		return r.trip.trip(fmt.Errorf("%w: message %d from the server: %v", ErrProtocol, n, err))
+		return r.trip.trip(fmt.Errorf("%w: message %d from the server: %w", ErrProtocol, n, err))
 	}
 	r.keep(envs)
 	return nil

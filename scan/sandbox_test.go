@@ -108,7 +108,7 @@ func processesWith(s string) []string {
 
 func atoi(s string) int {
 	n := 0
-	fmt.Sscan(s, &n)
+	_, _ = fmt.Sscan(s, &n) // 0 when s holds no number
 	return n
 }
 

@@ -33,12 +33,12 @@ func (p *process) startSandboxed(ctx context.Context, s *session, name string) e
 		return err
 	}
 	if p.stdout, err = sp.StdoutPipe(); err != nil {
-		p.stdin.Close()
+		_ = p.stdin.Close()
 		return err
 	}
 	sp.SetStderr(p.stderr)
 	if err := sp.Start(ctx); err != nil {
-		p.stdin.Close()
+		_ = p.stdin.Close()
 		p.stdout.Close()
 		return fmt.Errorf("scan: starting %s in the sandbox: %w", name, err)
 	}
@@ -62,7 +62,7 @@ func withSandboxLimit(err error, l *link) error {
 		return err
 	}
 	if lerr := l.exit(); lerr != nil {
-		return fmt.Errorf("%w: %w (the scan then failed: %v)", ErrLimit, lerr, err)
+		return fmt.Errorf("%w: %w (the scan then failed: %v)", ErrLimit, lerr, err) //nolint:errorlint // the limit is the cause; wrapping err too would let its kind (a timeout, say) win over ErrLimit
 	}
 	return err
 }

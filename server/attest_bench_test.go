@@ -66,7 +66,7 @@ func grpcClient(t testing.TB, in *servertest.Instance) mcpregv1.RegistryServiceC
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() { _ = conn.Close() })
 	return mcpregv1.NewRegistryServiceClient(conn)
 }
 

@@ -217,7 +217,7 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 		r := ok(t, "admin adds a foreign signer's bundle", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations", e.admin,
 			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, otherSAN, "1.0.0")}}))
 		if a := attestationsOf(t, r); len(a) != 1 || a[0]["pending"] != true || a[0]["verified"] != false ||
-			hasFinding(r.json(t), "attestation_unverified", "high") {
+			hasHighFinding(r.json(t), "attestation_unverified") {
 			t.Fatalf("pending unverified attestation: %v", r.json(t))
 		}
 		unverifiedID := attestationsOf(t, r)[0]["id"].(string)
@@ -260,7 +260,7 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 		// Confirming the one that does not verify records its finding now.
 		r = ok(t, "confirm the unverified one", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.0.0/attestations/"+unverifiedID+":confirm",
 			e.reviewer, map[string]any{"reason": "keep it on record"}))
-		if !hasFinding(r.json(t), "attestation_unverified", "high") || r.json(t)["state"] != "approved" {
+		if !hasHighFinding(r.json(t), "attestation_unverified") || r.json(t)["state"] != "approved" {
 			t.Fatalf("after confirming the unverified one: %v", r.json(t))
 		}
 		after := resolve()
@@ -273,7 +273,7 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 			t.Fatalf("audit: %v", ev)
 		}
 		// On a version awaiting review nothing waits: it counts at once.
-		r = ok(t, "submit 1.1.0", e.submit(t, npmServerJSONBare("1.1.0")))
+		ok(t, "submit 1.1.0", e.submit(t, npmServerJSONBare("1.1.0")))
 		r = ok(t, "owner adds to a pending version", call(t, "POST", e.in.URL+"/v1/servers/"+attestServer+"/versions/1.1.0/attestations", e.owner,
 			map[string]any{"attestation": map[string]any{"packageIndex": 0, "bundle": e.provenance(t, releaseSAN, "1.1.0")}}))
 		if a := attestationsOf(t, r); len(a) != 1 || a[0]["pending"] == true {

@@ -52,7 +52,7 @@ func TestUploadedArtifact(t *testing.T) {
 			"uploaded bytes have digest sha512:", "server_json_meta")
 		r = ok(t, "upload matching server.json", e.submit(t, npmServerJSON("1.1.0"), map[string]any{"packageIndex": 0,
 			"bundle": e.provenance(t, releaseSAN, "1.1.0"), "artifact": b64(tarball("1.1.0"))}))
-		if a = attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "npm_registry" || hasFinding(r.json(t), "artifact.digest_mismatch", "high") {
+		if a = attestationsOf(t, r); a[0]["verified"] != true || a[0]["digestSource"] != "npm_registry" || hasHighFinding(r.json(t), "artifact.digest_mismatch") {
 			t.Fatalf("upload matching server.json: %v", a)
 		}
 
@@ -60,7 +60,7 @@ func TestUploadedArtifact(t *testing.T) {
 		// disagree with its integrity: a high finding that blocks approval.
 		r = ok(t, "upload of unpublished bytes", e.submit(t, npmServerJSONBare("1.2.0"), map[string]any{"packageIndex": 0,
 			"bundle": e.provenance(t, releaseSAN, "1.2.0"), "artifact": b64(tarball("1.1.0-evil"))}))
-		if !hasFinding(r.json(t), "artifact.digest_mismatch", "high") {
+		if !hasHighFinding(r.json(t), "artifact.digest_mismatch") {
 			t.Fatalf("upload of unpublished bytes: %v", r.json(t)["findings"])
 		}
 		refused(t, "approve unpublished upload", e.transition(t, "approve", attestServer, "1.2.0"), http.StatusConflict, "upload", sha512Hex(tarball("1.1.0-evil")))

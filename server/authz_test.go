@@ -151,7 +151,7 @@ func TestEveryRPCEveryRole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		rc := mcpregv1.NewRegistryServiceClient(conn)
 		tc := tokenAndDiscovery{mcpregv1.NewTokenServiceClient(conn), mcpregv1.NewDiscoveryServiceClient(conn)}
 		cases := rpcCases()

@@ -23,17 +23,17 @@ import (
 const UnauthenticatedBodyBytes = 64 << 10
 
 // gateBody reads a request body only as far as the sender's standing
-// allows: up to max for a request with a valid bearer token, up to
+// allows: up to maxBytes for a request with a valid bearer token, up to
 // UnauthenticatedBodyBytes for anyone else. A larger body without a valid
 // token is refused before it is read: 401 on the API, 413 on the web UI's
 // forms. What passes is read in full here, so handlers see a bounded body.
-func gateBody(max int64, svc *registry.Service, log *slog.Logger, next http.Handler) http.Handler {
+func gateBody(maxBytes int64, svc *registry.Service, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
 			return
 		}
-		limit, authErr := max, error(nil)
+		limit, authErr := maxBytes, error(nil)
 		if limit > UnauthenticatedBodyBytes {
 			if authErr = bearerValid(r, svc, log); authErr != nil {
 				limit = UnauthenticatedBodyBytes

@@ -86,7 +86,7 @@ func TestUnauthenticatedGRPCNotDecoded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	client := mcpregv1.NewRegistryServiceClient(conn)
 	big := &mcpregv1.SubmitVersionRequest{ServerJson: strings.Repeat("x", bigBody-1024)}
 	for _, tc := range []struct{ name, auth, msg string }{

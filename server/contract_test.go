@@ -34,8 +34,10 @@ var contractV11 = strings.NewReplacer("scopes: [ticket.read]", "scopes: [ticket.
 	"{name: close_ticket, riskTier: write, approval: always, timeout: 10s, idempotency: requires_key}",
 	"{name: close_ticket, riskTier: read, approval: always, timeout: 10s, idempotency: idempotent}").Replace(contractV1)
 
-func submitWithContract(name, version, tools, contract string) map[string]any {
-	b := submitBody(name, version, tools)
+// ticketsWithContract submits version of io.github.acme/tickets with
+// ticketTools and contract.
+func ticketsWithContract(version, contract string) map[string]any {
+	b := submitBody("io.github.acme/tickets", version, ticketTools)
 	b["contract"] = contract
 	return b
 }
@@ -61,7 +63,7 @@ func TestContractWideningNeedsAcknowledgement(t *testing.T) {
 			owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
 			alice := in.Token(t, "alice", registry.RoleReviewer)
 			base := in.URL + "/v1/servers/io.github.acme/tickets/versions/"
-			r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1))
+			r := call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.0.0", contractV1))
 			if r.Status != 200 {
 				t.Fatalf("submit 1.0.0: %d %s", r.Status, r.Body)
 			}
@@ -76,7 +78,7 @@ func TestContractWideningNeedsAcknowledgement(t *testing.T) {
 				t.Fatalf("approve 1.0.0: %d %s", r.Status, r.Body)
 			}
 
-			r = call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.1.0", ticketTools, contractV11))
+			r = call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.1.0", contractV11))
 			if r.Status != 200 {
 				t.Fatalf("submit 1.1.0: %d %s", r.Status, r.Body)
 			}
@@ -152,7 +154,7 @@ func TestContractBadInputAndPolicy(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, c.contract))
+				r := call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.0.0", c.contract))
 				if r.Status != c.status {
 					t.Fatalf("status %d, want %d: %s", r.Status, c.status, r.Body)
 				}
@@ -177,7 +179,7 @@ func TestContractBadInputAndPolicy(t *testing.T) {
 		if r.Status != http.StatusConflict || !strings.Contains(r.message(t), "requires a capability contract") {
 			t.Fatalf("submission without contract under policy: %d %s", r.Status, r.Body)
 		}
-		if r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1)); r.Status != 200 {
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.0.0", contractV1)); r.Status != 200 {
 			t.Fatalf("submission with contract under policy: %d %s", r.Status, r.Body)
 		}
 		ev := call(t, "GET", in.URL+"/v1/audit/events?action=policy.update", alice, nil).json(t)["events"].([]any)
@@ -192,7 +194,7 @@ func TestContractBadInputAndPolicy(t *testing.T) {
 func TestContractMaxTokenTTLFromConfig(t *testing.T) {
 	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ContractMaxTokenTTL = 10 * time.Minute })
 	owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
-	r := call(t, "POST", in.URL+"/v1/versions", owner, submitWithContract("io.github.acme/tickets", "1.0.0", ticketTools, contractV1))
+	r := call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.0.0", contractV1))
 	if r.Status != http.StatusOK {
 		t.Fatalf("submit: %d %s", r.Status, r.Body)
 	}

@@ -114,9 +114,9 @@ func parseIfNoneMatch(values []string) (tags []string, ok bool) {
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			t := strings.TrimSpace(part)
-			switch {
-			case t == "":
-			case t == "*":
+			switch t {
+			case "":
+			case "*":
 				tags = append(tags, t)
 			default:
 				opaque := strings.TrimPrefix(t, "W/")

@@ -364,7 +364,7 @@ func TestHostReportTriggersScan(t *testing.T) {
 		host := in.HostToken(t, "fleet")
 		const name = "io.github.acme/weather"
 		r := ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner,
-			map[string]any{"serverJson": liveServerJSON(name, "1.0.0", fx.url), "live": true}))
+			map[string]any{"serverJson": liveServerJSON(name, fx.url), "live": true}))
 		var tools []string
 		for _, tool := range r.json(t)["snapshot"].(map[string]any)["tools"].([]any) {
 			tools = append(tools, tool.(map[string]any)["rawJson"].(string))
@@ -432,7 +432,7 @@ func TestDiscoveryOverGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		dc := mcpregv1.NewDiscoveryServiceClient(conn)
 		res, err := dc.ResolveServers(withToken(t.Context(), e.prodHost), &mcpregv1.ResolveServersRequest{PageSize: 1})
 		if err != nil {

@@ -119,7 +119,7 @@ func TestAcceptWarnedDrift(t *testing.T) {
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
-		ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}))
+		ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}))
 		ok(t, "approve", call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"}))
 
 		fx.setTitle("Alerts")

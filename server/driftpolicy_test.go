@@ -36,7 +36,7 @@ func TestConfiguredDriftPolicy(t *testing.T) {
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
-		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {
 			t.Fatalf("live submit: %d %s", r.Status, r.Body)
 		}
 		call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"})
@@ -59,7 +59,9 @@ func TestDriftPolicyFileIsValidated(t *testing.T) {
 	}
 	for name, doc := range cases {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
-		os.WriteFile(path, []byte(doc), 0o600)
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		cfg := server.DefaultConfig()
 		cfg.DriftPolicy = path
 		if _, err := server.ScanningFrom(cfg); err == nil || !strings.Contains(err.Error(), "--drift-policy") {

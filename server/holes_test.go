@@ -29,7 +29,7 @@ func TestLiveSubmitOutsideNamespaceReadsNothing(t *testing.T) {
 		in := servertest.Start(t, dialect)
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{
-			"serverJson": liveServerJSON("io.github.evil/probe", "1.0.0", ts.URL+"/mcp"), "live": true})
+			"serverJson": liveServerJSON("io.github.evil/probe", ts.URL+"/mcp"), "live": true})
 		if r.Status != http.StatusForbidden || !strings.Contains(r.message(t), `namespace "io.github.evil"`) {
 			t.Fatalf("live submit outside the namespace: %d %s", r.Status, r.Body)
 		}
@@ -93,7 +93,7 @@ func TestHostScansOnlyWhatItResolves(t *testing.T) {
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		host := in.HostToken(t, "laptop", "dev")
 		submitLive := func(name string, contract string) string {
-			body := map[string]any{"serverJson": liveServerJSON(name, "1.0.0", fx.url), "live": true}
+			body := map[string]any{"serverJson": liveServerJSON(name, fx.url), "live": true}
 			if contract != "" {
 				body["contract"] = contract
 			}

@@ -93,10 +93,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func tooLarge(w http.ResponseWriter, size, max int64) {
-	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", max)
+func tooLarge(w http.ResponseWriter, size, limit int64) {
+	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", limit)
 	if size > 0 {
-		msg = fmt.Sprintf("request body is %d bytes, the limit is %d", size, max)
+		msg = fmt.Sprintf("request body is %d bytes, the limit is %d", size, limit)
 	}
 	writeError(w, http.StatusRequestEntityTooLarge, status.New(codes.ResourceExhausted, msg))
 }

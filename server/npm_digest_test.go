@@ -86,7 +86,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 			t.Fatalf("scan of a mismatching package: %v", sr)
 		}
 		v := ok(t, "get 1.0.2", call(t, "GET", in.URL+"/v1/servers/"+name+"/versions/1.0.2", reviewer, nil)).json(t)
-		if !hasFinding(v, registry.KindDigestMismatch, "high") {
+		if !hasHighFinding(v, registry.KindDigestMismatch) {
 			t.Fatalf("no high digest finding: %v", v["findings"])
 		}
 		refused(t, "approve 1.0.2", call(t, "POST", in.URL+"/v1/servers/"+name+"/versions/1.0.2/approve", reviewer,

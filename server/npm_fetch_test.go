@@ -45,14 +45,16 @@ func requireNPMAndNode(t *testing.T) {
 	}
 }
 
-func fetchedServerJSON(pkg, pkgVersion, serverVersion, digest string) string {
+// fetchedServerJSON is serverVersion of a server launched from version
+// 1.0.0 of npm package pkg, with digest declared when not "".
+func fetchedServerJSON(pkg, serverVersion, digest string) string {
 	meta := ""
 	if digest != "" {
 		meta = fmt.Sprintf(`,"_meta":{"io.mcpreg/registry":{"packages":[{"identifier":%q,"digest":%q}]}}`, pkg, digest)
 	}
 	return fmt.Sprintf(`{"$schema":%q,"name":"io.github.acme/%s","description":"d","version":%q,
  "packages":[{"registryType":"npm","identifier":%q,"version":%q,"transport":{"type":"stdio"}}]%s}`,
-		schemaURL, pkg, serverVersion, pkg, pkgVersion, meta)
+		schemaURL, pkg, serverVersion, pkg, "1.0.0", meta)
 }
 
 // TestScannerFetchesEveryNPMPackage: an npm package is fetched from the
@@ -90,7 +92,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 			{"1.0.0", "", registry.DigestFromNPMRegistry},
 			{"1.0.1", tiny.Integrity, registry.DigestFromMeta},
 		} {
-			r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": fetchedServerJSON("tiny-mcp", "1.0.0", c.version, c.digest), "live": true})
+			r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": fetchedServerJSON("tiny-mcp", c.version, c.digest), "live": true})
 			if r.Status != http.StatusOK {
 				t.Fatalf("live submit of tiny-mcp %s: %d %s", c.version, r.Status, r.Body)
 			}
@@ -102,16 +104,16 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 		}
 
 		refused(t, "live submit of the hostile package", call(t, "POST", in.URL+"/v1/versions", owner,
-			map[string]any{"serverJson": fetchedServerJSON("evil-mcp", "1.0.0", "1.0.0", ""), "live": true}),
+			map[string]any{"serverJson": fetchedServerJSON("evil-mcp", "1.0.0", ""), "live": true}),
 			http.StatusConflict, `"helper"`, "github:evil/helper")
 		ok(t, "submit the hostile package", call(t, "POST", in.URL+"/v1/versions", owner,
-			map[string]any{"serverJson": fetchedServerJSON("evil-mcp", "1.0.0", "1.0.1", ""), "tools": `{"tools":[]}`}))
+			map[string]any{"serverJson": fetchedServerJSON("evil-mcp", "1.0.1", ""), "tools": `{"tools":[]}`}))
 		sr := ok(t, "scan the hostile package", call(t, "POST", in.URL+"/v1/servers/io.github.acme/evil-mcp/versions/1.0.1/scan", reviewer, map[string]any{})).json(t)
 		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "dependency_spec" || !strings.Contains(sc["error"].(string), `"helper"`) {
 			t.Fatalf("scan of the hostile package: %v", sr)
 		}
 		v := ok(t, "get the hostile version", call(t, "GET", in.URL+"/v1/servers/io.github.acme/evil-mcp/versions/1.0.1", reviewer, nil)).json(t)
-		if !hasFinding(v, registry.KindDependencySpec, "high") {
+		if !hasHighFinding(v, registry.KindDependencySpec) {
 			t.Fatalf("no high dependency finding: %v", v["findings"])
 		}
 		refused(t, "approve the hostile version", call(t, "POST", in.URL+"/v1/servers/io.github.acme/evil-mcp/versions/1.0.1/approve", reviewer,
@@ -123,14 +125,14 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 		// A tarball that is not what the npm registry says it is: a
 		// digest mismatch although the version declares nothing.
 		ok(t, "submit broken-mcp", call(t, "POST", in.URL+"/v1/versions", owner,
-			map[string]any{"serverJson": fetchedServerJSON("broken-mcp", "1.0.0", "1.0.0", ""), "tools": `{"tools":[]}`}))
+			map[string]any{"serverJson": fetchedServerJSON("broken-mcp", "1.0.0", ""), "tools": `{"tools":[]}`}))
 		sr = ok(t, "scan broken-mcp", call(t, "POST", in.URL+"/v1/servers/io.github.acme/broken-mcp/versions/1.0.0/scan", reviewer, map[string]any{})).json(t)
 		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "digest_mismatch" ||
 			!strings.Contains(sc["error"].(string), "npm registry publishes integrity "+other.String()) {
 			t.Fatalf("scan of a tarball the registry's integrity does not match: %v", sr)
 		}
 		v = ok(t, "get broken-mcp", call(t, "GET", in.URL+"/v1/servers/io.github.acme/broken-mcp/versions/1.0.0", reviewer, nil)).json(t)
-		if !hasFinding(v, registry.KindDigestMismatch, "high") {
+		if !hasHighFinding(v, registry.KindDigestMismatch) {
 			t.Fatalf("no high digest finding: %v", v["findings"])
 		}
 	})

@@ -50,7 +50,7 @@ func everythingNPMDir(t *testing.T) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if everything.dir != "" {
-		os.RemoveAll(everything.dir)
+		_ = os.RemoveAll(everything.dir)
 	}
 	os.Exit(code)
 }

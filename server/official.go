@@ -129,7 +129,7 @@ func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
 // 9457) whose "error" member also carries the message, 422 for parameters
 // out of range, 400 for malformed ones, 404 for unknown servers.
 func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
-	code := http.StatusInternalServerError
+	var code int
 	var msg string
 	if errors.Is(err, errUnprocessable) {
 		code, msg = http.StatusUnprocessableEntity, err.Error()

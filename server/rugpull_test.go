@@ -53,8 +53,9 @@ func (f *fixture) setDescription(d string) {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}, noResult)
 }
 
-func liveServerJSON(name, version, url string) string {
-	return `{"$schema":"` + schemaURL + `","name":"` + name + `","description":"Weather","version":"` + version + `",
+// liveServerJSON is version 1.0.0 of server name, read live at url.
+func liveServerJSON(name, url string) string {
+	return `{"$schema":"` + schemaURL + `","name":"` + name + `","description":"Weather","version":"1.0.0",
  "remotes":[{"type":"streamable-http","url":"` + url + `"}]}`
 }
 
@@ -68,7 +69,7 @@ func TestRugPullQuarantineAndAcceptDrift(t *testing.T) {
 			owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 			alice := in.Token(t, "alice", registry.RoleReviewer)
 			bob := in.Token(t, "bob", registry.RoleReviewer)
-			r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true})
+			r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true})
 			if r.Status != 200 {
 				t.Fatalf("live submit: %d %s", r.Status, r.Body)
 			}
@@ -149,7 +150,7 @@ func TestDriftReleaseWarnAndFailure(t *testing.T) {
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
-		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {
 			t.Fatalf("live submit: %d %s", r.Status, r.Body)
 		}
 		call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"})
@@ -183,7 +184,7 @@ func TestDriftReleaseWarnAndFailure(t *testing.T) {
 
 		// A scan that cannot reach the server records the error and changes nothing.
 		before := counts(t, in.Store)
-		bad := liveServerJSON("io.github.acme/offline", "1.0.0", "http://10.255.255.1:9/mcp")
+		bad := liveServerJSON("io.github.acme/offline", "http://10.255.255.1:9/mcp")
 		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": bad, "live": true}); r.Status != http.StatusConflict ||
 			!strings.Contains(r.message(t), "10.255.255.1") {
 			t.Fatalf("live submit to a private address: %d %s", r.Status, r.Body)

@@ -74,7 +74,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 	if err != nil {
 		return fmt.Errorf("gateway connection: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	gw, err := newGateway(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)

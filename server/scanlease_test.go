@@ -37,7 +37,7 @@ func replicas(t *testing.T, dialect string, n int, mutate func(*server.Config)) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.Close() })
+		t.Cleanup(func() { _ = st.Close() })
 		out = append(out, servertest.StartOn(t, st, func(c *server.Config) {
 			c.Replica, c.ScanLeaseTTL = fmt.Sprintf("r%d", i), time.Second
 			if mutate != nil {
@@ -59,7 +59,7 @@ func TestScanLeasesAcrossReplicas(t *testing.T) {
 			rs := replicas(t, dialect, 2, nil)
 			owner := rs[0].Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 			alice := rs[1].Token(t, "alice", registry.RoleReviewer)
-			if r := call(t, "POST", rs[0].URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/slow", "1.0.0", url), "live": true}); r.Status != 200 {
+			if r := call(t, "POST", rs[0].URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/slow", url), "live": true}); r.Status != 200 {
 				t.Fatalf("live submit: %d %s", r.Status, r.Body)
 			}
 			path := "/v1/servers/io.github.acme/slow/versions/1.0.0"
@@ -137,7 +137,7 @@ func TestScheduleSharedByReplicas(t *testing.T) {
 			alice := rs[1].Token(t, "alice", registry.RoleReviewer)
 			for i := range n {
 				name := fmt.Sprintf("io.github.acme/fleet-%d", i)
-				if r := call(t, "POST", rs[i%2].URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON(name, "1.0.0", url), "live": true}); r.Status != 200 {
+				if r := call(t, "POST", rs[i%2].URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON(name, url), "live": true}); r.Status != 200 {
 					t.Fatalf("live submit: %d %s", r.Status, r.Body)
 				}
 				if r := call(t, "POST", rs[(i+1)%2].URL+"/v1/servers/"+name+"/versions/1.0.0/approve", alice, map[string]any{"reason": "ok"}); r.Status != 200 {

@@ -72,7 +72,7 @@ func TestScanRatePerPrincipal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+ci2)
 	var header metadata.MD
 	_, err = mcpregv1.NewRegistryServiceClient(conn).ScanVersion(ctx,

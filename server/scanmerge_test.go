@@ -19,7 +19,7 @@ func TestScanRequestsAreMerged(t *testing.T) {
 		in := servertest.Start(t, dialect, func(c *server.Config) { c.ScanCooldown = time.Minute })
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		host := in.Token(t, "edge-host", registry.RoleHost)
-		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {
 			t.Fatalf("live submit: %d %s", r.Status, r.Body)
 		}
 		url := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0/scan"

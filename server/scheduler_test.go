@@ -20,7 +20,7 @@ func TestScheduleRescansApprovedVersions(t *testing.T) {
 		in := servertest.Start(t, dialect, func(c *server.Config) { c.ScanInterval = 200 * time.Millisecond })
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
-		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", "1.0.0", fx.url), "live": true}); r.Status != 200 {
+		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {
 			t.Fatalf("live submit: %d %s", r.Status, r.Body)
 		}
 		call(t, "POST", in.URL+"/v1/servers/io.github.acme/weather/versions/1.0.0/approve", alice, map[string]any{"reason": "ok"})

@@ -162,7 +162,7 @@ func TestValidationErrorFormat(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
-	if !errors.Is(err, ErrInvalid) || errors.Unwrap(err) != ErrInvalid {
+	if !errors.Is(err, ErrInvalid) || errors.Unwrap(err) != ErrInvalid { //nolint:errorlint // Unwrap must give the sentinel itself, not a chain holding it
 		t.Error("ValidationError does not unwrap to ErrInvalid")
 	}
 }

@@ -86,7 +86,7 @@ func checkEnvelope(env *dsse.Envelope) error {
 	if env.PayloadType == "" {
 		return failf(ErrMalformedEnvelope, "payloadType is missing or empty")
 	}
-	if _, ok := decodeBase64(env.Payload); !ok {
+	if !canonicalBase64(env.Payload) {
 		return failf(ErrMalformedEnvelope, "payload is not canonical base64")
 	}
 	if len(env.Signatures) == 0 {
@@ -96,23 +96,23 @@ func checkEnvelope(env *dsse.Envelope) error {
 		if s.KeyID == "" {
 			return failf(ErrMalformedEnvelope, "signatures[%d].keyid is missing or empty", i)
 		}
-		if _, ok := decodeBase64(s.Sig); !ok {
+		if !canonicalBase64(s.Sig) {
 			return failf(ErrMalformedEnvelope, "signatures[%d].sig is not canonical base64", i)
 		}
 	}
 	return nil
 }
 
-// decodeBase64 decodes standard or URL-safe base64 (DSSE verifiers accept
-// both), refusing any other spelling of the same bytes: missing padding,
-// line breaks, non-zero trailing bits.
-func decodeBase64(s string) ([]byte, bool) {
+// canonicalBase64 reports whether s is standard or URL-safe base64 (DSSE
+// verifiers accept both) spelled the one way each encodes: no missing
+// padding, line breaks or non-zero trailing bits.
+func canonicalBase64(s string) bool {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil && enc.EncodeToString(b) == s {
-			return b, true
+			return true
 		}
 	}
-	return nil, false
+	return false
 }
 
 // verifySignature checks signature i of env with the trusted key it names

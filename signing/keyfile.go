@@ -18,7 +18,7 @@ func LoadKeyFile(path string) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key file: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if err := checkKeyFile(f, path); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func WriteKeyFile(path string, k *Key) (err error) {
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("key file %s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {

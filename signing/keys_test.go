@@ -59,11 +59,7 @@ func TestKeyPEMRoundTrip(t *testing.T) {
 	}
 }
 
-func pemOf(t *testing.T, typ string, der []byte, err error) []byte {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+func pemOf(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
 
@@ -94,15 +90,15 @@ func TestParsePrivateKeyRefuses(t *testing.T) {
 		pem  []byte
 		want string
 	}{
-		"RSA PKCS#8":        {pemOf(t, "PRIVATE KEY", rsaPKCS8, nil), "private key is RSA, want Ed25519"},
-		"ECDSA PKCS#8":      {pemOf(t, "PRIVATE KEY", ecPKCS8, nil), "private key is ECDSA, want Ed25519"},
-		"X25519 PKCS#8":     {pemOf(t, "PRIVATE KEY", xPKCS8, nil), "want Ed25519"},
-		"RSA PKCS#1":        {pemOf(t, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey), nil), `PEM block is "RSA PRIVATE KEY", want "PRIVATE KEY"`},
-		"ECDSA SEC 1":       {pemOf(t, "EC PRIVATE KEY", ecSEC1, nil), `PEM block is "EC PRIVATE KEY"`},
+		"RSA PKCS#8":        {pemOf("PRIVATE KEY", rsaPKCS8), "private key is RSA, want Ed25519"},
+		"ECDSA PKCS#8":      {pemOf("PRIVATE KEY", ecPKCS8), "private key is ECDSA, want Ed25519"},
+		"X25519 PKCS#8":     {pemOf("PRIVATE KEY", xPKCS8), "want Ed25519"},
+		"RSA PKCS#1":        {pemOf("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)), `PEM block is "RSA PRIVATE KEY", want "PRIVATE KEY"`},
+		"ECDSA SEC 1":       {pemOf("EC PRIVATE KEY", ecSEC1), `PEM block is "EC PRIVATE KEY"`},
 		"public key":        {pub, `PEM block is "PUBLIC KEY"`},
 		"garbage":           {[]byte("this is not a key"), "not PEM"},
 		"empty":             {nil, "not PEM"},
-		"garbage DER":       {pemOf(t, "PRIVATE KEY", []byte("garbage"), nil), "not a PKCS#8 private key"},
+		"garbage DER":       {pemOf("PRIVATE KEY", []byte("garbage")), "not a PKCS#8 private key"},
 		"text before":       {append([]byte("key:\n"), good...), "not PEM"},
 		"second block":      {append(append([]byte{}, good...), good...), "data after"},
 		"encrypted headers": {withHeader, "headers"},
@@ -136,12 +132,12 @@ func TestParsePublicKeyRefuses(t *testing.T) {
 		pem  []byte
 		want string
 	}{
-		"RSA":         {pemOf(t, "PUBLIC KEY", rsaDER, nil), "public key is RSA, want Ed25519"},
-		"ECDSA":       {pemOf(t, "PUBLIC KEY", ecDER, nil), "public key is ECDSA, want Ed25519"},
-		"RSA PKCS#1":  {pemOf(t, "RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rsaKey.PublicKey), nil), `PEM block is "RSA PUBLIC KEY"`},
+		"RSA":         {pemOf("PUBLIC KEY", rsaDER), "public key is RSA, want Ed25519"},
+		"ECDSA":       {pemOf("PUBLIC KEY", ecDER), "public key is ECDSA, want Ed25519"},
+		"RSA PKCS#1":  {pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rsaKey.PublicKey)), `PEM block is "RSA PUBLIC KEY"`},
 		"private key": {priv, `PEM block is "PRIVATE KEY", want "PUBLIC KEY"`},
 		"garbage":     {[]byte("-----BEGIN nonsense"), "not PEM"},
-		"garbage DER": {pemOf(t, "PUBLIC KEY", []byte{0x30, 0x01}, nil), "not a PKIX public key"},
+		"garbage DER": {pemOf("PUBLIC KEY", []byte{0x30, 0x01}), "not a PKIX public key"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -45,7 +45,7 @@ func TestMigrationStatusOfEmptyDatabase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close()
+			defer func() { _ = s.Close() }()
 			st := migrationStatus(ctx, t, s)
 			names := embedded(t, dialect)
 			if len(st) != len(names) {

@@ -36,7 +36,7 @@ func TestErrorsHideThePassword(t *testing.T) {
 	for _, dsn := range dsns {
 		s, err := store.Open(t.Context(), dsn)
 		if err == nil {
-			s.Close()
+			_ = s.Close()
 			t.Errorf("Open succeeded with a wrong password or DSN")
 			continue
 		}

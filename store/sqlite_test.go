@@ -14,7 +14,7 @@ func openSQLite(t *testing.T, dsn string) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { _ = s.Close() })
 	if s.Dialect != store.DialectSQLite {
 		t.Fatalf("dialect %q, want sqlite3", s.Dialect)
 	}

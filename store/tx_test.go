@@ -129,7 +129,7 @@ func TestSQLiteBusyIsRetried(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() { _ = s.Close() })
 		return s
 	}
 	holder, once, patient := open(1), open(1), open(100)

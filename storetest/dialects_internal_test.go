@@ -60,7 +60,7 @@ func captureStderr(t *testing.T, fn func()) string {
 	os.Stderr = w
 	defer func() { os.Stderr = saved }()
 	fn()
-	w.Close()
+	_ = w.Close()
 	b, _ := io.ReadAll(r)
 	return string(b)
 }

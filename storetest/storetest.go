@@ -89,7 +89,7 @@ func DSN(t testing.TB, dialect string) string {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	if err := s.MigrateUp(context.Background()); err != nil {
 		t.Fatalf("storetest: %v", err)
 	}

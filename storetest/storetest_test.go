@@ -47,7 +47,7 @@ func pending(t *testing.T, dsn string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	st, err := s.MigrationStatus(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestPostgresDatabaseIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	var exists bool
 	err = db.QueryRowContext(context.Background(), "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", name).Scan(&exists)
 	if err != nil {

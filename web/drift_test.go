@@ -82,7 +82,7 @@ func TestDriftIsShownAndAccepted(t *testing.T) {
 		!strings.Contains(r.Location, "done=scan-drift") {
 		t.Fatalf("scan after the rug pull: %d %q", r.Status, r.Location)
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "quarantined" {
+	if got := e.weatherState(t); got != "quarantined" {
 		t.Fatalf("state after rug pull: %s", got)
 	}
 	mustContain(t, alice.get("/queue").Body, "Drift events waiting (1)", "description_changed (get_forecast)")
@@ -98,14 +98,14 @@ func TestDriftIsShownAndAccepted(t *testing.T) {
 	if r := alice.post(m[1]+"/accept", url.Values{"reason": {"no token"}}); r.Status != http.StatusForbidden {
 		t.Fatalf("accept without token: %d", r.Status)
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "quarantined" {
+	if got := e.weatherState(t); got != "quarantined" {
 		t.Fatalf("state %s after a refused accept", got)
 	}
 	r := alice.post(m[1]+"/accept", url.Values{"reason": {"the owner explained the change"}, "csrf": {alice.csrf}})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("accept drift: %d\n%s", r.Status, r.Body)
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "approved" {
+	if got := e.weatherState(t); got != "approved" {
 		t.Fatalf("state after accepting drift: %s", got)
 	}
 	// The server page shows both pin revisions, the new one with its reason.

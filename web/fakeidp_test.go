@@ -27,10 +27,10 @@ var idpKey = sync.OnceValue(func() *rsa.PrivateKey {
 	return k
 })
 
-// fakeIdP is an in-process OpenID Connect provider: discovery, JWKS, an
+// fakeIDP is an in-process OpenID Connect provider: discovery, JWKS, an
 // authorization endpoint that approves at once, and a token endpoint that
 // checks the PKCE verifier and issues an RS256 ID token.
-type fakeIdP struct {
+type fakeIDP struct {
 	t        testing.TB
 	URL      string
 	clientID string
@@ -53,10 +53,10 @@ type authRequest struct {
 	nonce, challenge, redirect string
 }
 
-func newFakeIdP(t testing.TB, edit func(*fakeIdP)) *fakeIdP {
+func newFakeIDP(t testing.TB, edit func(*fakeIDP)) *fakeIDP {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
-	p := &fakeIdP{t: t, URL: "http://" + srv.Listener.Addr().String(), clientID: "mcpreg-web", secret: "client-secret",
+	p := &fakeIDP{t: t, URL: "http://" + srv.Listener.Addr().String(), clientID: "mcpreg-web", secret: "client-secret",
 		pkce: []string{"S256"}, codes: map[string]authRequest{}}
 	if edit != nil {
 		edit(p)
@@ -72,7 +72,7 @@ func newFakeIdP(t testing.TB, edit func(*fakeIdP)) *fakeIdP {
 	return p
 }
 
-func (p *fakeIdP) discovery(w http.ResponseWriter, _ *http.Request) {
+func (p *fakeIDP) discovery(w http.ResponseWriter, _ *http.Request) {
 	iss := p.issuer
 	if iss == "" {
 		iss = p.URL
@@ -83,14 +83,14 @@ func (p *fakeIdP) discovery(w http.ResponseWriter, _ *http.Request) {
 		"code_challenge_methods_supported": p.pkce})
 }
 
-func (p *fakeIdP) jwks(w http.ResponseWriter, _ *http.Request) {
+func (p *fakeIDP) jwks(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 		{Key: &idpKey().PublicKey, KeyID: "test-key", Algorithm: string(jose.RS256), Use: "sig"}}})
 }
 
 // authorize approves at once: back to the redirect URI with a code, or
 // with p.deny as the error.
-func (p *fakeIdP) authorize(w http.ResponseWriter, r *http.Request) {
+func (p *fakeIDP) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if q.Get("response_type") != "code" || q.Get("client_id") != p.clientID || q.Get("code_challenge_method") != "S256" ||
 		q.Get("code_challenge") == "" || q.Get("nonce") == "" || q.Get("state") == "" ||
@@ -116,7 +116,7 @@ func (p *fakeIdP) authorize(w http.ResponseWriter, r *http.Request) {
 }
 
 // token exchanges a code once, for the client, with the right verifier.
-func (p *fakeIdP) token(w http.ResponseWriter, r *http.Request) {
+func (p *fakeIDP) token(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -143,7 +143,7 @@ func (p *fakeIdP) token(w http.ResponseWriter, r *http.Request) {
 }
 
 // idToken signs the claims of rev@example.com, edited by p.claims.
-func (p *fakeIdP) idToken(nonce string) string {
+func (p *fakeIDP) idToken(nonce string) string {
 	now := time.Now()
 	c := map[string]any{"iss": p.URL, "aud": p.clientID, "sub": "user-1", "email": "rev@example.com",
 		"email_verified": true, "nonce": nonce, "iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix()}

@@ -86,9 +86,10 @@ func (e *env) submit(t testing.TB, c *registry.Caller, name, version, toolsJSON 
 	}
 }
 
-func (e *env) state(t testing.TB, name, version string) string {
+// weatherState is the state of version 1.0.0 of io.github.acme/weather.
+func (e *env) weatherState(t testing.TB) string {
 	t.Helper()
-	v, err := e.svc.GetVersion(context.Background(), &registry.Caller{Principal: "t", Role: registry.RoleAdmin}, name, version)
+	v, err := e.svc.GetVersion(context.Background(), &registry.Caller{Principal: "t", Role: registry.RoleAdmin}, weather, "1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}

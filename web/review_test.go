@@ -22,7 +22,7 @@ func TestFourEyesRefusalIsShownAndASecondReviewerApproves(t *testing.T) {
 	}
 	mustContain(t, r.Body, `role="alert"`, "four-eyes: root submitted io.github.acme/weather@1.0.0 and cannot approve it",
 		">my own work</textarea>")
-	if got := e.state(t, weather, "1.0.0"); got != "pending_review" {
+	if got := e.weatherState(t); got != "pending_review" {
 		t.Fatalf("state %s after a refused self-approval", got)
 	}
 
@@ -31,7 +31,7 @@ func TestFourEyesRefusalIsShownAndASecondReviewerApproves(t *testing.T) {
 	if r.Status != http.StatusSeeOther || r.Location != "/review/"+weather+"/1.0.0?done=approve" {
 		t.Fatalf("approve: %d to %q\n%s", r.Status, r.Body, r.Location)
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "approved" {
+	if got := e.weatherState(t); got != "approved" {
 		t.Fatalf("state %s, want approved", got)
 	}
 	page = alice.get(r.Location)
@@ -61,7 +61,7 @@ func TestDecisionsNeedAReason(t *testing.T) {
 	if r := alice.decide(weather, "1.0.0", "destroy", "x"); r.Status != http.StatusNotFound {
 		t.Fatalf("unknown action: %d, want 404", r.Status)
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "pending_review" {
+	if got := e.weatherState(t); got != "pending_review" {
 		t.Fatalf("state %s", got)
 	}
 }
@@ -135,8 +135,10 @@ func TestQueueListsPendingOldestFirst(t *testing.T) {
 		t.Fatalf("queue order or content wrong:\n%s", q)
 	}
 	mustContain(t, q, "Versions pending review (2)", "Drift events waiting (0)")
-	row := q[second:]
-	row = row[:strings.Index(row, "</tr>")]
+	row, _, found := strings.Cut(q[second:], "</tr>")
+	if !found {
+		t.Fatalf("no end to the row of io.github.acme/second:\n%s", q)
+	}
 	if !strings.Contains(row, `<span class="badge sev-high">high</span>`) {
 		t.Errorf("finding counts missing from the queue:\n%s", q[first:])
 	}

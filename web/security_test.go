@@ -46,7 +46,7 @@ func TestSignedOutRequestsGoToSignIn(t *testing.T) {
 	if r := b.get("/queue"); r.Status != http.StatusSeeOther || !strings.Contains(r.Header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Errorf("forged session: %d, cookie %q", r.Status, r.Header.Get("Set-Cookie"))
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "pending_review" {
+	if got := e.weatherState(t); got != "pending_review" {
 		t.Fatalf("state %s after signed-out posts", got)
 	}
 }
@@ -83,7 +83,7 @@ func TestStateChangesNeedTheFormToken(t *testing.T) {
 			}
 		})
 	}
-	if got := e.state(t, weather, "1.0.0"); got != "pending_review" {
+	if got := e.weatherState(t); got != "pending_review" {
 		t.Fatalf("state %s, want pending_review: a refused form changed something", got)
 	}
 	if n := auditCount(t, e); n != events {

@@ -20,7 +20,7 @@ import (
 )
 
 // ssoEnv serves the web UI of in with single sign-on through idp.
-func ssoEnv(t testing.TB, in *servertest.Instance, idp *fakeIdP, claim string) *env {
+func ssoEnv(t testing.TB, in *servertest.Instance, idp *fakeIDP, claim string) *env {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	h, err := web.New(in.Service, slog.New(slog.DiscardHandler), web.Options{OIDC: ssoConfig(idp,
@@ -34,7 +34,7 @@ func ssoEnv(t testing.TB, in *servertest.Instance, idp *fakeIdP, claim string) *
 	return &env{users: map[string]bool{}, svc: in.Service, st: in.Store, h: h, srv: srv}
 }
 
-func ssoConfig(idp *fakeIdP, redirect, claim string) *web.OIDCConfig {
+func ssoConfig(idp *fakeIDP, redirect, claim string) *web.OIDCConfig {
 	return &web.OIDCConfig{Issuer: idp.URL, ClientID: "mcpreg-web", ClientSecret: "client-secret",
 		RedirectURL: redirect, PrincipalClaim: claim}
 }
@@ -142,7 +142,7 @@ func TestSingleSignOn(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			idp := newFakeIdP(t, func(p *fakeIdP) { p.claims, p.deny = c.claims, c.deny })
+			idp := newFakeIDP(t, func(p *fakeIDP) { p.claims, p.deny = c.claims, c.deny })
 			b := ssoEnv(t, in, idp, c.claim).browser(t)
 			r := b.ssoSignIn("/servers?q=x", c.edit)
 			if r.Status != c.status {
@@ -191,7 +191,7 @@ func TestSingleSignOnFlowBinding(t *testing.T) {
 	t.Parallel()
 	in := servertest.Start(t, "sqlite3")
 	in.Token(t, "rev@example.com", registry.RoleReviewer)
-	e := ssoEnv(t, in, newFakeIdP(t, nil), "")
+	e := ssoEnv(t, in, newFakeIDP(t, nil), "")
 	cases := []struct {
 		name   string
 		cookie func(string) string // the flow cookie the callback gets; "" none
@@ -240,12 +240,12 @@ func TestSingleSignOnConfig(t *testing.T) {
 		want string
 	}{
 		{"unreachable", &web.OIDCConfig{Issuer: gone.URL, ClientID: "c", RedirectURL: cb}, "discovery failed"},
-		{"no discovery document", &web.OIDCConfig{Issuer: newFakeIdP(t, nil).URL + "/tenant", ClientID: "c", RedirectURL: cb}, "404"},
-		{"issuer mismatch", ssoConfig(newFakeIdP(t, func(p *fakeIdP) { p.issuer = "https://evil.example.com" }), cb, ""), "evil.example.com"},
-		{"no S256", ssoConfig(newFakeIdP(t, func(p *fakeIdP) { p.pkce = []string{"plain"} }), cb, ""), "S256"},
-		{"no client id", &web.OIDCConfig{Issuer: newFakeIdP(t, nil).URL, RedirectURL: cb}, "client id"},
-		{"relative redirect", ssoConfig(newFakeIdP(t, nil), "/signin/sso/callback", ""), "absolute http(s) URL"},
-		{"other callback path", ssoConfig(newFakeIdP(t, nil), "https://mcpreg.example.com/oidc", ""), "/signin/sso/callback"},
+		{"no discovery document", &web.OIDCConfig{Issuer: newFakeIDP(t, nil).URL + "/tenant", ClientID: "c", RedirectURL: cb}, "404"},
+		{"issuer mismatch", ssoConfig(newFakeIDP(t, func(p *fakeIDP) { p.issuer = "https://evil.example.com" }), cb, ""), "evil.example.com"},
+		{"no S256", ssoConfig(newFakeIDP(t, func(p *fakeIDP) { p.pkce = []string{"plain"} }), cb, ""), "S256"},
+		{"no client id", &web.OIDCConfig{Issuer: newFakeIDP(t, nil).URL, RedirectURL: cb}, "client id"},
+		{"relative redirect", ssoConfig(newFakeIDP(t, nil), "/signin/sso/callback", ""), "absolute http(s) URL"},
+		{"other callback path", ssoConfig(newFakeIDP(t, nil), "https://mcpreg.example.com/oidc", ""), "/signin/sso/callback"},
 	}
 	for _, c := range cases {
 		_, err := web.New(in.Service, slog.New(slog.DiscardHandler), web.Options{OIDC: c.cfg})

@@ -101,7 +101,7 @@ func TestSingleSignOnAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	in := servertest.Start(t, "sqlite3")
 	in.Token(t, "rev@example.com", registry.RoleReviewer)
-	idp := newFakeIdP(t, nil)
+	idp := newFakeIDP(t, nil)
 	secret, other := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
 	cases := []struct {
 		name   string
@@ -142,7 +142,7 @@ func TestSingleSignOnAcrossMcpregdReplicas(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
 			dsn := storetest.DSN(t, dialect)
-			idp := newFakeIdP(t, nil)
+			idp := newFakeIDP(t, nil)
 			lb := newBalancer(t)
 			dir := t.TempDir()
 			shared, other := filepath.Join(dir, "shared.key"), filepath.Join(dir, "other.key")
@@ -166,7 +166,7 @@ func TestSingleSignOnAcrossMcpregdReplicas(t *testing.T) {
 // startReplica runs a service on its own connections to the database dsn,
 // with single sign-on through idp behind lb and the discovery key file
 // key (created by the first replica that uses it).
-func startReplica(t *testing.T, dialect, dsn, key string, idp *fakeIdP, lb *balancer) *servertest.Instance {
+func startReplica(t *testing.T, dialect, dsn, key string, idp *fakeIDP, lb *balancer) *servertest.Instance {
 	t.Helper()
 	var opts []store.Option
 	if dialect == store.DialectPostgres {
@@ -176,7 +176,7 @@ func startReplica(t *testing.T, dialect, dsn, key string, idp *fakeIdP, lb *bala
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() }) // after the service stops
+	t.Cleanup(func() { _ = st.Close() }) // after the service stops
 	return servertest.StartOn(t, st, func(c *server.Config) {
 		c.DiscoveryKey = key
 		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret = idp.URL, idp.clientID, idp.secret

@@ -31,12 +31,12 @@ func openAppMigrating(ctx context.Context, g *globalOpts, log *slog.Logger, migr
 		err = schemaCurrent(ctx, st)
 	}
 	if err != nil {
-		st.Close()
+		_ = st.Close()
 		return nil, nil, fmt.Errorf("migrate: %w", err)
 	}
 	svc, err := registry.New(ctx, st, append([]registry.Option{registry.WithLogger(log)}, opts...)...)
 	if err != nil {
-		st.Close()
+		_ = st.Close()
 		return nil, nil, err
 	}
 	return st, svc, nil

@@ -65,7 +65,7 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	if err := st.MigrateUp(ctx); err != nil {
 		t.Fatal(err)
 	}

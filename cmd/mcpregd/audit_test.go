@@ -39,7 +39,7 @@ func TestAuditVerifyCheckpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
+		defer func() { _ = st.Close() }()
 		svc, err := registry.New(ctx, st, registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}}),
 			registry.WithCheckpoints(registry.Checkpoints{Every: 5}))
 		if err != nil {
@@ -53,7 +53,9 @@ func TestAuditVerifyCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		note := filepath.Join(dir, "cp.note")
-		os.WriteFile(note, noteBytes, 0o600)
+		if err := os.WriteFile(note, noteBytes, 0o600); err != nil {
+			t.Fatal(err)
+		}
 
 		verify := func(args ...string) (string, error) {
 			return run(t, env, append([]string{"audit", "verify"}, args...)...)

@@ -72,7 +72,7 @@ func TestServeWithNoConfiguration(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	defer cmd.Process.Kill()
+	defer func() { _ = cmd.Process.Kill() }()
 	if !testkit.Poll(20*time.Second, func() bool { return get("http://127.0.0.1:8080/healthz") == http.StatusOK }) {
 		t.Fatalf("no /healthz on 127.0.0.1:8080\n%s", logs.String())
 	}
@@ -152,7 +152,7 @@ func tamper(t *testing.T, dsn, stmt string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	if _, err := st.DB.Exec(stmt); err != nil {
 		t.Fatal(err)
 	}

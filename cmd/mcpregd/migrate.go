@@ -19,7 +19,7 @@ func newMigrateCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			if err := st.MigrateUp(cmd.Context()); err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func newMigrateCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			infos, err := st.MigrationStatus(cmd.Context())
 			if err != nil {
 				return err

@@ -33,7 +33,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer func() { _ = st.Close() }()
 			l, err := server.Listen(cfg)
 			if err != nil {
 				return err

@@ -135,6 +135,6 @@ func withApp(cmd *cobra.Command, g *globalOpts, fn func(*registry.Service) error
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	return fn(svc)
 }

@@ -52,7 +52,7 @@ func userAdd(t *testing.T, dialect string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	svc, err := registry.New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	defer r.mu.Unlock()
 	if data, ok := r.tarballs[req.URL.Path]; ok {
 		r.Downloads.Add(1)
-		w.Write(data)
+		_, _ = w.Write(data)
 		return
 	}
 	name, _ := url.PathUnescape(strings.TrimPrefix(req.URL.EscapedPath(), "/"))
@@ -120,7 +120,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	json.NewEncoder(w).Encode(map[string]any{"name": name, "versions": versions})
+	_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "versions": versions})
 }
 
 // Tarball is a gzip'd tar of files.

@@ -13,8 +13,8 @@ import (
 // Domain is the google.rpc.ErrorInfo domain of mcpreg's reasons.
 const Domain = "mcpreg"
 
-// ReasonPayloadTooLarge, carried as google.rpc.ErrorInfo, marks a size
-// cap: ResourceExhausted, HTTP 413 rather than the 429 of a rate.
+// ReasonPayloadTooLarge marks a size cap, carried as google.rpc.ErrorInfo:
+// ResourceExhausted, HTTP 413 rather than the 429 of a rate.
 const ReasonPayloadTooLarge = "PAYLOAD_TOO_LARGE"
 
 // Entry is how errors wrapping one registry sentinel are answered.

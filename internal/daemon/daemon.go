@@ -99,7 +99,7 @@ func (p *Proc) start() error {
 	case a := <-addrs:
 		p.URL, p.GRPC, p.Metrics = "http://"+a[0], a[1], "http://"+a[2]
 	case <-p.done:
-		return fmt.Errorf("mcpregd %s exited before serving: %v\n%s", p.Name, p.err, p.Logs)
+		return fmt.Errorf("mcpregd %s exited before serving: %v\n%s", p.Name, p.err, p.Logs) //nolint:errorlint // p.err is nil after a clean exit, which %w would print as %!w(<nil>)
 	case <-time.After(StartTimeout):
 		p.Kill()
 		return fmt.Errorf("mcpregd %s did not log its addresses within %s\n%s", p.Name, StartTimeout, p.Logs)
@@ -129,7 +129,7 @@ func (p *Proc) readLogs(rd io.Reader, addrs chan<- [3]string) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		p.Logs.Write(append(line, '\n'))
+		_, _ = p.Logs.Write(append(line, '\n'))
 		var rec struct{ Msg, HTTP, GRPC, Metrics string }
 		if json.Unmarshal(line, &rec) == nil && rec.Msg == "mcpregd serving" {
 			select {

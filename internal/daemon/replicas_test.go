@@ -36,11 +36,11 @@ func TestMain(m *testing.M) {
 	bins.daemon, bins.cli, err = daemon.Build(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 
@@ -167,7 +167,7 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	db := st.Client
 
 	// Resolvers read through every replica the whole time; only r2, once
@@ -253,7 +253,6 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 	}
 
 	// Kill r2 while it is scanning, once writes are under way.
-	var killedScans []int
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		running, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Outcome("running")).IDs(ctx)
@@ -263,7 +262,6 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 		if len(running) > 0 && next.Load() >= 8 {
 			killing.Store(true)
 			reps[2].Kill()
-			killedScans = running
 			break
 		}
 		if time.Now().After(deadline) {
@@ -275,7 +273,7 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 	wwg.Wait()
 	// The running scans of r2 as seen once it is dead (the poll above may
 	// have missed one started just before the kill).
-	killedScans, err = db.Scan.Query().Where(scan.Replica("r2"), scan.Or(scan.Outcome("running"), scan.ErrorKind("abandoned"))).IDs(ctx)
+	killedScans, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Or(scan.Outcome("running"), scan.ErrorKind("abandoned"))).IDs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,14 +42,14 @@ func TestSignInStorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop(10 * time.Second)
+	defer func() { _ = p.Stop(10 * time.Second) }()
 	tok, err := daemon.Token(ctx, bins.daemon, dir, env, db, "watcher", "reviewer")
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	watch := watchStorm(ctx, t, p, tok)
-	statuses, retryAfter := signInStorm(t, p.URL, 500)
+	statuses, retryAfter := signInStorm(p.URL, 500)
 	whoami := <-watch.whoami
 	peak, gauge := watch.stop()
 
@@ -136,7 +136,7 @@ func (w *stormWatch) stop() (peak int64, gauge int) {
 
 // signInStorm posts n failing sign-ins at once, each with its own name and
 // client address, and counts the answers by status.
-func signInStorm(t *testing.T, base string, n int) (map[int]int, bool) {
+func signInStorm(base string, n int) (map[int]int, bool) {
 	client := &http.Client{Timeout: 90 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 	var (
 		mu         sync.Mutex
@@ -195,7 +195,7 @@ func vmHWM(pid int) int64 {
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {

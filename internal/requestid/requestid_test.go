@@ -20,7 +20,7 @@ func TestAccept(t *testing.T) {
 			t.Errorf("Accept(%q) = %q, want a fresh id", given, got)
 		}
 	}
-	if requestid.New() == requestid.New() {
+	if a, b := requestid.New(), requestid.New(); a == b {
 		t.Error("two fresh ids are equal")
 	}
 }

@@ -26,7 +26,7 @@ func diffPostgres(ctx context.Context, dir, name, serverDSN string) (bool, error
 	if err != nil {
 		return false, fmt.Errorf("open dev server: %w", err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	db := "mcpreg_gen_" + randomHex(6)
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
 		return false, fmt.Errorf("create scratch database (the role needs CREATEDB): %w", err)

@@ -97,7 +97,9 @@ func (b *browser) newTab(t *testing.T, base, user string) *tab {
 			p.dialogs.Add(1)
 			// A listener may run no command: dismiss the dialog from
 			// another goroutine, so that the page does not block.
-			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			go func() {
+				_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}()
 		}
 	})
 	if err != nil {

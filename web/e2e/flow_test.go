@@ -97,7 +97,7 @@ func (f *flow) setUp() {
 func (f *flow) ownerSubmits() {
 	sj := f.weather.writeServerJSON(f.t, weather, "1.0.0")
 	out := f.reg.mustCLI(f.t, f.owner, "submit", "--server-json", sj, "--live")
-	if v := f.reg.version(f.t, f.owner, weather, "1.0.0"); v.State != "pending_review" {
+	if v := f.reg.firstVersion(f.t, f.owner, weather); v.State != "pending_review" {
 		f.t.Fatalf("after submit: state %q, want pending_review\n%s", v.State, out)
 	}
 }
@@ -168,7 +168,7 @@ func (f *flow) approve(p *tab) {
 	}
 	p.contains("[role=status]", "Version approved.")
 	p.contains("section[aria-labelledby=summary]", "approved", "rita", "Descriptions and schemas reviewed.")
-	if v := f.reg.version(f.t, f.owner, weather, "1.0.0"); v.State != "approved" {
+	if v := f.reg.firstVersion(f.t, f.owner, weather); v.State != "approved" {
 		f.t.Fatalf("after rita's approval: state %q", v.State)
 	}
 }
@@ -189,7 +189,7 @@ func (f *flow) selfApprovalRefused() {
 	}
 	ada.contains("[role=alert]", "four-eyes", "ada submitted "+notes+"@1.0.0 and cannot approve it")
 	f.look(ada, "four-eyes refusal", "four-eyes-refusal")
-	if v := f.reg.version(f.t, f.adaToken, notes, "1.0.0"); v.State != "pending_review" {
+	if v := f.reg.firstVersion(f.t, f.adaToken, notes); v.State != "pending_review" {
 		f.t.Errorf("after a refused self-approval: state %q, want pending_review", v.State)
 	}
 	ada.noDialogs()
@@ -212,7 +212,7 @@ func (f *flow) scriptStaysText(p *tab) {
 func (f *flow) rugPull() {
 	f.weather.setDescription(poisoned, citySchema)
 	out := f.reg.mustCLI(f.t, f.adaToken, "scan", weather, "1.0.0")
-	if v := f.reg.version(f.t, f.owner, weather, "1.0.0"); v.State != "quarantined" {
+	if v := f.reg.firstVersion(f.t, f.owner, weather); v.State != "quarantined" {
 		f.t.Fatalf("after the rug pull scan: state %q, want quarantined\n%s", v.State, out)
 	}
 }
@@ -233,7 +233,7 @@ func (f *flow) acceptDrift(p *tab) {
 		f.t.Fatalf("accept drift: status %d\n%s", st, p.text("main"))
 	}
 	p.contains("[role=status]", "Drift accepted")
-	v := f.reg.version(f.t, f.owner, weather, "1.0.0")
+	v := f.reg.firstVersion(f.t, f.owner, weather)
 	if v.State != "approved" || v.Pins.Revision != 2 {
 		f.t.Fatalf("after bob accepted the drift: state %q pin revision %d, want approved and 2", v.State, v.Pins.Revision)
 	}

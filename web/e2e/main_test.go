@@ -37,7 +37,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	if bins.daemon, bins.cli, err = daemon.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1

@@ -115,9 +115,11 @@ type version struct {
 	} `json:"pins"`
 }
 
-func (r *registryProc) version(t *testing.T, token, name, ver string) version {
+// firstVersion is version 1.0.0 of name (the one the tests submit) as
+// token sees it.
+func (r *registryProc) firstVersion(t *testing.T, token, name string) version {
 	t.Helper()
-	out := r.mustCLI(t, token, "versions", "get", name, ver, "--output", "json")
+	out := r.mustCLI(t, token, "versions", "get", name, "1.0.0", "--output", "json")
 	var v version
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("versions get output: %v\n%s", err, out)

@@ -95,7 +95,7 @@ func webSecurity(t *testing.T, dialect string) {
 	owner := reg.token(t, "acme-ci", "owner", "io.github.acme")
 	submitOffline(t, reg, owner)
 	reject := "/review/" + weather + "/1.0.0/reject"
-	state := func() string { return reg.version(t, owner, weather, "1.0.0").State }
+	state := func() string { return reg.firstVersion(t, owner, weather).State }
 
 	anon := newWebClient(t, reg.url)
 	if st, loc, _ := anon.send(http.MethodGet, "/queue", nil, nil); st != http.StatusSeeOther || loc != "/signin?next=%2Fqueue" {

@@ -93,7 +93,7 @@ func servePackument(w http.ResponseWriter, r *http.Request) {
 		}
 		versions += fmt.Sprintf(`%q:{"dist":{"integrity":"sha512-%s"}}`, v, base64.StdEncoding.EncodeToString(sum[:]))
 	}
-	fmt.Fprintf(w, `{"name":%q,"versions":{%s}}`, signedPackage, versions)
+	_, _ = fmt.Fprintf(w, `{"name":%q,"versions":{%s}}`, signedPackage, versions)
 }
 
 // serverJSON names the npm package and its sha512 in mcpreg's _meta.

@@ -72,12 +72,11 @@ func TestAuditVerifyCheckpointCLI(t *testing.T) {
 			!strings.HasPrefix(string(body), "registry.example.com\n8\n") {
 			t.Fatalf("well-known checkpoint: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
-		note := filepath.Join(dir, "checkpoint.note")
 		out, err := runCLI(t, in.URL, host, "audit", "checkpoints", "--latest")
 		if err != nil || out != string(body) {
 			t.Fatalf("audit checkpoints --latest (host token): %v\n%q, want %q", err, out, body)
 		}
-		os.WriteFile(note, []byte(out), 0o600)
+		note := writeFile(t, dir, "checkpoint.note", []byte(out))
 		if out, err := runCLI(t, in.URL, host, "audit", "checkpoints"); err != nil || !strings.Contains(out, "registry.example.com") ||
 			!strings.Contains(out, "\n8 ") || !strings.Contains(out, "\n4 ") {
 			t.Fatalf("audit checkpoints: %v\n%s", err, out)
@@ -96,8 +95,7 @@ func TestAuditVerifyCheckpointCLI(t *testing.T) {
 		if out, err := verify("--checkpoint", note, "--key", otherPub); err == nil || !strings.Contains(err.Error(), "not signed by any") {
 			t.Fatalf("another key: %v\n%s", err, out)
 		}
-		forged := filepath.Join(dir, "forged.note")
-		os.WriteFile(forged, signedBy(t, otherKey, pubFile, note), 0o600)
+		forged := writeFile(t, dir, "forged.note", signedBy(t, otherKey, pubFile, note))
 		if out, err := verify("--checkpoint", forged, "--key", pubFile); err == nil || !strings.Contains(err.Error(), "not signed by any") {
 			t.Fatalf("note signed by another key: %v\n%s", err, out)
 		}

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,12 +52,10 @@ func TestPinCommandMatchesService(t *testing.T) {
 		in := servertest.Start(t, dialect)
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		dir := t.TempDir()
-		sj := filepath.Join(dir, "server.json")
-		os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
+		sj := writeFile(t, dir, "server.json", []byte(e2eServerJSON))
 		var offline []pins
 		for i, tools := range e2eTools {
-			f := filepath.Join(dir, "tools"+string(rune('0'+i))+".json")
-			os.WriteFile(f, []byte(tools), 0o600)
+			f := writeFile(t, dir, "tools"+string(rune('0'+i))+".json", []byte(tools))
 			out, err := runCLI(t, "", "", "pin", f, "--output", "json")
 			if err != nil {
 				t.Fatalf("pin: %v\n%s", err, out)
@@ -97,9 +94,7 @@ func TestCLIReviewFlow(t *testing.T) {
 		admin := in.Token(t, "root", registry.RoleAdmin)
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		dir := t.TempDir()
-		sj, tl := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.json")
-		os.WriteFile(sj, []byte(e2eServerJSON), 0o600)
-		os.WriteFile(tl, []byte(e2eTools[0]), 0o600)
+		sj, tl := writeFile(t, dir, "s.json", []byte(e2eServerJSON)), writeFile(t, dir, "t.json", []byte(e2eTools[0]))
 		if out, err := runCLI(t, in.URL, admin, "submit", "--server-json", sj, "--tools", tl); err != nil {
 			t.Fatalf("submit: %v\n%s", err, out)
 		}

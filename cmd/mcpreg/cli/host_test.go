@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,12 +46,12 @@ func TestHostCheckFailure(t *testing.T) {
 	if err := hostCheckFailure(ok); err != nil {
 		t.Fatalf("approved and warned servers failed the check: %v", err)
 	}
-	bad := append(ok, hostclient.ServerResult{Status: hostclient.StatusUnreachable}, hostclient.ServerResult{Status: hostclient.StatusUnapproved},
-		hostclient.ServerResult{Status: hostclient.StatusUnapproved})
+	bad := slices.Concat(ok, []hostclient.ServerResult{{Status: hostclient.StatusUnreachable}, {Status: hostclient.StatusUnapproved},
+		{Status: hostclient.StatusUnapproved}})
 	if err := hostCheckFailure(bad); err == nil || err.Error() != "host check: 3 of 5 servers must not be used: 2 unapproved, 1 unreachable" {
 		t.Fatalf("failure: %v", err)
 	}
-	partial := append(ok, hostclient.ServerResult{Status: hostclient.StatusPartial, BlockedTools: []string{"get_forecast"}})
+	partial := slices.Concat(ok, []hostclient.ServerResult{{Status: hostclient.StatusPartial, BlockedTools: []string{"get_forecast"}}})
 	if err := hostCheckFailure(partial); err == nil || err.Error() != "host check: 1 of 3 servers must not be used: 1 drifted (tools blocked)" {
 		t.Fatalf("a server with blocked tools: %v", err)
 	}

@@ -24,7 +24,7 @@ func (g *globals) readInput(flag, path string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", flag, err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		r, name = f, path
 	}
 	limit := g.inputLimit

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +121,13 @@ func TestCollectPages(t *testing.T) {
 		items []int
 		next  string
 	}{"": {[]int{1, 2}, "p2"}, "p2": {[]int{3}, "p3"}, "p3": {[]int{4}, ""}, "loop": {[]int{9}, "loop"}}
-	fetch := func(token string) ([]int, string, error) { p := pages[token]; return p.items, p.next, nil }
+	fetch := func(token string) ([]int, string, error) {
+		p, ok := pages[token]
+		if !ok {
+			return nil, "", fmt.Errorf("no page %q", token)
+		}
+		return p.items, p.next, nil
+	}
 	tests := []struct {
 		name     string
 		flags    pageFlags

@@ -55,7 +55,7 @@ func run(db string, servers int, delay time.Duration, concurrency int, window ti
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	bin, _, err := daemon.Build(dir)
 	if err != nil {
 		return err
