@@ -3,7 +3,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 # golangci-lint has its own tools module so its dependencies do not move buf's.
 GOLANGCI_LINT := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
-GENERATED := proto/mcpreg ent migrations/sqlite migrations/postgres server/openapi
+GENERATED := proto/mcpreg internal/ent internal/migrations/sqlite internal/migrations/postgres internal/server/openapi
 # PostgreSQL used as the dev database when generating postgres migrations, and
 # by the test suites (CI starts one with .ci/postgres.sh).
 MCPREG_TEST_POSTGRES_DSN ?=
@@ -54,14 +54,14 @@ generate-proto:
 	$(BUF) generate --path proto/mcpreg
 
 generate-ent:
-	$(GO) run ./ent/entc
+	$(GO) run ./internal/ent/entc
 
 generate-migrations:
-	@if [ -n "$(MCPREG_TEST_POSTGRES_DSN)" ]; then $(GO) run ./migrations/gen; \
+	@if [ -n "$(MCPREG_TEST_POSTGRES_DSN)" ]; then $(GO) run ./internal/migrations/gen; \
 	elif [ "$(MCPREG_TEST_REQUIRE_ALL)" = "1" ]; then \
 	  echo "MCPREG_TEST_POSTGRES_DSN is not set: cannot generate postgres migrations" >&2; exit 1; \
 	else echo "***** SKIPPING postgres migrations: MCPREG_TEST_POSTGRES_DSN not set (sqlite only) *****" >&2; \
-	  $(GO) run ./migrations/gen -dialects sqlite3; fi
+	  $(GO) run ./internal/migrations/gen -dialects sqlite3; fi
 
 ## check-generated: regenerate everything into the tree and fail if anything
 ## changed (compares against a copy taken first, so it works on any checkout).

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/sandbox"
 	"github.com/mcpreg/mcpreg/internal/testkit"
-	"github.com/mcpreg/mcpreg/sandbox"
 )
 
 // testSandbox returns a sandbox, or skips loudly where none can be set up

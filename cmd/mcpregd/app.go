@@ -8,8 +8,8 @@ import (
 	"os/user"
 	"strings"
 
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/store"
 )
 
 // openApp opens and migrates the store and builds the registry service.

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
 )
 
 func addTrustedRootFlag(f *pflag.FlagSet, roots *[]string) {

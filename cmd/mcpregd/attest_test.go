@@ -12,10 +12,10 @@ import (
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/attest/attesttest"
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server"
-	"github.com/mcpreg/mcpreg/store"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 const (

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/auditchain"
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/auditchain"
+	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/signing"
 )
 

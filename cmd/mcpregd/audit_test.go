@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/signing"
-	"github.com/mcpreg/mcpreg/store"
-	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // TestAuditVerifyCheckpoint: mcpregd audit verify --checkpoint replays the

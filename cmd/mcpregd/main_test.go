@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
-	"github.com/mcpreg/mcpreg/store"
-	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // buildDaemon compiles mcpregd once per test binary.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/internal/store"
 )
 
 func newMigrateCmd(g *globalOpts) *cobra.Command {

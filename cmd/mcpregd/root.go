@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcpreg/mcpreg/server"
-	"github.com/mcpreg/mcpreg/store"
+	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/store"
 )
 
 // globalOpts are settings every subcommand reads.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/server"
+	"github.com/mcpreg/mcpreg/internal/server"
 )
 
 func newServeCmd(g *globalOpts) *cobra.Command {

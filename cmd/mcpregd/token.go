@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/ent"
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
 func newTokenCmd(g *globalOpts) *cobra.Command {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
 func newUserCmd(g *globalOpts) *cobra.Command {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/store"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 // TestUserAdd: mcpregd user add creates a web user whose password signs

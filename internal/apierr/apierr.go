@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
 // Domain is the google.rpc.ErrorInfo domain of mcpreg's reasons.

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/mcpreg/mcpreg/internal/apierr"
-	"github.com/mcpreg/mcpreg/registry"
+	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
 // sentinels is every exported sentinel error of package registry, with

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/daemon"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 // TestDrainDelay: after SIGTERM a replica reports not ready at once but

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpreg/mcpreg/ent"
-	"github.com/mcpreg/mcpreg/ent/auditevent"
-	"github.com/mcpreg/mcpreg/ent/scan"
-	"github.com/mcpreg/mcpreg/ent/server"
-	"github.com/mcpreg/mcpreg/ent/version"
 	"github.com/mcpreg/mcpreg/internal/daemon"
-	"github.com/mcpreg/mcpreg/store"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/ent/auditevent"
+	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/ent/server"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 var bins struct{ daemon, cli string }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/daemon"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 // stormRSSLimit is the peak resident size the registry may reach during

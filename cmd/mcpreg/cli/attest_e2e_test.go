@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/attest/attesttest"
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server"
-	"github.com/mcpreg/mcpreg/server/servertest"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 const (

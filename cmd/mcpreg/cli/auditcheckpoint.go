@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/auditchain"
 	"github.com/mcpreg/mcpreg/client"
 	"github.com/mcpreg/mcpreg/hostclient"
+	"github.com/mcpreg/mcpreg/internal/auditchain"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 

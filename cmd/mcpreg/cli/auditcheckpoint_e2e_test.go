@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/auditchain"
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server"
-	"github.com/mcpreg/mcpreg/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/auditchain"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/signing"
-	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // writeKey makes an Ed25519 key file and returns its path and the path of

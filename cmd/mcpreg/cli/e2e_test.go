@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server/servertest"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 // runCLI runs mcpreg in-process against a service.

@@ -13,11 +13,11 @@ import (
 	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/hostclient"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server/servertest"
 	"github.com/mcpreg/mcpreg/signing"
-	"github.com/mcpreg/mcpreg/storetest"
 )
 
 // runSplit runs mcpreg in-process and keeps standard output and standard

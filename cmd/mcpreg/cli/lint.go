@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpreg/mcpreg/diffreview"
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/pin"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpreg/mcpreg/registry"
-	"github.com/mcpreg/mcpreg/server/servertest"
-	"github.com/mcpreg/mcpreg/storetest"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
 // liveFixture is a real MCP server (Go SDK, Streamable HTTP on loopback)

@@ -1,0 +1,363 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apiv0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
+	"github.com/modelcontextprotocol/registry/pkg/model"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/internal/contract"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/ent/attestation"
+	"github.com/mcpreg/mcpreg/internal/ent/audithead"
+	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
+	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
+)
+
+// discoveryIndex is the in-memory answer to discovery reads: every
+// approved version (quarantined and revoked ones are not approved), as of
+// audit sequence seq. It is immutable once built.
+type discoveryIndex struct {
+	// gen is the invalidation count read before building it.
+	gen     int64
+	seq     int64
+	servers []discoveryServer // sorted by name
+	byName  map[string]int
+
+	shadowOnce sync.Once
+	shadow     *diffreview.Index
+}
+
+type discoveryServer struct {
+	name, namespace, owner string
+	versions               []*discoveryVersion // highest version first
+}
+
+// discoveryVersion is one approved version, ready to serve.
+type discoveryVersion struct {
+	id         int
+	entry      discovery.Entry
+	restricted bool
+	allow      []string
+	// official is the version's server.json as submitted, for /v0.1.
+	serverJSON   json.RawMessage
+	publishedAt  time.Time
+	stateChanged time.Time
+
+	metaOnce sync.Once
+	meta     *mcpregMeta
+}
+
+// visibleTo reports whether a caller with env labels may use the version:
+// the contract does not restrict environments, or one of the labels is
+// allowed. Callers without labels see only unrestricted versions.
+func (v *discoveryVersion) visibleTo(labels []string) bool {
+	if !v.restricted {
+		return true
+	}
+	for _, l := range labels {
+		if slices.Contains(v.allow, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// discoveryCache holds the current index. Every committed audited change
+// counts as an invalidation (appendAudit registers a commit hook), and the
+// next read rebuilds the index, so a quarantine is gone from the very next
+// answer.
+type discoveryCache struct {
+	cur atomic.Pointer[discoveryIndex]
+	// changes counts invalidations; an index built after reading n
+	// includes every change counted up to n.
+	changes atomic.Int64
+	full    atomic.Bool // rebuild every version, not only changed ones
+	group   singleflight.Group
+	version atomic.Int64 // bumps on every rebuild, for caches built on the index
+}
+
+func newDiscoveryCache() *discoveryCache { return &discoveryCache{} }
+
+// invalidate marks the index stale; full asks for every entry to be
+// read again.
+func (c *discoveryCache) invalidate(full bool) {
+	if full {
+		c.full.Store(true)
+	}
+	c.changes.Add(1)
+}
+
+// InvalidateDiscovery marks the discovery index stale, e.g. after a change
+// made by another replica.
+func (s *Service) InvalidateDiscovery() { s.disc.invalidate(true) }
+
+// DiscoveryView names what a caller sees of the discovery index right
+// now: the index generation and the caller's visibility. Answers computed
+// for equal views are equal, so callers may cache them under it. It
+// brings a stale index up to date first.
+func (s *Service) DiscoveryView(ctx context.Context, c *Caller) (string, error) {
+	if _, err := s.discoveryIndex(ctx); err != nil {
+		return "", err
+	}
+	vis := "public"
+	if c != nil {
+		vis = fmt.Sprintf("%t|%s", c.Role != RoleHost, strings.Join(c.EnvLabels, ","))
+	}
+	return fmt.Sprintf("%d|%s", s.disc.version.Load(), vis), nil
+}
+
+// discoveryIndex returns an index that includes every change committed
+// before the call, building one if needed. Concurrent callers share one
+// build; a caller whose change came after a running build started waits
+// for the next one, so no answer misses a change made before it was asked.
+func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
+	for {
+		want := s.disc.changes.Load()
+		if idx := s.disc.cur.Load(); idx != nil && idx.gen >= want {
+			return idx, nil
+		}
+		v, err, _ := s.disc.group.Do("build", func() (any, error) {
+			gen := s.disc.changes.Load()
+			idx, err := s.buildDiscovery(context.WithoutCancel(ctx), s.disc.cur.Load(), s.disc.full.Swap(false))
+			if err != nil {
+				s.disc.full.Store(true)
+				return nil, err
+			}
+			idx.gen = gen
+			s.disc.cur.Store(idx)
+			s.disc.version.Add(1)
+			return idx, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("discovery index: %w", err)
+		}
+		if idx := v.(*discoveryIndex); idx.gen >= want {
+			return idx, nil
+		}
+	}
+}
+
+// buildDiscovery reads every approved version with its current pins,
+// verified attestations and approval. Versions unchanged since prev (same
+// approval time and pin revision) are reused, so a change costs one
+// narrow query of the approved set plus the changed versions, not a
+// rebuild of the fleet; full forces a complete rebuild (attestations
+// changed).
+func (s *Service) buildDiscovery(ctx context.Context, prev *discoveryIndex, full bool) (*discoveryIndex, error) {
+	c := s.store.Client
+	head, err := c.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).
+		Select(version.FieldID, version.FieldServerID, version.FieldStateChangedAt, version.FieldPinRevision).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old := map[int]*discoveryVersion{}
+	if prev != nil && !full {
+		for _, ds := range prev.servers {
+			for _, dv := range ds.versions {
+				old[dv.id] = dv
+			}
+		}
+	}
+	var keep []*discoveryVersion
+	var load []int
+	for _, r := range rows {
+		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.entry.Pins.Revision == r.PinRevision {
+			keep = append(keep, dv)
+		} else {
+			load = append(load, r.ID)
+		}
+	}
+	loaded, err := s.loadDiscoveryVersions(ctx, load)
+	if err != nil {
+		return nil, err
+	}
+	byServer := map[string]*discoveryServer{}
+	for _, dv := range append(keep, loaded...) {
+		ds := byServer[dv.entry.Name]
+		if ds == nil {
+			ds = &discoveryServer{name: dv.entry.Name, namespace: dv.entry.Namespace, owner: dv.entry.Owner}
+			byServer[dv.entry.Name] = ds
+		}
+		ds.versions = append(ds.versions, dv)
+	}
+	idx := &discoveryIndex{seq: int64(head.Seq), byName: map[string]int{}}
+	for _, ds := range byServer {
+		slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
+			switch {
+			case higherVersion(a.entry.Version, b.entry.Version):
+				return -1
+			case higherVersion(b.entry.Version, a.entry.Version):
+				return 1
+			}
+			return 0
+		})
+		idx.servers = append(idx.servers, *ds)
+	}
+	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
+	for i, ds := range idx.servers {
+		idx.byName[ds.name] = i
+	}
+	return idx, nil
+}
+
+// loadDiscoveryVersions reads the given approved versions in full.
+func (s *Service) loadDiscoveryVersions(ctx context.Context, ids []int) ([]*discoveryVersion, error) {
+	c := s.store.Client
+	var out []*discoveryVersion
+	for chunk := range slices.Chunk(ids, 500) {
+		vs, err := c.Version.Query().Where(version.IDIn(chunk...)).WithServer().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pins := map[int][]*ent.PinRevision{}
+		atts := map[int][]*ent.Attestation{}
+		approvals := map[int]*ent.ReviewDecision{}
+		prs, err := c.PinRevision.Query().Where(pinrevision.VersionIDIn(chunk...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prs {
+			pins[p.VersionID] = append(pins[p.VersionID], p)
+		}
+		as, err := c.Attestation.Query().Where(attestation.VersionIDIn(chunk...), attestation.Verified(true), attestation.Pending(false)).
+			Order(ent.Asc(attestation.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			atts[a.VersionID] = append(atts[a.VersionID], a)
+		}
+		ds, err := c.ReviewDecision.Query().Where(reviewdecision.VersionIDIn(chunk...), reviewdecision.Action(string(ActionApprove))).
+			Order(ent.Asc(reviewdecision.FieldID)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			approvals[d.VersionID] = d
+		}
+		for _, v := range vs {
+			if v.State != version.StateApproved {
+				continue // changed since the narrow query; the next build sees it
+			}
+			dv, err := discoveryVersionOf(v, pinsAt(pins[v.ID], v.PinRevision), atts[v.ID], approvals[v.ID])
+			if err != nil {
+				s.log.WarnContext(ctx, "discovery: version left out", "version", subjectOf(v.Edges.Server.Name, v.Version), "err", err)
+				continue
+			}
+			out = append(out, dv)
+		}
+	}
+	return out, nil
+}
+
+func pinsAt(prs []*ent.PinRevision, rev int) *ent.PinRevision {
+	for _, p := range prs {
+		if p.Revision == rev {
+			return p
+		}
+	}
+	return nil
+}
+
+// discoveryVersionOf builds the entry hosts get for one approved version.
+func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attestation, approval *ent.ReviewDecision) (*discoveryVersion, error) {
+	if pr == nil {
+		return nil, fmt.Errorf("no pin revision %d", v.PinRevision)
+	}
+	// Stored documents were validated at submission: decode only.
+	var doc struct{ Server apiv0.ServerJSON }
+	if err := json.Unmarshal(v.ServerJSON, &doc.Server); err != nil {
+		return nil, fmt.Errorf("stored server.json: %w", err)
+	}
+	meta, err := registryMeta(v.ServerJSON)
+	if err != nil {
+		return nil, err
+	}
+	srv := v.Edges.Server
+	e := discovery.Entry{Name: srv.Name, Version: v.Version, Title: doc.Server.Title, Description: doc.Server.Description,
+		Namespace: srv.Namespace, Owner: srv.Owner, Contract: json.RawMessage(v.Contract), Attestations: []discovery.Attestation{},
+		Pins: discovery.Pins{SpecVersion: pr.SpecVersion, Revision: pr.Revision, ToolDefinitionHash: pr.ToolDefinitionHash,
+			SchemaHash: pr.SchemaHash, InstructionsHash: pr.InstructionsHash, ContractHash: pr.ContractHash,
+			Tools: make([]discovery.ToolPin, len(pr.Tools))}}
+	if len(e.Contract) == 0 {
+		e.Contract = json.RawMessage("null")
+	}
+	for i, t := range pr.Tools {
+		e.Pins.Tools[i] = discovery.ToolPin{Name: t.Name, Hash: t.Hash}
+	}
+	attested := map[int]*ent.Attestation{}
+	for _, a := range atts {
+		if attested[a.PackageIndex] == nil {
+			attested[a.PackageIndex] = a
+		}
+		e.Attestations = append(e.Attestations, discoveryAttestation(a))
+	}
+	for i, p := range doc.Server.Packages {
+		e.Packages = append(e.Packages, discoveryPackage(p, meta, attested[i]))
+	}
+	for _, r := range doc.Server.Remotes {
+		e.Remotes = append(e.Remotes, discovery.Remote{Type: r.Type, URL: r.URL})
+	}
+	e.Approval = discovery.Approval{ApprovedAt: v.StateChangedAt, SubmittedBy: v.SubmittedBy}
+	if approval != nil {
+		e.Approval.ApprovedAt, e.Approval.ApprovedBy, e.Approval.Reason = approval.CreatedAt, approval.Actor, approval.Reason
+	}
+	dv := &discoveryVersion{id: v.ID, entry: e, serverJSON: json.RawMessage(v.ServerJSON), publishedAt: v.SubmittedAt,
+		stateChanged: v.StateChangedAt}
+	if len(v.Contract) > 0 {
+		n, err := contract.DecodeNormalized(v.Contract)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract: %w", err)
+		}
+		dv.restricted, dv.allow = n.HostEnvironments.Restricted, n.HostEnvironments.Allow
+	}
+	return dv, nil
+}
+
+// discoveryPackage gives a package's connection details and the digest its
+// artifact must have: server.json's own, else a verified attestation's.
+func discoveryPackage(p model.Package, meta []metaPackage, att *ent.Attestation) discovery.Package {
+	out := discovery.Package{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version, Transport: p.Transport.Type}
+	if text, source := documentDigest(p, meta); text != "" {
+		if d, err := attest.ParseDigest(text); err == nil {
+			out.Digest, out.DigestSource = d.String(), source
+		}
+	}
+	if out.Digest == "" && att != nil {
+		out.Digest, out.DigestSource = att.ArtifactDigest, att.DigestSource
+	}
+	return out
+}
+
+func discoveryAttestation(a *ent.Attestation) discovery.Attestation {
+	out := discovery.Attestation{PackageIndex: a.PackageIndex, ArtifactDigest: a.ArtifactDigest, CheckedAt: a.CheckedAt}
+	var r attest.Receipt
+	if len(a.Receipt) == 0 || json.Unmarshal(a.Receipt, &r) != nil {
+		return out
+	}
+	if r.Identity != nil {
+		out.Issuer, out.SAN, out.SourceRepository = r.Identity.Issuer, r.Identity.SAN, r.Identity.SourceRepositoryURI
+	}
+	out.KeyFingerprint = r.KeyFingerprint
+	if len(r.TlogEntries) > 0 {
+		out.IntegratedTime = r.TlogEntries[0].IntegratedTime
+	}
+	return out
+}

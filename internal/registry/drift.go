@@ -1,0 +1,188 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
+	"github.com/mcpreg/mcpreg/internal/ent/predicate"
+	"github.com/mcpreg/mcpreg/internal/ent/schema"
+	"github.com/mcpreg/mcpreg/internal/ent/tool"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/pin"
+	livescan "github.com/mcpreg/mcpreg/scan"
+)
+
+// approvedSnapshot rebuilds the tools list and serverInfo a version's
+// current pins were computed from.
+func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
+	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
+	}
+	snap, err := tx.ToolSnapshot.Get(ctx, pr.SnapshotID)
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, err := tx.Tool.Query().Where(tool.SnapshotID(snap.ID)).Order(ent.Asc(tool.FieldPosition)).All(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl := &pin.ToolsList{Instructions: snap.Instructions, Tools: make([]pin.Tool, len(tools))}
+	for i, t := range tools {
+		tl.Tools[i] = pin.Tool{Name: t.Name, Raw: t.Raw}
+	}
+	return tl, snap.ServerInfo, nil
+}
+
+// settleScan compares a successful scan with the approved pins, records
+// the drift event if any, and quarantines at once when the drift policy
+// says so. All of it commits in one transaction with its audit event.
+func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, snap *livescan.Snapshot) error {
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		cur, err := s.lockVersionByID(ctx, tx, v.ID)
+		if err != nil {
+			return err
+		}
+		approved, info, err := s.approvedSnapshot(ctx, tx.Client(), cur)
+		if err != nil {
+			return err
+		}
+		changes := s.driftPolicy().Drift(approved, snap.Tools, info, snap.ServerInfo)
+		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(snap.ToolsFile).
+			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
+			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash)
+		if len(changes) == 0 {
+			return upd.SetOutcome("match").Exec(ctx)
+		}
+		ev, err := s.sameOpenDrift(ctx, tx, cur, snap)
+		if err != nil {
+			return err
+		}
+		if ev != nil { // the server still serves what the open event recorded
+			return upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx)
+		}
+		if ev, err = s.recordDrift(ctx, tx, cur, scanID, changes); err != nil {
+			return err
+		}
+		if err := upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx); err != nil {
+			return err
+		}
+		if err := s.scanFindings(ctx, tx, cur.ID, snap); err != nil {
+			return err
+		}
+		return s.quarantineForDrift(ctx, tx, cur, ev)
+	})
+}
+
+func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent.Version, error) {
+	q := tx.Version.Query().Where(version.ID(id)).WithServer()
+	if s.lockRows() {
+		q = q.ForUpdate()
+	}
+	return q.Only(ctx)
+}
+
+func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, scanID int, changes []diffreview.Change) (*ent.DriftEvent, error) {
+	action := diffreview.Verdict(changes)
+	status := "open"
+	if action != diffreview.ActionQuarantine {
+		status = "warned"
+	}
+	stored := storedChanges(changes)
+	return tx.DriftEvent.Create().SetVersionID(v.ID).SetScanID(scanID).SetPinRevision(v.PinRevision).
+		SetAction(string(action)).SetChanges(stored).SetStatus(status).SetCreatedAt(s.now()).Save(ctx)
+}
+
+// storedChanges is how drift changes are kept (and shown): the diffs go
+// into Detail.
+func storedChanges(changes []diffreview.Change) []schema.DriftChange {
+	stored := make([]schema.DriftChange, len(changes))
+	for i, c := range changes {
+		detail, _ := json.Marshal(struct {
+			Words       []diffreview.Segment          `json:"words,omitempty"`
+			Schema      []diffreview.SchemaChange     `json:"schema,omitempty"`
+			Annotations []diffreview.AnnotationChange `json:"annotations,omitempty"`
+		}{c.Words, c.Schema, c.Annotations})
+		stored[i] = schema.DriftChange{Class: c.Class, Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
+			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
+	}
+	return stored
+}
+
+// quarantineForDrift takes an approved version out of discovery at once
+// when its drift calls for it. Warn-only drift never changes state.
+func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+	if ev.Action != string(diffreview.ActionQuarantine) || v.State != version.StateApproved {
+		return nil
+	}
+	subject := subjectOf(v.Edges.Server.Name, v.Version)
+	reason := fmt.Sprintf("drift event %d: %s", ev.ID, driftSummary(ev.Changes))
+	err := tx.Version.UpdateOneID(v.ID).SetState(version.StateQuarantined).SetStateReason(reason).
+		SetStateChangedAt(s.now()).SetQuarantineKind("drift").SetQuarantineDriftID(ev.ID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	err = tx.ReviewDecision.Create().SetVersionID(v.ID).SetAction("quarantine").SetFromState(string(v.State)).
+		SetToState(string(version.StateQuarantined)).SetActor(scannerActor).SetReason(reason).SetCreatedAt(s.now()).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: scannerActor, Action: "version.quarantine", Subject: subject,
+		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
+		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
+	if err == nil {
+		s.metrics.quarantines.WithLabelValues("drift").Inc()
+	}
+	return err
+}
+
+// driftSummary names the classes of a drift event, e.g.
+// "description_changed (get_forecast)".
+func driftSummary(cs []schema.DriftChange) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		p := c.Class
+		if c.Tool != "" {
+			p += " (" + c.Tool + ")"
+		}
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pinRevisionIs(versionID, rev int) []predicate.PinRevision {
+	return []predicate.PinRevision{pinrevision.VersionID(versionID), pinrevision.Revision(rev)}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// sameOpenDrift returns the open drift event behind a drift quarantine when
+// the new scan saw exactly what that event's scan saw, so repeated scans of
+// a quarantined server do not pile up identical events.
+func (s *Service) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, snap *livescan.Snapshot) (*ent.DriftEvent, error) {
+	if v.QuarantineDriftID == nil {
+		return nil, nil
+	}
+	ev, err := tx.DriftEvent.Get(ctx, *v.QuarantineDriftID)
+	if err != nil || ev.Status != "open" {
+		return nil, err
+	}
+	prev, err := tx.Scan.Get(ctx, ev.ScanID)
+	if err != nil {
+		return nil, err
+	}
+	p := snap.Pins
+	if prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash {
+		return ev, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/ent/driftevent"
+	"github.com/mcpreg/mcpreg/internal/ent/schema"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/pin"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// AcceptDrift re-pins a version to the snapshot of a drift event: a new pin
+// revision (the old ones stay as history), the event accepted, a version
+// quarantined for it approved again. Quarantining events can be accepted,
+// and warned ones that hosts block on (a tool's hash or the instructions
+// moved). It is a re-approval: four-eyes
+// (not by the principal that submitted the version) and the gates of
+// approve and release (checkAdmission), acks covering the contract's
+// widenings.
+func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string, acks ...string) (*mcpregv1.Version, error) {
+	var id int
+	err := s.decideDrift(ctx, c, eventID, reason, true, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+		subject := subjectOf(v.Edges.Server.Name, v.Version)
+		if v.SubmittedBy == c.Principal {
+			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subject)
+		}
+		details, err := s.checkAdmission(ctx, tx, v, actionAcceptDrift, subject, acks)
+		if err != nil {
+			return err
+		}
+		id = v.ID
+		return s.repin(ctx, tx, c, v, ev, strings.TrimSpace(reason), details)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.versionByID(ctx, id)
+}
+
+// DeclineDrift closes a drift event without re-pinning; a version
+// quarantined for it stays quarantined.
+func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
+	var id int
+	err := s.decideDrift(ctx, c, eventID, reason, false, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+		id = v.ID
+		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason), "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.versionByID(ctx, id)
+}
+
+// decideDrift runs fn on an open drift event and its locked version. With
+// repin, a warned event that hosts block on (see blocksHosts) may be
+// decided too.
+func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, repin bool, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
+	if !c.MayDecide() {
+		return deniedf("role %s may not decide drift", c.Role)
+	}
+	if strings.TrimSpace(reason) == "" {
+		return invalidf("reason is required")
+	}
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		ev, err := tx.DriftEvent.Query().Where(driftevent.ID(eventID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return notFoundf("drift event %d", eventID)
+		} else if err != nil {
+			return err
+		}
+		v, err := s.lockVersionByID(ctx, tx, ev.VersionID)
+		if err != nil {
+			return err
+		}
+		if err := decidable(ev, repin); err != nil {
+			return err
+		}
+		if ev.PinRevision != v.PinRevision {
+			return fmt.Errorf("%w: drift event %d compared pin revision %d, the version is now at %d", ErrFailedPrecondition, ev.ID, ev.PinRevision, v.PinRevision)
+		}
+		return fn(tx, v, ev)
+	})
+}
+
+// decidable: an open event can be accepted or declined; a warned one only
+// accepted, and only when hosts block on it.
+func decidable(ev *ent.DriftEvent, repin bool) error {
+	switch {
+	case ev.Status == "open":
+		return nil
+	case ev.Status == "warned" && repin && blocksHosts(ev.Changes):
+		return nil
+	case ev.Status == "warned" && repin:
+		return fmt.Errorf("%w: drift event %d is warn-only and moves no tool's pin or the instructions (%s): hosts only report it, there is nothing to re-pin",
+			ErrFailedPrecondition, ev.ID, driftSummary(ev.Changes))
+	}
+	return fmt.Errorf("%w: drift event %d is %s, not open", ErrFailedPrecondition, ev.ID, ev.Status)
+}
+
+// blocksHosts reports whether drift changes a served tool's pinned hash
+// (any tool change but a removal) or the instructions: hosts block what
+// the signed pins do not cover, so such warned drift must be re-pinnable.
+func blocksHosts(changes []schema.DriftChange) bool {
+	for _, c := range changes {
+		if (c.Tool != "" && c.Class != diffreview.ClassToolRemoved) || c.Class == diffreview.ClassInstructionsChanged {
+			return true
+		}
+	}
+	return false
+}
+
+// repin stores the drifted snapshot as the version's new pins.
+func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason, details string) error {
+	sc, err := tx.Scan.Get(ctx, ev.ScanID)
+	if err != nil {
+		return err
+	}
+	tl, err := pin.ParseToolsList(sc.ToolsFile, s.limits.Pin)
+	if err != nil {
+		return fmt.Errorf("stored scan %d: %w", sc.ID, err)
+	}
+	init, err := ParseInitializeResult(sc.InitializeResult, s.limits.Pin)
+	if err != nil {
+		return err
+	}
+	pins, err := pin.Compute(tl)
+	if err != nil {
+		return err
+	}
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins)
+	if err != nil {
+		return err
+	}
+	cur, err := s.currentContractHash(ctx, tx, v)
+	if err != nil {
+		return err
+	}
+	rev := v.PinRevision + 1
+	if err := s.createPinRevision(ctx, tx, v.ID, rev, snap.ID, pins, cur, c.Principal, "accepted drift event "+itoa(ev.ID)+": "+reason); err != nil {
+		return err
+	}
+	upd := tx.Version.UpdateOneID(v.ID).SetPinRevision(rev)
+	// Accepting quarantine-class drift releases a drift quarantine;
+	// accepting a warned event re-pins and leaves the state alone.
+	if v.State == version.StateQuarantined && v.QuarantineKind == "drift" && ev.Status == "open" {
+		upd = upd.SetState(version.StateApproved).SetStateReason(reason).SetStateChangedAt(s.now()).
+			SetQuarantineKind("").ClearQuarantineDriftID()
+	}
+	if err := upd.Exec(ctx); err != nil {
+		return err
+	}
+	return s.closeDrift(ctx, tx, c, v, ev, "accepted", reason, details)
+}
+
+func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
+	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
+	if err != nil {
+		return "", err
+	}
+	return pr.ContractHash, nil
+}
+
+func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status, reason, details string) error {
+	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(status).SetResolvedBy(c.Principal).
+		SetResolutionReason(reason).SetResolvedAt(s.now()).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	after, err := tx.Version.Get(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
+		Subject: subjectOf(v.Edges.Server.Name, v.Version), Before: string(v.State), After: string(after.State),
+		Reason: reason, RequestID: c.RequestID,
+		Details: strings.TrimSpace(fmt.Sprintf("drift_event=%d pin_revision=%d->%d %s", ev.ID, v.PinRevision, after.PinRevision, details))})
+	return err
+}

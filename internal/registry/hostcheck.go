@@ -1,0 +1,221 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/pin"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// Connect-time verdicts.
+const (
+	VerdictAllowed = "allowed"
+	VerdictDrifted = "drifted"
+	VerdictUnknown = "unknown"
+)
+
+// TriggerHostReport marks scans a host's mismatch report caused.
+const TriggerHostReport = "host_report"
+
+// CheckInput is what a host observed on a server.
+type CheckInput struct {
+	Name, Version    string
+	Tools            []byte
+	InitializeResult []byte
+}
+
+// CheckConnection compares what a host observed with the pins of the
+// version it may use (the one it names, else the latest), per tool, with
+// the drift policy's classes and severities. The observation is stored;
+// a mismatch makes the registry scan the version itself, since a host's
+// word alone never changes a version's state. A server the host may not
+// use is verdict unknown, not an error.
+func (s *Service) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (*mcpregv1.CheckConnectionResponse, error) {
+	if c.Role != RoleHost && c.Role != RoleAdmin {
+		return nil, deniedf("role %s does not post connect-time checks (hosts do)", c.Role)
+	}
+	if !serverNameRE.MatchString(in.Name) {
+		return nil, invalidf("server name %q does not match ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", in.Name)
+	}
+	observed, init, err := s.parseSnapshot(in.Tools, in.InitializeResult)
+	if err != nil {
+		return nil, err
+	}
+	observedPins, err := pin.Compute(observed)
+	if err != nil {
+		return nil, invalidf("tools: %v", err)
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.CheckConnectionResponse{Name: in.Name, Version: in.Version, Receipt: &mcpregv1.CheckReceipt{
+		ObservedToolDefinitionHash: observedPins.ToolDefinitionHash, ObservedDigest: sha256Text(in.Tools), CheckedAt: ts(s.now())}}
+	var dv *discoveryVersion
+	if i, ok := idx.byName[in.Name]; ok {
+		ver := in.Version
+		if ver == "latest" {
+			ver = ""
+		}
+		dv = idx.servers[i].pick(ver, c.EnvLabels, c.Role != RoleHost)
+	}
+	if dv == nil {
+		out.Verdict, out.Message = VerdictUnknown, fmt.Sprintf("%s has no approved version this host may use%s", in.Name, versionNote(in.Version))
+		return out, s.recordCheck(ctx, c, in, nil, out)
+	}
+	out.Version = dv.entry.Version
+	if err := s.compareObserved(ctx, dv, observed, init, out); err != nil {
+		return nil, err
+	}
+	if err := s.recordCheck(ctx, c, in, dv, out); err != nil {
+		return nil, err
+	}
+	if out.Verdict == VerdictDrifted && s.scanning != nil {
+		s.requestReportScan(ctx, c, in.Name, dv.entry.Version, out)
+	}
+	return out, nil
+}
+
+func versionNote(v string) string {
+	if v == "" || v == "latest" {
+		return ""
+	}
+	return " at version " + v
+}
+
+// compareObserved fills out's verdicts from the drift between the approved
+// snapshot and the observation. Without an initialize result the host's
+// instructions and serverInfo are unknown, so they are not compared.
+func (s *Service) compareObserved(ctx context.Context, dv *discoveryVersion, observed *pin.ToolsList, init *InitializeFacts, out *mcpregv1.CheckConnectionResponse) error {
+	v, err := s.store.Client.Version.Get(ctx, dv.id)
+	if err != nil {
+		return err
+	}
+	approved, approvedInfo, err := s.approvedSnapshot(ctx, s.store.Client, v)
+	if err != nil {
+		return err
+	}
+	var liveInfo []byte
+	if init.InstructionsSet || init.ServerInfo != nil {
+		liveInfo = init.ServerInfo
+	} else {
+		observed.Instructions, approvedInfo = approved.Instructions, nil
+	}
+	changes := s.driftPolicy().Drift(approved, observed, approvedInfo, liveInfo)
+	out.Receipt.PinRevision = int32(dv.entry.Pins.Revision)
+	out.Receipt.ToolDefinitionHash = dv.entry.Pins.ToolDefinitionHash
+	out.Tools = toolVerdicts(dv.entry.Pins.Tools, observed, changes)
+	for _, c := range storedChanges(changes) {
+		out.Changes = append(out.Changes, driftChangeProto(c))
+	}
+	if len(changes) == 0 {
+		out.Verdict, out.Message = VerdictAllowed, "every tool matches the approved pins"
+		return nil
+	}
+	out.Verdict, out.Action = VerdictDrifted, string(diffreview.Verdict(changes))
+	out.Message = fmt.Sprintf("%d change(s) from the approved pins (revision %d); the strictest says %s; the registry is checking the server",
+		len(changes), dv.entry.Pins.Revision, out.Action)
+	return nil
+}
+
+// toolVerdicts gives one verdict per tool, approved or observed, in name
+// order.
+func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes []diffreview.Change) []*mcpregv1.ToolVerdict {
+	byName := map[string]*mcpregv1.ToolVerdict{}
+	for _, p := range pinned {
+		byName[p.Name] = &mcpregv1.ToolVerdict{Name: p.Name, Verdict: VerdictAllowed, PinnedHash: p.Hash}
+	}
+	for _, t := range observed.Tools {
+		tv := byName[t.Name]
+		if tv == nil {
+			tv = &mcpregv1.ToolVerdict{Name: t.Name, Verdict: VerdictAllowed}
+			byName[t.Name] = tv
+		}
+		if h, err := pin.ToolHash(t.Raw); err == nil {
+			tv.ObservedHash = h
+		}
+	}
+	for _, c := range changes {
+		tv := byName[c.Tool]
+		if c.Tool == "" || tv == nil {
+			continue
+		}
+		tv.Verdict = VerdictDrifted
+		if !slices.Contains(tv.Classes, c.Class) {
+			tv.Classes = append(tv.Classes, c.Class)
+		}
+		if finding.Severity(tv.Severity).Rank() < c.Severity.Rank() || tv.Severity == "" {
+			tv.Severity = string(c.Severity)
+		}
+		if tv.Action != string(diffreview.ActionQuarantine) {
+			tv.Action = string(c.Action)
+		}
+	}
+	out := make([]*mcpregv1.ToolVerdict, 0, len(byName))
+	for _, tv := range byName {
+		out = append(out, tv)
+	}
+	slices.SortFunc(out, func(a, b *mcpregv1.ToolVerdict) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// recordCheck stores the observation (its raw bodies only within
+// Limits.HostChecks.MaxBytes), fills the receipt's id and prunes the
+// host's older observations of the version.
+func (s *Service) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv *discoveryVersion, out *mcpregv1.CheckConnectionResponse) error {
+	tools, init, note := s.storedBody(in)
+	out.Message += note
+	q := s.store.Client.HostCheck.Create().SetPrincipal(c.Principal).SetServerName(in.Name).SetVersion(out.Version).
+		SetVerdict(out.Verdict).SetAction(out.Action).SetObservedDigest(out.Receipt.ObservedDigest).
+		SetObservedToolDefinitionHash(out.Receipt.ObservedToolDefinitionHash).SetTools(tools).
+		SetRequestID(c.RequestID).SetCreatedAt(s.now())
+	if len(init) > 0 {
+		q = q.SetInitializeResult(init)
+	}
+	if dv != nil {
+		q = q.SetVersionID(dv.id).SetPinRevision(dv.entry.Pins.Revision)
+	}
+	hc, err := q.Save(ctx)
+	if err != nil {
+		return fmt.Errorf("record host check: %w", err)
+	}
+	out.Receipt.ObservationId = int64(hc.ID)
+	if err := s.pruneHostChecks(ctx, c.Principal, in.Name, out.Version); err != nil {
+		s.log.WarnContext(ctx, "prune host checks", "err", err)
+	}
+	return nil
+}
+
+// requestReportScan starts the registry's own scan of a version a host
+// reported as drifted, if the host's principal has an on-demand scan left
+// (Limits.ScanRate). Over the rate the host still gets its verdict; the
+// message says that no scan was started and when to report again.
+func (s *Service) requestReportScan(ctx context.Context, c *Caller, name, ver string, out *mcpregv1.CheckConnectionResponse) {
+	if err := s.scanGate.allow(c.Principal, time.Now()); err != nil {
+		d, _ := RetryAfter(err)
+		out.Message += fmt.Sprintf("; no registry scan started: %s (retry after %s)", strings.TrimPrefix(err.Error(), ErrRateLimited.Error()+": "), d)
+		return
+	}
+	out.ScanRequested = true
+	go s.scanForReport(context.WithoutCancel(ctx), c, name, ver)
+}
+
+// scanForReport scans a version a host reported as drifted. Reports for
+// one version merge into one scan, and the cooldown answers repeats.
+func (s *Service) scanForReport(ctx context.Context, c *Caller, name, ver string) {
+	v, err := s.store.Client.Version.Query().Where(versionNamed(name, ver)...).Only(ctx)
+	if err != nil || v.State != version.StateApproved {
+		return
+	}
+	if _, err := s.ScanVersion(ctx, c, name, ver, TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
+		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
+	}
+}

@@ -1,0 +1,66 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	entfinding "github.com/mcpreg/mcpreg/internal/ent/finding"
+	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	livescan "github.com/mcpreg/mcpreg/scan"
+)
+
+// SourceScan marks findings raised by scans.
+const SourceScan = "scan"
+
+// failuresForFinding consecutive failed scans become a finding.
+const failuresForFinding = 3
+
+// scanFindings records what a drifted scan's live text shows (poisoning
+// indicators, bait-and-switch between listings) that the version does not
+// already carry.
+func (s *Service) scanFindings(ctx context.Context, tx *ent.Tx, versionID int, snap *livescan.Snapshot) error {
+	fs := append(diffreview.Poisoning(snap.Tools.Tools, snap.Tools.Instructions), snap.Findings...)
+	return s.addNewFindings(ctx, tx, versionID, fs)
+}
+
+func (s *Service) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []finding.Finding) error {
+	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, f := range have {
+		seen[f.Kind+"\x00"+f.Tool+"\x00"+f.Pointer+"\x00"+f.Evidence] = true
+	}
+	var add []recorded
+	for _, f := range fs {
+		if k := f.Kind + "\x00" + f.Tool + "\x00" + f.Pointer + "\x00" + f.Evidence; !seen[k] {
+			seen[k] = true
+			add = append(add, recorded{Finding: f, Source: SourceScan})
+		}
+	}
+	return saveFindings(ctx, tx, versionID, add)
+}
+
+// noteRepeatedFailures turns a run of failed scans into a finding; the
+// version's state never changes because its server was unreachable.
+func (s *Service) noteRepeatedFailures(ctx context.Context, versionID int, lastErr string) error {
+	recent, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.OutcomeNEQ("running")).
+		Order(ent.Desc(scan.FieldID)).Limit(failuresForFinding).All(ctx)
+	if err != nil || len(recent) < failuresForFinding {
+		return err
+	}
+	for _, sc := range recent {
+		if sc.Outcome != "error" {
+			return nil
+		}
+	}
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		return s.addNewFindings(ctx, tx, versionID, []finding.Finding{{Kind: "scan.repeated_failures", Severity: finding.Medium,
+			Message:  fmt.Sprintf("the last %d scans could not read the server; the version stays as it was", failuresForFinding),
+			Evidence: lastErr}})
+	})
+}

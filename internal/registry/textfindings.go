@@ -1,0 +1,49 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/pin"
+)
+
+// textFindings are the poisoning indicators in a snapshot's model-visible
+// text and its shadowing of tools on other approved servers. The other
+// servers' tools come from the discovery index (the highest approved
+// version of each server, every environment), so the cost of a
+// submission does not grow with the fleet.
+func (s *Service) textFindings(ctx context.Context, serverName string, tl *pin.ToolsList) ([]recorded, error) {
+	var out []recorded
+	for _, f := range diffreview.Poisoning(tl.Tools, tl.Instructions) {
+		out = append(out, recorded{Finding: f, Source: SourceSubmission})
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cand := diffreview.ServerTools{Server: serverName, Tools: tl.Tools, Instructions: tl.Instructions}
+	for _, f := range idx.shadowIndex().Shadowing(cand) {
+		out = append(out, recorded{Finding: f, Source: SourceSubmission})
+	}
+	return out, nil
+}
+
+// shadowIndex indexes the tool names of each server's highest approved
+// version, built once per discovery index.
+func (idx *discoveryIndex) shadowIndex() *diffreview.Index {
+	idx.shadowOnce.Do(func() {
+		servers := make([]diffreview.ServerTools, 0, len(idx.servers))
+		for _, ds := range idx.servers {
+			if len(ds.versions) == 0 {
+				continue
+			}
+			st := diffreview.ServerTools{Server: ds.name}
+			for _, t := range ds.versions[0].entry.Pins.Tools {
+				st.Tools = append(st.Tools, pin.Tool{Name: t.Name})
+			}
+			servers = append(servers, st)
+		}
+		idx.shadow = diffreview.NewIndex(servers)
+	})
+	return idx.shadow
+}

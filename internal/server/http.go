@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpreg/mcpreg/internal/contract"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/requestid"
+	"github.com/mcpreg/mcpreg/internal/server/openapi"
+	"github.com/mcpreg/mcpreg/internal/web"
+)
+
+// pinger is what readiness needs of the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
+func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svc *registry.Service, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	if ui != nil {
+		mux.Handle("GET /{$}", ui)
+		for _, p := range web.Prefixes {
+			mux.Handle(p, ui)
+		}
+	}
+	mux.Handle("/v1/", gw)
+	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, log))
+	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))
+	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc, log))
+	(&officialAPI{svc: svc, log: log, public: publicRead}).register(mux)
+	mux.HandleFunc("GET /healthz", healthz(db))
+	mux.HandleFunc("GET /readyz", readyz(db, draining))
+	mux.HandleFunc("GET /openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET /schemas/contract.schema.json", serveJSON(contract.SchemaJSON))
+	mux.HandleFunc("GET /schemas/contract-normalized.schema.json", serveJSON(contract.NormalizedSchemaJSON))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
+	})
+	return withRequestIDHeader(securityHeaders(gateBody(maxBody, svc, log, m.instrument(mux))))
+}
+
+func healthz(db pinger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		dbState := "ok"
+		if err := db.Ping(ctx); err != nil {
+			dbState = "unreachable"
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "db": dbState})
+	}
+}
+
+func readyz(db pinger, draining *atomic.Bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		switch {
+		case draining.Load():
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		case db.Ping(ctx) != nil:
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "db unreachable"})
+		default:
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		}
+	}
+}
+
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) { serveJSON(openapi.Document)(w, r) }
+
+// serveJSON serves a published document (OpenAPI, JSON Schemas).
+func serveJSON(doc []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(doc)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func tooLarge(w http.ResponseWriter, size, limit int64) {
+	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", limit)
+	if size > 0 {
+		msg = fmt.Sprintf("request body is %d bytes, the limit is %d", size, limit)
+	}
+	writeError(w, http.StatusRequestEntityTooLarge, status.New(codes.ResourceExhausted, msg))
+}
+
+// withRequestIDHeader gives every HTTP request an id, echoed in the response
+// and passed to gRPC through the gateway.
+func withRequestIDHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := requestid.Accept(r.Header.Get(requestid.Header))
+		r.Header.Set(requestid.Header, id)
+		w.Header().Set(requestid.Header, id)
+		next.ServeHTTP(w, r.WithContext(requestid.With(r.Context(), id)))
+	})
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"context"
+	"math"
+
+	"github.com/mcpreg/mcpreg/internal/registry"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+func (s *registryServer) ScanVersion(ctx context.Context, r *mcpregv1.ScanVersionRequest) (*mcpregv1.ScanResult, error) {
+	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.TriggerManual, registry.Fresh(r.GetFresh()))
+	return res, toStatus(ctx, s.log, err)
+}
+
+func (s *registryServer) ListScans(ctx context.Context, r *mcpregv1.ListScansRequest) (*mcpregv1.ListScansResponse, error) {
+	scans, next, err := s.svc.ListScans(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.ListScansResponse{Scans: scans, NextPageToken: next}, nil
+}
+
+func (s *registryServer) ListDriftEvents(ctx context.Context, r *mcpregv1.ListDriftEventsRequest) (*mcpregv1.ListDriftEventsResponse, error) {
+	f := registry.DriftFilter{Name: r.GetName(), Version: r.GetVersion(), Status: r.GetStatus()}
+	evs, next, err := s.svc.ListDriftEvents(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.ListDriftEventsResponse{Events: evs, NextPageToken: next}, nil
+}
+
+func (s *registryServer) AcceptDrift(ctx context.Context, r *mcpregv1.DriftDecisionRequest) (*mcpregv1.Version, error) {
+	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
+		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
+	}
+	v, err := s.svc.AcceptDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason(), r.GetAcknowledgedWidenings()...)
+	return v, toStatus(ctx, s.log, err)
+}
+
+func (s *registryServer) DeclineDrift(ctx context.Context, r *mcpregv1.DriftDecisionRequest) (*mcpregv1.Version, error) {
+	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
+		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
+	}
+	v, err := s.svc.DeclineDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason())
+	return v, toStatus(ctx, s.log, err)
+}

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	apiv0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
+
+	"github.com/mcpreg/mcpreg/internal/contract"
+	"github.com/mcpreg/mcpreg/internal/registry"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+)
+
+// reviewView is everything the version review page shows.
+type reviewView struct {
+	V            *mcpregv1.Version
+	Subject      string
+	ServerJSON   *apiv0.ServerJSON
+	RawServer    string
+	Contract     *contract.Normalized
+	RawContract  string
+	Tools        []toolView
+	Flagged      int
+	General      []*mcpregv1.Finding
+	Counts       []sevCount
+	Widenings    []*mcpregv1.Finding
+	Drift        []driftView
+	Actions      []action
+	OwnSubmitted bool
+	Form         decisionForm
+	CSRF         string
+}
+
+// decisionForm is what a reviewer posted, kept when the service refused
+// it so that the page shows it again.
+type decisionForm struct {
+	Action string
+	Reason string
+	Acked  map[string]bool
+	// DriftID is the drift event the form decided, 0 for transitions.
+	DriftID int64
+}
+
+// action is one decision form of the page.
+type action struct {
+	Name, Label, Help string
+	Danger            bool
+}
+
+// actionsFor lists the transitions the version's state allows.
+var actionsFor = map[string][]action{
+	"pending_review": {
+		{Name: "approve", Label: "Approve", Help: "Approve this version for discovery."},
+		{Name: "reject", Label: "Reject", Help: "Reject this version; the owner sees the reason.", Danger: true}},
+	"approved": {
+		{Name: "quarantine", Label: "Quarantine", Help: "Remove this version from discovery at once.", Danger: true},
+		{Name: "revoke", Label: "Revoke", Help: "Retire this version for good.", Danger: true}},
+	"quarantined": {
+		{Name: "release", Label: "Release", Help: "Return this version to discovery."},
+		{Name: "revoke", Label: "Revoke", Help: "Retire this version for good.", Danger: true}},
+}
+
+func (a *app) review(w http.ResponseWriter, r *http.Request) {
+	a.showReview(w, r, http.StatusOK, "", decisionForm{})
+}
+
+// showReview renders the review page, with an error from a refused
+// decision and the form as posted.
+func (a *app) showReview(w http.ResponseWriter, r *http.Request, status int, msg string, form decisionForm) {
+	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
+	view, err := a.reviewData(r.Context(), viewerFrom(r).caller, name, ver)
+	if err != nil {
+		a.serviceError(w, r, err)
+		return
+	}
+	view.Form, view.CSRF = form, viewerFrom(r).session.CSRF
+	a.render(w, r, status, "review", page{Title: "Review " + view.Subject, Nav: "queue", Error: msg,
+		Notice: doneNotice(r.URL.Query().Get("done")), Body: view})
+}
+
+// reviewData loads a version (one GetVersion: snapshot, pins, findings,
+// attestations, decisions) and its drift events (one list).
+func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver string) (*reviewView, error) {
+	v, err := a.svc.GetVersion(ctx, c, name, ver)
+	if err != nil {
+		return nil, err
+	}
+	evs, _, err := a.svc.ListDriftEvents(ctx, c, registry.DriftFilter{Name: name, Version: ver}, registry.Page{Size: 50})
+	if err != nil {
+		return nil, err
+	}
+	view := &reviewView{V: v, Subject: name + "@" + ver, RawServer: indent([]byte(v.GetServerJson())),
+		RawContract: indent([]byte(v.GetContract())), Counts: countFindings(v.GetFindings()),
+		Actions: actionsFor[v.GetState()], OwnSubmitted: v.GetSubmittedBy() == c.Principal}
+	view.ServerJSON = parseServerJSON(v.GetServerJson())
+	view.Contract = parseContract(v.GetContract())
+	byTool := view.splitFindings(v)
+	view.Tools = toolViews(v.GetSnapshot().GetTools(), byTool, riskByTool(view.Contract))
+	for _, t := range view.Tools {
+		if len(t.Findings) > 0 {
+			view.Flagged++
+		}
+	}
+	for _, e := range evs {
+		view.Drift = append(view.Drift, driftViewOf(e))
+	}
+	return view, nil
+}
+
+// splitFindings sorts findings into widenings, per-tool findings and the
+// rest (server, contract, attestation).
+func (view *reviewView) splitFindings(v *mcpregv1.Version) map[string][]*mcpregv1.Finding {
+	names := map[string]bool{}
+	for _, t := range v.GetSnapshot().GetTools() {
+		names[t.GetName()] = true
+	}
+	byTool := map[string][]*mcpregv1.Finding{}
+	for _, f := range v.GetFindings() {
+		switch {
+		case f.GetWideningId() != "":
+			view.Widenings = append(view.Widenings, f)
+		case f.GetTool() != "" && names[f.GetTool()]:
+			byTool[f.GetTool()] = append(byTool[f.GetTool()], f)
+		default:
+			view.General = append(view.General, f)
+		}
+	}
+	return byTool
+}
+
+func parseServerJSON(raw string) *apiv0.ServerJSON {
+	var doc apiv0.ServerJSON
+	if json.Unmarshal([]byte(raw), &doc) != nil {
+		return nil
+	}
+	return &doc
+}
+
+func parseContract(raw string) *contract.Normalized {
+	var n contract.Normalized
+	if raw == "" || json.Unmarshal([]byte(raw), &n) != nil {
+		return nil
+	}
+	return &n
+}
+
+// doneNotice confirms a decision after its redirect.
+func doneNotice(done string) string {
+	switch done {
+	case "approve":
+		return "Version approved."
+	case "reject":
+		return "Version rejected."
+	case "quarantine":
+		return "Version quarantined."
+	case "release":
+		return "Version released."
+	case "revoke":
+		return "Version revoked."
+	case "accept":
+		return "Drift accepted: the version is re-pinned to the live snapshot."
+	case "decline":
+		return "Drift declined."
+	case "scan-match":
+		return "Scanned: the live server matches the pins."
+	case "scan-drift":
+		return "Scanned: the live server differs from the pins; see Drift."
+	}
+	return ""
+}
