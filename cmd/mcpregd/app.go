@@ -9,18 +9,19 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
 )
 
-// openApp opens and migrates the store and builds the registry service.
-func openApp(ctx context.Context, g *globalOpts, log *slog.Logger, opts ...registry.Option) (*store.Store, *registry.Service, error) {
+// openApp opens and migrates the store and builds the services.
+func openApp(ctx context.Context, g *globalOpts, log *slog.Logger, opts ...registry.Option) (*store.Store, *server.Services, error) {
 	return openAppMigrating(ctx, g, log, true, opts...)
 }
 
 // openAppMigrating is openApp that, unless migrate is set, leaves the schema
 // alone and refuses a database that lacks migrations this binary needs (the
 // replicas of a deployment that runs `mcpregd migrate up` once).
-func openAppMigrating(ctx context.Context, g *globalOpts, log *slog.Logger, migrate bool, opts ...registry.Option) (*store.Store, *registry.Service, error) {
+func openAppMigrating(ctx context.Context, g *globalOpts, log *slog.Logger, migrate bool, opts ...registry.Option) (*store.Store, *server.Services, error) {
 	st, err := store.Open(ctx, g.db, g.pool()...)
 	if err != nil {
 		return nil, nil, err
@@ -34,7 +35,7 @@ func openAppMigrating(ctx context.Context, g *globalOpts, log *slog.Logger, migr
 		_ = st.Close()
 		return nil, nil, fmt.Errorf("migrate: %w", err)
 	}
-	svc, err := registry.New(ctx, st, append([]registry.Option{registry.WithLogger(log)}, opts...)...)
+	svc, err := server.NewServices(ctx, st, log, opts...)
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, err

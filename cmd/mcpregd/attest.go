@@ -32,7 +32,8 @@ func newReverifyCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withApp(cmd, g, func(svc *registry.Service) error {
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				svc := svcs.Registry
 				rep, err := svc.Reverify(cmd.Context(), localCaller())
 				if err != nil {
 					return err

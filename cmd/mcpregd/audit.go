@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/auditchain"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/signing"
 )
 
@@ -32,7 +33,8 @@ func newAuditCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withApp(cmd, g, func(svc *registry.Service) error {
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				svc := svcs.Registry
 				rep, err := svc.VerifyAuditChainAgainst(cmd.Context(), cp)
 				if err != nil {
 					return err

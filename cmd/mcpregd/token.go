@@ -8,9 +8,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
 func newTokenCmd(g *globalOpts) *cobra.Command {
@@ -20,7 +23,7 @@ func newTokenCmd(g *globalOpts) *cobra.Command {
 }
 
 func newTokenCreateCmd(g *globalOpts) *cobra.Command {
-	var req registry.NewToken
+	var req identity.NewToken
 	var role, label string
 	cmd := &cobra.Command{
 		Use:   "create --name PRINCIPAL --role ROLE [--namespace PATTERN]... [--env LABEL]...",
@@ -28,15 +31,15 @@ func newTokenCreateCmd(g *globalOpts) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req.Role, req.Name = registry.Role(role), label
-			return withApp(cmd, g, func(svc *registry.Service) error {
-				issued, err := svc.CreateToken(cmd.Context(), localCaller(), req)
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				issued, err := svcs.Identity.CreateToken(cmd.Context(), localCaller(), req)
 				if err != nil {
 					return err
 				}
 				out := cmd.OutOrStdout()
-				p := issued.Token.Edges.Principal
+				t := issued.Token
 				fmt.Fprintf(out, "created token %s for principal %s (role %s, expires %s)\n",
-					issued.Token.PublicID, p.Name, p.Role, expiry(issued.Token.ExpiresAt))
+					t.GetId(), t.GetPrincipal(), t.GetRole(), expiry(t.GetExpiresAt()))
 				fmt.Fprintln(out, "store it now: it is shown only once")
 				fmt.Fprintln(out, issued.Secret)
 				return nil
@@ -54,11 +57,11 @@ func newTokenCreateCmd(g *globalOpts) *cobra.Command {
 	return cmd
 }
 
-func expiry(t *time.Time) string {
+func expiry(t *timestamppb.Timestamp) string {
 	if t == nil {
 		return "never"
 	}
-	return t.UTC().Format(time.RFC3339)
+	return t.AsTime().UTC().Format(time.RFC3339)
 }
 
 func newTokenListCmd(g *globalOpts) *cobra.Command {
@@ -68,8 +71,8 @@ func newTokenListCmd(g *globalOpts) *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withApp(cmd, g, func(svc *registry.Service) error {
-				ts, err := svc.ListTokens(cmd.Context(), principal)
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				ts, err := svcs.Identity.ListTokens(cmd.Context(), localCaller(), principal)
 				if err != nil {
 					return err
 				}
@@ -82,23 +85,19 @@ func newTokenListCmd(g *globalOpts) *cobra.Command {
 	return cmd
 }
 
-func printTokens(w io.Writer, ts []*ent.Token, output string) error {
+func printTokens(w io.Writer, ts []*mcpregv1.Token, output string) error {
 	if output == "json" {
-		out := make([]any, len(ts))
-		for i, t := range ts {
-			out[i] = registry.TokenProto(t)
-		}
-		return json.NewEncoder(w).Encode(out)
+		return json.NewEncoder(w).Encode(ts)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPRINCIPAL\tROLE\tLABEL\tCREATED\tEXPIRES\tREVOKED")
 	for _, t := range ts {
 		revoked := "-"
-		if t.RevokedAt != nil {
-			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+		if t.GetRevokedAt() != nil {
+			revoked = t.GetRevokedAt().AsTime().UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PublicID, t.Edges.Principal.Name, t.Edges.Principal.Role,
-			t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expiry(t.ExpiresAt), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetPrincipal(), t.GetRole(),
+			t.GetName(), t.GetCreatedAt().AsTime().UTC().Format(time.RFC3339), expiry(t.GetExpiresAt()), revoked)
 	}
 	return tw.Flush()
 }
@@ -110,12 +109,12 @@ func newTokenRevokeCmd(g *globalOpts) *cobra.Command {
 		Short: "Revoke a token at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withApp(cmd, g, func(svc *registry.Service) error {
-				t, err := svc.RevokeToken(cmd.Context(), localCaller(), args[0], reason)
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				t, err := svcs.Identity.RevokeToken(cmd.Context(), localCaller(), args[0], reason)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "revoked token %s of principal %s\n", t.PublicID, t.Edges.Principal.Name)
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked token %s of principal %s\n", t.GetId(), t.GetPrincipal())
 				return nil
 			})
 		},
@@ -126,7 +125,7 @@ func newTokenRevokeCmd(g *globalOpts) *cobra.Command {
 
 // withApp opens the database quietly (logs go to stderr at warn) for an
 // admin command.
-func withApp(cmd *cobra.Command, g *globalOpts, fn func(*registry.Service) error, opts ...registry.Option) error {
+func withApp(cmd *cobra.Command, g *globalOpts, fn func(*server.Services) error, opts ...registry.Option) error {
 	log, err := newLogger(cmd.ErrOrStderr(), "warn", g.logFormat)
 	if err != nil {
 		return err

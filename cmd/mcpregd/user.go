@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
 )
 
 func newUserCmd(g *globalOpts) *cobra.Command {
@@ -34,8 +35,8 @@ func newUserAddCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withApp(cmd, g, func(svc *registry.Service) error {
-				if err := svc.SetPassword(cmd.Context(), localCaller(), args[0], registry.Role(role), password); err != nil {
+			return withApp(cmd, g, func(svcs *server.Services) error {
+				if err := svcs.Identity.SetPassword(cmd.Context(), localCaller(), args[0], registry.Role(role), password); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "principal %s (%s) can sign in to the web UI\n", args[0], role)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -53,10 +54,11 @@ func userAdd(t *testing.T, dialect string) {
 		t.Fatal(err)
 	}
 	defer func() { _ = st.Close() }()
-	svc, err := registry.New(context.Background(), st)
+	reg, err := registry.New(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := identity.New(st, reg.AuditWriter())
 	ws, err := svc.SignIn(context.Background(), "rita", pw, "127.0.0.1")
 	if err != nil || ws.Caller.Principal != "rita" || ws.Caller.Role != registry.RoleReviewer {
 		t.Fatalf("sign in: %+v %v", ws, err)

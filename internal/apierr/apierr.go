@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/domain"
 )
 
 // Domain is the google.rpc.ErrorInfo domain of mcpreg's reasons.
@@ -30,16 +30,16 @@ type Entry struct {
 // table is in matching order: an error wrapping two sentinels gets the
 // first entry.
 var table = []Entry{
-	{registry.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest, ""},
-	{registry.ErrNotFound, codes.NotFound, http.StatusNotFound, ""},
-	{registry.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict, ""},
-	{registry.ErrConflict, codes.Aborted, http.StatusConflict, ""},
-	{registry.ErrFailedPrecondition, codes.FailedPrecondition, http.StatusConflict, ""},
-	{registry.ErrUnauthenticated, codes.Unauthenticated, http.StatusUnauthorized, ""},
-	{registry.ErrPermissionDenied, codes.PermissionDenied, http.StatusForbidden, ""},
-	{registry.ErrTooLarge, codes.ResourceExhausted, http.StatusRequestEntityTooLarge, ReasonPayloadTooLarge},
-	{registry.ErrRateLimited, codes.ResourceExhausted, http.StatusTooManyRequests, ""},
-	{registry.ErrThrottled, codes.ResourceExhausted, http.StatusTooManyRequests, ""},
+	{domain.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest, ""},
+	{domain.ErrNotFound, codes.NotFound, http.StatusNotFound, ""},
+	{domain.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict, ""},
+	{domain.ErrConflict, codes.Aborted, http.StatusConflict, ""},
+	{domain.ErrFailedPrecondition, codes.FailedPrecondition, http.StatusConflict, ""},
+	{domain.ErrUnauthenticated, codes.Unauthenticated, http.StatusUnauthorized, ""},
+	{domain.ErrPermissionDenied, codes.PermissionDenied, http.StatusForbidden, ""},
+	{domain.ErrTooLarge, codes.ResourceExhausted, http.StatusRequestEntityTooLarge, ReasonPayloadTooLarge},
+	{domain.ErrRateLimited, codes.ResourceExhausted, http.StatusTooManyRequests, ""},
+	{domain.ErrThrottled, codes.ResourceExhausted, http.StatusTooManyRequests, ""},
 }
 
 // Entries is the table, in matching order.

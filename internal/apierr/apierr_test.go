@@ -15,51 +15,60 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/mcpreg/mcpreg/internal/apierr"
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/domain"
 )
 
-// sentinels is every exported sentinel error of package registry, with
+// sentinels is every exported sentinel error the services declare, with
 // the answer each gets. TestEverySentinelListed keeps the list complete.
 var sentinels = map[string]struct {
 	err  error
 	code codes.Code
 	http int
 }{
-	"ErrInvalid":            {registry.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest},
-	"ErrNotFound":           {registry.ErrNotFound, codes.NotFound, http.StatusNotFound},
-	"ErrAlreadyExists":      {registry.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict},
-	"ErrConflict":           {registry.ErrConflict, codes.Aborted, http.StatusConflict},
-	"ErrFailedPrecondition": {registry.ErrFailedPrecondition, codes.FailedPrecondition, http.StatusConflict},
-	"ErrUnauthenticated":    {registry.ErrUnauthenticated, codes.Unauthenticated, http.StatusUnauthorized},
-	"ErrPermissionDenied":   {registry.ErrPermissionDenied, codes.PermissionDenied, http.StatusForbidden},
-	"ErrTooLarge":           {registry.ErrTooLarge, codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
-	"ErrRateLimited":        {registry.ErrRateLimited, codes.ResourceExhausted, http.StatusTooManyRequests},
-	"ErrThrottled":          {registry.ErrThrottled, codes.ResourceExhausted, http.StatusTooManyRequests},
+	"ErrInvalid":            {domain.ErrInvalid, codes.InvalidArgument, http.StatusBadRequest},
+	"ErrNotFound":           {domain.ErrNotFound, codes.NotFound, http.StatusNotFound},
+	"ErrAlreadyExists":      {domain.ErrAlreadyExists, codes.AlreadyExists, http.StatusConflict},
+	"ErrConflict":           {domain.ErrConflict, codes.Aborted, http.StatusConflict},
+	"ErrFailedPrecondition": {domain.ErrFailedPrecondition, codes.FailedPrecondition, http.StatusConflict},
+	"ErrUnauthenticated":    {domain.ErrUnauthenticated, codes.Unauthenticated, http.StatusUnauthorized},
+	"ErrPermissionDenied":   {domain.ErrPermissionDenied, codes.PermissionDenied, http.StatusForbidden},
+	"ErrTooLarge":           {domain.ErrTooLarge, codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
+	"ErrRateLimited":        {domain.ErrRateLimited, codes.ResourceExhausted, http.StatusTooManyRequests},
+	"ErrThrottled":          {domain.ErrThrottled, codes.ResourceExhausted, http.StatusTooManyRequests},
 }
 
 // TestEverySentinelListed: the sentinels the registry's source declares
 // (var ErrX = errors.New(...), alone or in a var block) are exactly the
 // ones listed above, so a new sentinel fails here until it has an answer.
 func TestEverySentinelListed(t *testing.T) {
-	declared := registrySentinels(t)
-	if len(declared) == 0 {
-		t.Fatal("found no sentinel in ../registry: the parser looks in the wrong place")
+	var declared []string
+	for _, dir := range sentinelDirs {
+		got := declaredSentinels(t, dir)
+		if dir == "domain" && len(got) == 0 {
+			t.Fatal("found no sentinel in ../domain: the parser looks in the wrong place")
+		}
+		declared = append(declared, got...)
 	}
+	slices.Sort(declared)
 	var listed []string
 	for name := range sentinels {
 		listed = append(listed, name)
 	}
 	slices.Sort(listed)
 	if !slices.Equal(declared, listed) {
-		t.Fatalf("registry declares sentinels %v, the test lists %v: give every sentinel an entry in apierr's table and here", declared, listed)
+		t.Fatalf("the services declare sentinels %v, the test lists %v: give every sentinel an entry in apierr's table and here", declared, listed)
 	}
 }
 
-// registrySentinels parses registry/*.go (not tests) for exported package
+// sentinelDirs are the packages (under internal/) whose sentinels the
+// transport answers: the shared vocabulary and the services.
+var sentinelDirs = []string{"domain", "registry", "identity"}
+
+// declaredSentinels parses dir/*.go (not tests) for exported package
 // variables named Err... initialised with errors.New.
-func registrySentinels(t *testing.T) []string {
+func declaredSentinels(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "registry", "*.go"))
+	files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +135,10 @@ func TestEverySentinelHasAnEntry(t *testing.T) {
 				}
 			}
 			if len(own) != 1 {
-				t.Fatalf("%d entries for registry.%s, want 1", len(own), name)
+				t.Fatalf("%d entries for domain.%s, want 1", len(own), name)
 			}
 			if own[0].Code != want.code || own[0].HTTP != want.http {
-				t.Fatalf("registry.%s: %s and %d, want %s and %d", name, own[0].Code, own[0].HTTP, want.code, want.http)
+				t.Fatalf("domain.%s: %s and %d, want %s and %d", name, own[0].Code, own[0].HTTP, want.code, want.http)
 			}
 			wrapped := fmt.Errorf("%w: server %s", want.err, "io.github.acme/x")
 			got, ok := apierr.Of(wrapped)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/auditchain"
+	"github.com/mcpreg/mcpreg/internal/domain"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/audithead"
 )
@@ -16,18 +17,8 @@ const auditHeadID = 1
 // genesisHash is the prev_hash of the first event.
 const genesisHash = auditchain.Genesis
 
-// AuditRecord is what a change says about itself; the chain adds sequence,
-// time and hashes.
-type AuditRecord struct {
-	Actor     string
-	Action    string
-	Subject   string
-	Before    string
-	After     string
-	Reason    string
-	RequestID string
-	Details   string
-}
+// AuditRecord is domain.AuditRecord.
+type AuditRecord = domain.AuditRecord
 
 func entryOf(ev *ent.AuditEvent) auditchain.Entry {
 	return auditchain.Entry{
@@ -52,6 +43,21 @@ func (s *Service) ensureAuditHead(ctx context.Context) error {
 	}
 	s.feedStart = head.Seq
 	return nil
+}
+
+// AuditWriter is the registry's audit chain for the other services: they
+// append their events through it, inside their own transactions.
+func (s *Service) AuditWriter() AuditAppender { return auditAppender{s} }
+
+// AuditAppender appends one audit event inside a transaction.
+type AuditAppender interface {
+	Append(ctx context.Context, tx *ent.Tx, r AuditRecord) error
+}
+
+type auditAppender struct{ s *Service }
+
+func (a auditAppender) Append(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
+	return a.s.appendAudit(ctx, tx, r)
 }
 
 // appendAudit adds one event inside tx. Locking the head row serialises

@@ -61,10 +61,10 @@ func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
 			seq = ev.Seq
 			continue // committed through this replica, which applied it then
 		}
-		switch {
-		case ev.Action == "token.revoke" || ev.Action == "principal.password_set":
-			s.auth.forget()
-		case !discoveryNeutral[ev.Action]:
+		for _, f := range s.listeners {
+			f(ev.Action)
+		}
+		if !discoveryNeutral[ev.Action] {
 			s.disc.invalidate(strings.HasPrefix(ev.Action, "attestation."))
 		}
 		seq = ev.Seq

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -19,7 +20,13 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		a, b := discoveryService(t, st), discoveryService(t, st)
+		// Each replica's identity service hears of the other's revocations
+		// through its registry's change feed, as server.NewServices wires it.
+		var idB *identity.Service
+		a := discoveryService(t, st)
+		b := discoveryService(t, st, registry.WithChangeListener(func(action string) { idB.Changed(action) }))
+		idA := identity.New(st, a.AuditWriter())
+		idB = identity.New(st, b.AuditWriter())
 		bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
 		submit(t, a, owner, "io.github.acme/weather", "1.0.0")
 		if _, err := a.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
@@ -53,22 +60,22 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 		go func() { _ = b.WatchChanges(ctx, 50*time.Millisecond) }()
 		waitFor("quarantine", func() bool { return !visible(b) })
 
-		tok, err := a.CreateToken(ctx, admin, registry.NewToken{Principal: "edge", Role: registry.RoleHost})
+		tok, err := idA.CreateToken(ctx, admin, identity.NewToken{Principal: "edge", Role: registry.RoleHost})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Authenticate(ctx, tok.Secret); err != nil {
+		if _, err := idB.Authenticate(ctx, tok.Secret); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.RevokeToken(ctx, admin, tok.Token.PublicID, "leaked"); err != nil {
+		if _, err := idA.RevokeToken(ctx, admin, tok.Token.GetId(), "leaked"); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
 		waitFor("token revocation", func() bool {
-			_, err := b.Authenticate(ctx, tok.Secret)
+			_, err := idB.Authenticate(ctx, tok.Secret)
 			return errors.Is(err, registry.ErrUnauthenticated)
 		})
-		if time.Since(start) >= registry.AuthCacheTTL {
+		if time.Since(start) >= identity.AuthCacheTTL {
 			t.Fatalf("revocation took the whole cache TTL: the change feed did not clear it")
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	"github.com/mcpreg/mcpreg/signing"
 )
 
@@ -166,7 +167,7 @@ func TestCheckpointRaceAcrossReplicas(t *testing.T) {
 				addEvents(t, svcs[round%2], 4)
 				var wrote [2]int
 				var errs [2]error
-				race(2, func(i int) { wrote[i], errs[i] = svcs[i].WriteCheckpoints(ctx) })
+				testkit.Race(2, func(i int) { wrote[i], errs[i] = svcs[i].WriteCheckpoints(ctx) })
 				if errs[0] != nil || errs[1] != nil {
 					t.Fatalf("round %d: %v / %v", round, errs[0], errs[1])
 				}

@@ -73,16 +73,6 @@ func auditProto(e *ent.AuditEvent) *mcpregv1.AuditEvent {
 		Details: e.Details, PrevHash: e.PrevHash, Hash: e.Hash}
 }
 
-// TokenProto shows a token without its secret.
-func TokenProto(t *ent.Token) *mcpregv1.Token {
-	out := &mcpregv1.Token{Id: t.PublicID, Name: t.Name, CreatedAt: ts(t.CreatedAt),
-		ExpiresAt: tsPtr(t.ExpiresAt), RevokedAt: tsPtr(t.RevokedAt), LastUsedAt: tsPtr(t.LastUsedAt)}
-	if p := t.Edges.Principal; p != nil {
-		out.Principal, out.Role = p.Name, string(p.Role)
-	}
-	return out
-}
-
 // PrincipalProto shows a caller.
 func PrincipalProto(c *Caller) *mcpregv1.Principal {
 	return &mcpregv1.Principal{Name: c.Principal, Role: string(c.Role), Namespaces: c.Namespaces, EnvLabels: c.EnvLabels}

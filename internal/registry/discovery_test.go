@@ -13,14 +13,14 @@ import (
 	"github.com/mcpreg/mcpreg/signing"
 )
 
-func discoveryService(t *testing.T, st *store.Store) *registry.Service {
+func discoveryService(t *testing.T, st *store.Store, opts ...registry.Option) *registry.Service {
 	t.Helper()
 	key, err := signing.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc, err := registry.New(context.Background(), st,
-		registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}}))
+		append(opts, registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}}))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -57,26 +57,6 @@ func openReplicaStore(t *testing.T, dsn string) *store.Store {
 		}
 	})
 	return st
-}
-
-// race runs fn(0) … fn(n-1) in n goroutines that wait at a barrier until
-// all of them have started, and returns when all have finished.
-func race(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
 }
 
 // as is c acting in one request, so that its audit events can be told apart.
@@ -152,7 +132,7 @@ func TestReplicaRaceDoubleApprove(t *testing.T) {
 			submit(t, p.a, owner, name, ver)
 			callers := []*registry.Caller{as(bob, "approve-a"), as(carol, "approve-b")}
 			errs := make([]error, 2)
-			race(2, func(i int) {
+			testkit.Race(2, func(i int) {
 				_, errs[i] = p.replica(i).Transition(ctx, callers[i], registry.ActionApprove, name, ver, "looks right")
 			})
 			winner := -1
@@ -320,7 +300,7 @@ func raceTransitions(t *testing.T, p replicaPair, ver string, setup []registry.A
 		calls[i].by = as(calls[i].by, fmt.Sprintf("c%d", i)) // unique within the version's events
 	}
 	got := raceOutcome{refused: make([]string, len(calls))}
-	race(len(calls), func(i int) {
+	testkit.Race(len(calls), func(i int) {
 		c := calls[i]
 		_, err := p.replica(c.replica).Transition(ctx, c.by, c.action, name, ver, "racing")
 		var se *registry.StateError
@@ -367,7 +347,7 @@ func TestReplicaRaceIdempotentSubmit(t *testing.T) {
 			sub := registry.Submission{ServerJSON: serverJSON(name, ver), Tools: []byte(tools), IdempotencyKey: fmt.Sprintf("key-%d", round)}
 			got := make([]*registry.VersionView, 2)
 			errs := make([]error, 2)
-			race(2, func(i int) { got[i], errs[i] = p.replica(i).Submit(ctx, owner, sub) })
+			testkit.Race(2, func(i int) { got[i], errs[i] = p.replica(i).Submit(ctx, owner, sub) })
 			if errs[0] != nil || errs[1] != nil {
 				t.Fatalf("round %d: submissions with one key: %v", round, errs)
 			}
@@ -411,7 +391,7 @@ func TestReplicaRaceAuditChain(t *testing.T) {
 		ctx := context.Background()
 		subjects := make([]string, 2*perReplica)
 		errs := make([]error, 2*perReplica)
-		race(2*perReplica, func(i int) {
+		testkit.Race(2*perReplica, func(i int) {
 			r, n := i/perReplica, i%perReplica
 			name, ver := fmt.Sprintf("io.github.acme/chain-%d", n%5), fmt.Sprintf("%d.0.%d", r+1, n)
 			subjects[i] = name + "@" + ver

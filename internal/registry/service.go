@@ -74,15 +74,13 @@ type Service struct {
 	disc *discoveryCache
 	// signer signs discovery documents; nil refuses discovery reads.
 	signer *DiscoverySigner
-	// auth caches verified tokens briefly.
-	auth authCache
+	// listeners are told of the audited actions other replicas commit.
+	listeners []func(action string)
 	// applied are audit sequences whose effects were applied at commit.
 	applied appliedSeqs
 	// defaultReplica names this process in scan records when Scanning
 	// does not.
 	defaultReplica string
-	// hashes bounds concurrent password hashing (web sign-in).
-	hashes *hashGate
 	// scanGate bounds on-demand scans (Limits.ScanRate and
 	// ScanOnDemandConcurrency).
 	scanGate *scanGate
@@ -107,13 +105,20 @@ func WithLimits(l Limits) Option { return func(s *Service) { s.limits = l } }
 // WithClock replaces the clock (tests).
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
+// WithChangeListener has f told of every audited action another replica
+// committed, as the change feed reads it (the identity service forgets
+// cached tokens on a revocation).
+func WithChangeListener(f func(action string)) Option {
+	return func(s *Service) { s.listeners = append(s.listeners, f) }
+}
+
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service over a migrated store.
 func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
 	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache(),
-		defaultReplica: DefaultReplicaName(), hashes: defaultHashGate()}
+		defaultReplica: DefaultReplicaName()}
 	for _, o := range opts {
 		o(s)
 	}

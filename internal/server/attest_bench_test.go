@@ -75,7 +75,7 @@ func grpcClient(t testing.TB, in *servertest.Instance) mcpregv1.RegistryServiceC
 // with authentication, interceptors and the gateway), attest.Verify, and
 // sigstore-go called directly. It runs on the first dialect (SQLite) only:
 // verification stores nothing and reads no table, and the caller's token
-// comes from the authentication cache (one read per registry.AuthCacheTTL),
+// comes from the authentication cache (one read per identity.AuthCacheTTL),
 // so the database hardly shows in what it measures.
 func BenchmarkVerifyAttestation(b *testing.B) {
 	raw, err := os.ReadFile(npmBundle)

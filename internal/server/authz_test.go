@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -215,19 +216,16 @@ func badCredentials(t *testing.T, in *servertest.Instance) map[string]metadata.M
 	// The expired token is issued by a service over the same database whose
 	// clock is an hour behind: it expired 59 minutes ago, with no sleep.
 	clock := testkit.NewClock(time.Now().UTC().Add(-time.Hour))
-	past, err := registry.New(ctx, in.Store, registry.WithClock(clock.Now))
+	past := identity.New(in.Store, in.Service.AuditWriter(), identity.WithClock(clock.Now))
+	expiring, err := past.CreateToken(ctx, admin, identity.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	expiring, err := past.CreateToken(ctx, admin, registry.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Minute})
+	revoked, err := in.Identity.CreateToken(ctx, admin, identity.NewToken{Principal: "m-revoked", Role: registry.RoleAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, err := in.Service.CreateToken(ctx, admin, registry.NewToken{Principal: "m-revoked", Role: registry.RoleAdmin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.Service.RevokeToken(ctx, admin, revoked.Token.PublicID, "test"); err != nil {
+	if _, err := in.Identity.RevokeToken(ctx, admin, revoked.Token.GetId(), "test"); err != nil {
 		t.Fatal(err)
 	}
 	return map[string]metadata.MD{

@@ -27,7 +27,7 @@ const UnauthenticatedBodyBytes = 64 << 10
 // UnauthenticatedBodyBytes for anyone else. A larger body without a valid
 // token is refused before it is read: 401 on the API, 413 on the web UI's
 // forms. What passes is read in full here, so handlers see a bounded body.
-func gateBody(maxBytes int64, svc *registry.Service, log *slog.Logger, next http.Handler) http.Handler {
+func gateBody(maxBytes int64, svc authenticator, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
@@ -58,7 +58,7 @@ func gateBody(maxBytes int64, svc *registry.Service, log *slog.Logger, next http
 }
 
 // bearerValid authenticates the request's bearer token (nil: valid).
-func bearerValid(r *http.Request, svc *registry.Service, log *slog.Logger) error {
+func bearerValid(r *http.Request, svc authenticator, log *slog.Logger) error {
 	_, err := authenticate(r.Context(), svc, log, r.Header.Values("Authorization"))
 	return err
 }
@@ -89,7 +89,7 @@ type tapCaller struct{}
 // rides in the context to authInterceptor. grpc-go runs the tap on the
 // connection's reader with its lock held, so a slow token lookup holds up
 // only that one connection.
-func authTap(svc *registry.Service, log *slog.Logger) tap.ServerInHandle {
+func authTap(svc authenticator, log *slog.Logger) tap.ServerInHandle {
 	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
 		if publicMethods[info.FullMethodName] {
 			return ctx, nil

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/store"
 )
 
 // ServiceOptions verifies cfg and builds every registry option it asks for:
@@ -36,4 +39,36 @@ func ServiceOptions(cfg Config, log *slog.Logger) ([]registry.Option, error) {
 	return []registry.Option{registry.WithLogger(log), registry.WithLimits(limits), registry.WithScanning(scanning),
 		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), npmIntegrityFrom(cfg),
 		registry.WithCheckpoints(checkpointsFrom(cfg, log))}, nil
+}
+
+// Services are the use-case services the transport and the web UI call,
+// built over one store.
+type Services struct {
+	Registry *registry.Service
+	Identity *identity.Service
+}
+
+// NewServices builds every service over a migrated store: the registry with
+// opts (ServiceOptions gives them), and the identity service writing its
+// audit events into the registry's chain and told of other replicas'
+// revocations by the registry's change feed.
+func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ...registry.Option) (*Services, error) {
+	id := &identityRef{}
+	opts = append([]registry.Option{registry.WithLogger(log)}, opts...)
+	reg, err := registry.New(ctx, st, append(opts, registry.WithChangeListener(id.changed))...)
+	if err != nil {
+		return nil, err
+	}
+	id.svc = identity.New(st, reg.AuditWriter(), identity.WithLogger(log))
+	return &Services{Registry: reg, Identity: id.svc}, nil
+}
+
+// identityRef lets the registry's change feed reach the identity service,
+// which is built after the registry it writes its audit events through.
+type identityRef struct{ svc *identity.Service }
+
+func (r *identityRef) changed(action string) {
+	if r.svc != nil {
+		r.svc.Changed(action)
+	}
 }

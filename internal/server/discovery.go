@@ -48,10 +48,10 @@ func resolveQuery(r *mcpregv1.ResolveServersRequest) registry.ResolveQuery {
 // in-memory index without the gateway's round trip: hosts restarting
 // together must not hurt. It authenticates and authorises exactly as the
 // gRPC method does, and answers 304 to a matching If-None-Match.
-func discoveryHTTP(svc *registry.Service, log *slog.Logger) http.HandlerFunc {
+func discoveryHTTP(svc *registry.Service, id authenticator, log *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		c, err := authorize(ctx, svc, log, r.Header.Values("Authorization"), mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
+		c, err := authorize(ctx, id, log, r.Header.Values("Authorization"), mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
 		if err != nil {
 			writeStatus(w, status.Convert(err))
 			return

@@ -10,7 +10,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 
-	"github.com/mcpreg/mcpreg/internal/registry"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -21,7 +20,7 @@ import (
 // before its message is read and decoded. The gateway's in-process server
 // does not: the REST port gates bodies itself (gateBody), and a slow token
 // lookup in its tap would hold up every REST call sharing that connection.
-func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg int, creds credentials.TransportCredentials, tap bool) (*grpc.Server, *health.Server) {
+func newGRPCServer(svcs *Services, log *slog.Logger, m *metrics, maxMsg int, creds credentials.TransportCredentials, tap bool) (*grpc.Server, *health.Server) {
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxMsg),
 		grpc.ConnectionTimeout(10 * time.Second),
@@ -30,7 +29,7 @@ func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg i
 			requestIDInterceptor,
 			loggingInterceptor(log),
 			m.grpc.UnaryServerInterceptor(),
-			authInterceptor(svc, log),
+			authInterceptor(svcs.Identity, log),
 			recoveryInterceptor(log),
 		),
 		grpc.ChainStreamInterceptor(m.grpc.StreamServerInterceptor()),
@@ -39,12 +38,12 @@ func newGRPCServer(svc *registry.Service, log *slog.Logger, m *metrics, maxMsg i
 		opts = append(opts, grpc.Creds(creds))
 	}
 	if tap {
-		opts = append(opts, grpc.InTapHandle(authTap(svc, log)))
+		opts = append(opts, grpc.InTapHandle(authTap(svcs.Identity, log)))
 	}
 	gs := grpc.NewServer(opts...)
-	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svc, log: log})
-	mcpregv1.RegisterTokenServiceServer(gs, &tokenServer{svc: svc, log: log})
-	mcpregv1.RegisterDiscoveryServiceServer(gs, &discoveryServer{svc: svc, log: log})
+	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svcs.Registry, log: log})
+	mcpregv1.RegisterTokenServiceServer(gs, &tokenServer{svc: svcs.Identity, log: log})
+	mcpregv1.RegisterDiscoveryServiceServer(gs, &discoveryServer{svc: svcs.Registry, log: log})
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
 	m.grpc.InitializeMetrics(gs)

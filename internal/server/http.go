@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/internal/contract"
-	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/internal/server/openapi"
 	"github.com/mcpreg/mcpreg/internal/web"
@@ -25,7 +24,8 @@ type pinger interface {
 }
 
 // httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
-func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svc *registry.Service, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
+func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svcs *Services, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
+	svc, id := svcs.Registry, svcs.Identity
 	mux := http.NewServeMux()
 	if ui != nil {
 		mux.Handle("GET /{$}", ui)
@@ -34,10 +34,10 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 		}
 	}
 	mux.Handle("/v1/", gw)
-	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, log))
+	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, id, log))
 	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))
 	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc, log))
-	(&officialAPI{svc: svc, log: log, public: publicRead}).register(mux)
+	(&officialAPI{svc: svc, id: id, log: log, public: publicRead}).register(mux)
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)
@@ -46,7 +46,7 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 	})
-	return withRequestIDHeader(securityHeaders(gateBody(maxBody, svc, log, m.instrument(mux))))
+	return withRequestIDHeader(securityHeaders(gateBody(maxBody, id, log, m.instrument(mux))))
 }
 
 func healthz(db pinger) http.HandlerFunc {

@@ -58,7 +58,7 @@ func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 // authInterceptor authenticates the bearer token and checks the method's
 // roles, unless authTap did so already. Unknown methods are refused (fail
 // closed).
-func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerInterceptor {
+func authInterceptor(svc authenticator, log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		if publicMethods[info.FullMethod] {
 			return h(ctx, req)
@@ -79,7 +79,7 @@ func authInterceptor(svc *registry.Service, log *slog.Logger) grpc.UnaryServerIn
 // authorize authenticates the bearer token of an Authorization header and
 // checks that its role may call method: the check every API call passes,
 // through gRPC or the HTTP fast paths.
-func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, authorization []string, method string) (*registry.Caller, error) {
+func authorize(ctx context.Context, svc authenticator, log *slog.Logger, authorization []string, method string) (*registry.Caller, error) {
 	c, err := authenticate(ctx, svc, log, authorization)
 	if err != nil {
 		return nil, err
@@ -91,8 +91,13 @@ func authorize(ctx context.Context, svc *registry.Service, log *slog.Logger, aut
 	return c, nil
 }
 
+// authenticator resolves bearer secrets to callers (the identity service).
+type authenticator interface {
+	Authenticate(ctx context.Context, secret string) (*registry.Caller, error)
+}
+
 // authenticate resolves the bearer token of an Authorization header.
-func authenticate(ctx context.Context, svc *registry.Service, log *slog.Logger, authorization []string) (*registry.Caller, error) {
+func authenticate(ctx context.Context, svc authenticator, log *slog.Logger, authorization []string) (*registry.Caller, error) {
 	if len(authorization) == 0 {
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated: missing bearer token (Authorization: Bearer mcpreg_...)")
 	}

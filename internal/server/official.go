@@ -23,6 +23,7 @@ import (
 // reads discovery unless public is set.
 type officialAPI struct {
 	svc    *registry.Service
+	id     authenticator
 	log    *slog.Logger
 	public bool
 
@@ -85,7 +86,7 @@ func (a *officialAPI) caller(w http.ResponseWriter, r *http.Request) (*registry.
 	if a.public && len(auth) == 0 {
 		return nil, true
 	}
-	c, err := authorize(r.Context(), a.svc, a.log, auth, mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
+	c, err := authorize(r.Context(), a.id, a.log, auth, mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
 	if err != nil {
 		a.fail(w, r, err)
 		return nil, false

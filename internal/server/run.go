@@ -51,22 +51,24 @@ func Listen(cfg Config) (*Listeners, error) {
 
 // Run serves until ctx ends, then stops gracefully within the configured
 // deadline. It owns neither the store nor the service.
-func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *registry.Service, log *slog.Logger) error {
+func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *Services, log *slog.Logger) error {
+	svc := svcs.Registry
 	tlsCfg, err := loadTLS(cfg)
 	if err != nil {
 		return err
 	}
 	m := newMetrics()
 	m.reg.MustRegister(svc.Collectors()...)
+	m.reg.MustRegister(svcs.Identity.Collectors()...)
 	m.reg.MustRegister(sandboxGauge(svc.ScanSandboxMode()))
 	warnSandbox(log, svc)
 	var creds credentials.TransportCredentials
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	gs, hs := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), creds, true)
+	gs, hs := newGRPCServer(svcs, log, m, int(cfg.MaxBodyBytes), creds, true)
 	internal := bufconn.Listen(1 << 20)
-	gwServer, _ := newGRPCServer(svc, log, m, int(cfg.MaxBodyBytes), nil, false)
+	gwServer, _ := newGRPCServer(svcs, log, m, int(cfg.MaxBodyBytes), nil, false)
 	conn, err := grpc.NewClient("passthrough:///internal",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return internal.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -95,11 +97,11 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svc *re
 			return err
 		}
 	}
-	ui, err := web.New(svc, log, opt)
+	ui, err := web.New(svc, svcs.Identity, log, opt)
 	if err != nil {
 		return err
 	}
-	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svc, log, cfg.PublicReadAPI, ui), tlsCfg, log)
+	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svcs, log, cfg.PublicReadAPI, ui), tlsCfg, log)
 	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -12,30 +13,26 @@ import (
 // tokenServer adapts token management to the TokenService API.
 type tokenServer struct {
 	mcpregv1.UnimplementedTokenServiceServer
-	svc *registry.Service
+	svc *identity.Service
 	log *slog.Logger
 }
 
 func (s *tokenServer) CreateToken(ctx context.Context, r *mcpregv1.CreateTokenRequest) (*mcpregv1.CreateTokenResponse, error) {
-	req := registry.NewToken{Principal: r.GetPrincipal(), Role: registry.Role(r.GetRole()), Namespaces: r.GetNamespaces(),
+	req := identity.NewToken{Principal: r.GetPrincipal(), Role: registry.Role(r.GetRole()), Namespaces: r.GetNamespaces(),
 		EnvLabels: r.GetEnvLabels(), Name: r.GetName(), TTL: time.Duration(r.GetTtlSeconds()) * time.Second}
 	issued, err := s.svc.CreateToken(ctx, registry.CallerFrom(ctx), req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return &mcpregv1.CreateTokenResponse{Token: registry.TokenProto(issued.Token), Secret: issued.Secret}, nil
+	return &mcpregv1.CreateTokenResponse{Token: issued.Token, Secret: issued.Secret}, nil
 }
 
 func (s *tokenServer) ListTokens(ctx context.Context, r *mcpregv1.ListTokensRequest) (*mcpregv1.ListTokensResponse, error) {
-	ts, err := s.svc.ListTokens(ctx, r.GetPrincipal())
+	ts, err := s.svc.ListTokens(ctx, registry.CallerFrom(ctx), r.GetPrincipal())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	out := &mcpregv1.ListTokensResponse{Tokens: make([]*mcpregv1.Token, len(ts))}
-	for i, t := range ts {
-		out.Tokens[i] = registry.TokenProto(t)
-	}
-	return out, nil
+	return &mcpregv1.ListTokensResponse{Tokens: ts}, nil
 }
 
 func (s *tokenServer) RevokeToken(ctx context.Context, r *mcpregv1.RevokeTokenRequest) (*mcpregv1.Token, error) {
@@ -43,5 +40,5 @@ func (s *tokenServer) RevokeToken(ctx context.Context, r *mcpregv1.RevokeTokenRe
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	return registry.TokenProto(t), nil
+	return t, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -26,13 +27,14 @@ func TestAdminNoticesOnlyForAdmins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := web.New(svc, slog.New(slog.DiscardHandler), web.Options{AdminNotices: []string{notice}})
+	id := identity.New(st, svc.AuditWriter())
+	h, err := web.New(svc, id, slog.New(slog.DiscardHandler), web.Options{AdminNotices: []string{notice}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e := &env{users: map[string]bool{}, svc: svc, st: st, h: h, srv: srv}
+	e := &env{users: map[string]bool{}, svc: svc, id: id, st: st, h: h, srv: srv}
 	root := e.browser(t).signIn("root")
 	r := root.get("/admin/tokens")
 	if r.Status != http.StatusOK || !strings.Contains(r.Body, notice) || !strings.Contains(r.Body, `role="alert"`) {

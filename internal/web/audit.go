@@ -49,13 +49,11 @@ type tokensView struct {
 // tokens lists API tokens (never their secrets); admins only.
 func (a *app) tokens(w http.ResponseWriter, r *http.Request) {
 	view := tokensView{Notices: a.opt.AdminNotices, Principal: strings.TrimSpace(r.URL.Query().Get("principal"))}
-	ts, err := a.svc.ListTokens(r.Context(), view.Principal)
+	ts, err := a.id.ListTokens(r.Context(), viewerFrom(r).caller, view.Principal)
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
 	}
-	for _, t := range ts {
-		view.Tokens = append(view.Tokens, registry.TokenProto(t))
-	}
+	view.Tokens = ts
 	a.render(w, r, http.StatusOK, "tokens", page{Title: "API tokens", Nav: "admin", Body: view})
 }

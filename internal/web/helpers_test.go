@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -36,6 +37,7 @@ type env struct {
 	mu    sync.Mutex
 	users map[string]bool // principals given a password so far
 	svc   *registry.Service
+	id    *identity.Service
 	st    *store.Store
 	h     http.Handler
 	srv   *httptest.Server
@@ -60,13 +62,14 @@ func newEnvWith(t testing.TB, secure bool) *env {
 // envOn serves the web UI of an existing service.
 func envOn(t testing.TB, svc *registry.Service, st *store.Store, secure bool) *env {
 	t.Helper()
-	h, err := web.New(svc, slog.New(slog.DiscardHandler), web.Options{Secure: secure})
+	id := identity.New(st, svc.AuditWriter(), identity.WithLogger(slog.New(slog.DiscardHandler)))
+	h, err := web.New(svc, id, slog.New(slog.DiscardHandler), web.Options{Secure: secure})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{users: map[string]bool{}, svc: svc, st: st, h: h, srv: srv}
+	return &env{users: map[string]bool{}, svc: svc, id: id, st: st, h: h, srv: srv}
 }
 
 func serverJSON(name, version, description string) []byte {
@@ -107,7 +110,7 @@ func (e *env) user(t testing.TB, name string) {
 	if e.users[name] || roles[name] == "" {
 		return
 	}
-	if err := e.svc.SetPassword(context.Background(), bootstrap, name, roles[name], password); err != nil {
+	if err := e.id.SetPassword(context.Background(), bootstrap, name, roles[name], password); err != nil {
 		t.Fatalf("password for %s: %v", name, err)
 	}
 	e.users[name] = true

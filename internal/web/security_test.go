@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
@@ -97,7 +98,7 @@ func TestStateChangesNeedTheFormToken(t *testing.T) {
 func TestReviewerCannotSeeAdminPages(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	if _, err := e.svc.CreateToken(context.Background(), bootstrap, registry.NewToken{Principal: "acme-ci",
+	if _, err := e.id.CreateToken(context.Background(), bootstrap, identity.NewToken{Principal: "acme-ci",
 		Role: registry.RoleOwner, Namespaces: []string{"io.github.acme"}, Name: "ci"}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
@@ -22,7 +23,7 @@ const maxFormBytes = 64 << 10
 
 // viewer is the signed-in principal behind one request.
 type viewer struct {
-	session *registry.WebSession
+	session *identity.WebSession
 	// caller is the session's caller with this request's id.
 	caller *registry.Caller
 }
@@ -37,12 +38,12 @@ func viewerFrom(r *http.Request) *viewer {
 }
 
 // sessionOf resolves the request's session cookie.
-func (a *app) sessionOf(r *http.Request) (*registry.WebSession, error) {
+func (a *app) sessionOf(r *http.Request) (*identity.WebSession, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || c.Value == "" {
 		return nil, registry.ErrUnauthenticated
 	}
-	return a.svc.Session(r.Context(), c.Value)
+	return a.id.Session(r.Context(), c.Value)
 }
 
 // withViewer resolves the session and puts its viewer in the context;
@@ -120,9 +121,9 @@ func (a *app) signedOut(w http.ResponseWriter, r *http.Request, err error) {
 	http.Redirect(w, r, "/signin?next="+url.QueryEscape(next), http.StatusSeeOther)
 }
 
-func (a *app) setSessionCookie(w http.ResponseWriter, ws *registry.WebSession) {
+func (a *app) setSessionCookie(w http.ResponseWriter, ws *identity.WebSession) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: ws.Token, Path: "/",
-		MaxAge: int(registry.SessionTTL.Seconds()), HttpOnly: true, Secure: a.opt.Secure, SameSite: http.SameSiteLaxMode})
+		MaxAge: int(identity.SessionTTL.Seconds()), HttpOnly: true, Secure: a.opt.Secure, SameSite: http.SameSiteLaxMode})
 }
 
 func (a *app) clearCookie(w http.ResponseWriter, name, path string) {

@@ -59,7 +59,7 @@ func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
 		a.renderSignIn(w, r, http.StatusForbidden, v, "The sign-in form expired or did not come from this site. Please try again.")
 		return
 	}
-	ws, err := a.svc.SignIn(r.Context(), v.Name, r.PostForm.Get("password"), a.remoteHost(r))
+	ws, err := a.id.SignIn(r.Context(), v.Name, r.PostForm.Get("password"), a.remoteHost(r))
 	if err != nil {
 		status, msg := a.describe(r, err)
 		if status == http.StatusTooManyRequests {
@@ -74,7 +74,7 @@ func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *app) signOut(w http.ResponseWriter, r *http.Request) {
-	if err := a.svc.SignOut(r.Context(), viewerFrom(r).session.Token); err != nil && !errors.Is(err, registry.ErrUnauthenticated) {
+	if err := a.id.SignOut(r.Context(), viewerFrom(r).session.Token); err != nil && !errors.Is(err, registry.ErrUnauthenticated) {
 		a.serviceError(w, r, err)
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/identity"
 )
 
 func TestSignInAndOut(t *testing.T) {
@@ -30,7 +30,7 @@ func TestSignInAndOut(t *testing.T) {
 	}
 	c := sessionCookie(t, r)
 	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Secure ||
-		c.MaxAge != int(registry.SessionTTL/time.Second) || len(c.Value) < 32 {
+		c.MaxAge != int(identity.SessionTTL/time.Second) || len(c.Value) < 32 {
 		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Lax, Path=/, Max-Age of the session TTL", c)
 	}
 	q := b.get("/queue")

@@ -139,7 +139,7 @@ func (a *app) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		a.ssoRefused(w, r, f.Next, err)
 		return
 	}
-	ws, err := a.svc.SignInExternal(r.Context(), name, "oidc "+a.sso.issuer, a.remoteHost(r))
+	ws, err := a.id.SignInExternal(r.Context(), name, "oidc "+a.sso.issuer, a.remoteHost(r))
 	if err != nil {
 		status, msg := a.describe(r, err)
 		a.renderSignIn(w, r, status, signInView{Next: f.Next}, msg)

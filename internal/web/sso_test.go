@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/web"
@@ -23,7 +24,7 @@ import (
 func ssoEnv(t testing.TB, in *servertest.Instance, idp *fakeIDP, claim string) *env {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
-	h, err := web.New(in.Service, slog.New(slog.DiscardHandler), web.Options{OIDC: ssoConfig(idp,
+	h, err := web.New(in.Service, in.Identity, slog.New(slog.DiscardHandler), web.Options{OIDC: ssoConfig(idp,
 		"http://"+srv.Listener.Addr().String()+"/signin/sso/callback", claim)})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func ssoEnv(t testing.TB, in *servertest.Instance, idp *fakeIDP, claim string) *
 	srv.Config.Handler = h
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &env{users: map[string]bool{}, svc: in.Service, st: in.Store, h: h, srv: srv}
+	return &env{users: map[string]bool{}, svc: in.Service, id: in.Identity, st: in.Store, h: h, srv: srv}
 }
 
 func ssoConfig(idp *fakeIDP, redirect, claim string) *web.OIDCConfig {
@@ -105,7 +106,7 @@ func TestSingleSignOn(t *testing.T) {
 	in.Token(t, "rev@example.com", registry.RoleReviewer)
 	in.Token(t, "own@example.com", registry.RoleOwner, "io.github.acme")
 	in.Token(t, "rita", registry.RoleReviewer)
-	if err := in.Service.SetPassword(ctx, bootstrap, "root@example.com", registry.RoleAdmin, password); err != nil {
+	if err := in.Identity.SetPassword(ctx, bootstrap, "root@example.com", registry.RoleAdmin, password); err != nil {
 		t.Fatal(err)
 	}
 	set := func(k string, v any) func(map[string]any) { return func(c map[string]any) { c[k] = v } }
@@ -159,7 +160,7 @@ func TestSingleSignOn(t *testing.T) {
 			if r.Location != "/servers?q=x" {
 				t.Errorf("signed in to %q, want the next page", r.Location)
 			}
-			if s := sessionCookie(t, r); !s.HttpOnly || s.MaxAge != int(registry.SessionTTL/time.Second) {
+			if s := sessionCookie(t, r); !s.HttpOnly || s.MaxAge != int(identity.SessionTTL/time.Second) {
 				t.Errorf("session cookie %+v", s)
 			}
 			mustContain(t, b.get("/queue").Body, "Signed in as <strong>"+c.session+"</strong>")
@@ -248,7 +249,7 @@ func TestSingleSignOnConfig(t *testing.T) {
 		{"other callback path", ssoConfig(newFakeIDP(t, nil), "https://mcpreg.example.com/oidc", ""), "/signin/sso/callback"},
 	}
 	for _, c := range cases {
-		_, err := web.New(in.Service, slog.New(slog.DiscardHandler), web.Options{OIDC: c.cfg})
+		_, err := web.New(in.Service, in.Identity, slog.New(slog.DiscardHandler), web.Options{OIDC: c.cfg})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}

@@ -68,7 +68,7 @@ func (lb *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // browserVia is a browser whose requests go through lb.
 func browserVia(t testing.TB, lb *balancer, in *servertest.Instance) *browser {
 	t.Helper()
-	e := &env{users: map[string]bool{}, svc: in.Service, st: in.Store, h: lb, srv: lb.srv}
+	e := &env{users: map[string]bool{}, svc: in.Service, id: in.Identity, st: in.Store, h: lb, srv: lb.srv}
 	return e.browser(t)
 }
 
@@ -117,7 +117,7 @@ func TestSingleSignOnAcrossReplicas(t *testing.T) {
 			t.Parallel()
 			lb := newBalancer(t)
 			replica := func(secret []byte) http.Handler {
-				h, err := web.New(in.Service, slog.New(slog.DiscardHandler),
+				h, err := web.New(in.Service, in.Identity, slog.New(slog.DiscardHandler),
 					web.Options{OIDC: ssoConfig(idp, lb.redirectURL(), ""), FlowSecret: secret})
 				if err != nil {
 					t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 )
 
@@ -40,6 +41,7 @@ var Prefixes = []string{"/signin", "/signin/sso", "/signin/sso/callback", "/sign
 // app holds what every handler needs.
 type app struct {
 	svc   *registry.Service
+	id    *identity.Service
 	log   *slog.Logger
 	opt   Options
 	pages map[string]*template.Template
@@ -48,9 +50,12 @@ type app struct {
 }
 
 // New returns the web UI handler.
-func New(svc *registry.Service, log *slog.Logger, opt Options) (http.Handler, error) {
+func New(svc *registry.Service, id *identity.Service, log *slog.Logger, opt Options) (http.Handler, error) {
 	if svc == nil {
 		return nil, errors.New("web: no registry service")
+	}
+	if id == nil {
+		return nil, errors.New("web: no identity service")
 	}
 	if log == nil {
 		log = slog.Default()
@@ -61,7 +66,7 @@ func New(svc *registry.Service, log *slog.Logger, opt Options) (http.Handler, er
 	}
 	secret := opt.FlowSecret
 	opt.FlowSecret = nil // the app keeps the derived key only
-	a := &app{svc: svc, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
+	a := &app{svc: svc, id: id, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
 	if opt.OIDC != nil {
 		if a.sso, err = newSSO(opt.OIDC, secret); err != nil {
 			return nil, err

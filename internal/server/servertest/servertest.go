@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/daemon"
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
@@ -29,6 +30,7 @@ type Instance struct {
 	Metrics  string
 	Store    *store.Store
 	Service  *registry.Service
+	Identity *identity.Service
 	// Logs holds everything the service logged, at debug level.
 	Logs *SyncBuffer
 	// HTTPRead and GRPCRead count the bytes the service read from its
@@ -74,9 +76,9 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	svc, err := registry.New(ctx, st, opts...)
+	svcs, err := server.NewServices(ctx, st, log, opts...)
 	if err != nil {
-		t.Fatalf("registry: %v", err)
+		t.Fatalf("services: %v", err)
 	}
 	l, err := server.Listen(cfg)
 	if err != nil {
@@ -85,7 +87,7 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	httpRead, grpcRead := &atomic.Int64{}, &atomic.Int64{}
 	l.HTTP, l.GRPC = countingListener{l.HTTP, httpRead}, countingListener{l.GRPC, grpcRead}
 	done := make(chan error, 1)
-	go func() { done <- server.Run(ctx, cfg, l, st, svc, log) }()
+	go func() { done <- server.Run(ctx, cfg, l, st, svcs, log) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
@@ -93,7 +95,7 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 		}
 	})
 	in := &Instance{URL: "http://" + l.HTTP.Addr().String(), GRPCAddr: l.GRPC.Addr().String(),
-		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svc, Logs: logs,
+		Metrics: "http://" + l.Metrics.Addr().String(), Store: st, Service: svcs.Registry, Identity: svcs.Identity, Logs: logs,
 		HTTPRead: httpRead, GRPCRead: grpcRead}
 	if cfg.TLSCert == "" {
 		waitHealthy(t, in.URL)
@@ -122,8 +124,8 @@ func waitHealthy(t testing.TB, base string) {
 // Token creates a principal (if new) with the role and returns a token.
 func (in *Instance) Token(t testing.TB, principal string, role registry.Role, namespaces ...string) string {
 	t.Helper()
-	issued, err := in.Service.CreateToken(context.Background(), &registry.Caller{Principal: "test-bootstrap", Role: registry.RoleAdmin},
-		registry.NewToken{Principal: principal, Role: role, Namespaces: namespaces})
+	issued, err := in.Identity.CreateToken(context.Background(), &registry.Caller{Principal: "test-bootstrap", Role: registry.RoleAdmin},
+		identity.NewToken{Principal: principal, Role: role, Namespaces: namespaces})
 	if err != nil {
 		t.Fatalf("token for %s: %v", principal, err)
 	}
@@ -134,8 +136,8 @@ func (in *Instance) Token(t testing.TB, principal string, role registry.Role, na
 // a token.
 func (in *Instance) HostToken(t testing.TB, principal string, labels ...string) string {
 	t.Helper()
-	issued, err := in.Service.CreateToken(context.Background(), &registry.Caller{Principal: "test-bootstrap", Role: registry.RoleAdmin},
-		registry.NewToken{Principal: principal, Role: registry.RoleHost, EnvLabels: labels})
+	issued, err := in.Identity.CreateToken(context.Background(), &registry.Caller{Principal: "test-bootstrap", Role: registry.RoleAdmin},
+		identity.NewToken{Principal: principal, Role: registry.RoleHost, EnvLabels: labels})
 	if err != nil {
 		t.Fatalf("host token for %s: %v", principal, err)
 	}

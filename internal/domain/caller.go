@@ -1,4 +1,4 @@
-package registry
+package domain
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func ParseRole(s string) (Role, error) {
 	case RoleAdmin, RoleReviewer, RoleOwner, RoleHost:
 		return r, nil
 	}
-	return "", invalidf("role %q is not one of admin, reviewer, owner, host", s)
+	return "", Invalidf("role %q is not one of admin, reviewer, owner, host", s)
 }
 
 // Caller is the authenticated principal behind one request.
@@ -38,9 +38,9 @@ type Caller struct {
 	RequestID  string
 }
 
-// callerOf is principal p acting through a token (its public id) or a
+// CallerOf is principal p acting through a token (its public id) or a
 // web session ("web").
-func callerOf(p *ent.Principal, via string) *Caller {
+func CallerOf(p *ent.Principal, via string) *Caller {
 	return &Caller{Principal: p.Name, Role: Role(p.Role), Namespaces: p.Namespaces, EnvLabels: p.EnvLabels, TokenID: via}
 }
 
@@ -91,7 +91,7 @@ func ValidNamespacePattern(p string) error {
 	}
 	base := strings.TrimSuffix(p, ".*")
 	if base == "" || strings.ContainsAny(base, "*/ ") || !namespaceRE.MatchString(base) {
-		return invalidf("namespace pattern %q: want a namespace like io.github.acme, a prefix like com.acme.*, or *", p)
+		return Invalidf("namespace pattern %q: want a namespace like io.github.acme, a prefix like com.acme.*, or *", p)
 	}
 	return nil
 }

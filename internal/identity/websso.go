@@ -1,9 +1,10 @@
-package registry
+package identity
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/mcpreg/mcpreg/internal/domain"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
 )
@@ -16,18 +17,18 @@ import (
 // vouched for the name, there is no secret to guess.
 func (s *Service) SignInExternal(ctx context.Context, name, via, remote string) (*WebSession, error) {
 	if name == "" || len(name) > 128 {
-		return nil, deniedf("no web user %q: an admin creates it with mcpregd user add", name)
+		return nil, domain.Deniedf("no web user %q: an admin creates it with mcpregd user add", name)
 	}
 	p, err := s.store.Client.Principal.Query().Where(principal.Name(name)).Only(ctx)
 	if ent.IsNotFound(err) {
 		s.log.WarnContext(ctx, "web sign-in refused: unknown principal", "name", name, "via", via, "remote", remote)
-		return nil, deniedf("no web user %s: an admin creates it with mcpregd user add", name)
+		return nil, domain.Deniedf("no web user %s: an admin creates it with mcpregd user add", name)
 	} else if err != nil {
 		return nil, err
 	}
-	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {
+	if domain.Role(p.Role) != domain.RoleReviewer && domain.Role(p.Role) != domain.RoleAdmin {
 		s.log.WarnContext(ctx, "web sign-in refused: role", "name", name, "role", p.Role, "via", via, "remote", remote)
-		return nil, deniedf("%s has role %s: the web UI is for reviewers and admins", name, p.Role)
+		return nil, domain.Deniedf("%s has role %s: the web UI is for reviewers and admins", name, p.Role)
 	}
 	ws, err := s.openWebSession(ctx, p, remote)
 	if err != nil {
@@ -41,7 +42,7 @@ func (s *Service) SignInExternal(ctx context.Context, name, via, remote string) 
 func (s *Service) openWebSession(ctx context.Context, p *ent.Principal, remote string) (*WebSession, error) {
 	now := s.now()
 	ws := &WebSession{Token: randomToken(), CSRF: randomToken(), ExpiresAt: now.Add(SessionTTL),
-		Caller: callerOf(p, "web")}
+		Caller: domain.CallerOf(p, "web")}
 	err := s.store.Client.WebSession.Create().SetTokenHash(hashSecret(ws.Token)).SetPrincipalID(p.ID).SetCsrfToken(ws.CSRF).
 		SetRemote(remote).SetCreatedAt(now).SetExpiresAt(ws.ExpiresAt).SetLastSeenAt(now).Exec(ctx)
 	if err != nil {

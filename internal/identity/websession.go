@@ -1,4 +1,4 @@
-package registry
+package identity
 
 import (
 	"context"
@@ -6,20 +6,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/alexedwards/argon2id"
 
+	"github.com/mcpreg/mcpreg/internal/domain"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
 	"github.com/mcpreg/mcpreg/internal/ent/websession"
 )
-
-// ErrThrottled is too many failed sign-ins in a short time.
-var ErrThrottled = errors.New("too many attempts")
 
 // SessionTTL is how long a web session lasts.
 const SessionTTL = 12 * time.Hour
@@ -33,7 +30,7 @@ type WebSession struct {
 	Token string
 	// CSRF is the session's anti-forgery token, embedded in every form.
 	CSRF      string
-	Caller    *Caller
+	Caller    *domain.Caller
 	ExpiresAt time.Time
 }
 
@@ -45,18 +42,18 @@ var passwordParams = &argon2id.Params{Memory: 64 * 1024, Iterations: 3, Parallel
 // with role if it does not exist (mcpregd user add). Only reviewers and
 // admins sign in to the web UI; an existing principal keeps its role, and
 // asking for another is a conflict. Audited; the password is never logged.
-func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role Role, password string) error {
-	if role != RoleReviewer && role != RoleAdmin {
-		return invalidf("role %q: web users are reviewers or admins", role)
+func (s *Service) SetPassword(ctx context.Context, by *domain.Caller, name string, role domain.Role, password string) error {
+	if role != domain.RoleReviewer && role != domain.RoleAdmin {
+		return domain.Invalidf("role %q: web users are reviewers or admins", role)
 	}
-	if !principalNameRE.MatchString(name) {
-		return invalidf("principal name %q: want 1-128 letters, digits and . _ @ -", name)
+	if !domain.ValidPrincipalName(name) {
+		return domain.Invalidf("principal name %q: want 1-128 letters, digits and . _ @ -", name)
 	}
 	if len([]rune(password)) < MinPasswordLength {
-		return invalidf("password: want at least %d characters", MinPasswordLength)
+		return domain.Invalidf("password: want at least %d characters", MinPasswordLength)
 	}
 	if len(password) > 1024 {
-		return invalidf("password: longer than 1024 bytes")
+		return domain.Invalidf("password: longer than 1024 bytes")
 	}
 	hash, err := argon2id.CreateHash(password, passwordParams)
 	if err != nil {
@@ -70,14 +67,14 @@ func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role
 			if err != nil {
 				return err
 			}
-			if err := s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.create", Subject: "principal/" + name,
+			if err := s.audit.Append(ctx, tx, domain.AuditRecord{Actor: by.Principal, Action: "principal.create", Subject: "principal/" + name,
 				After: string(role), RequestID: by.RequestID, Details: "web sign-in enabled"}); err != nil {
 				return err
 			}
 		case err != nil:
 			return err
-		case Role(p.Role) != role:
-			return fmt.Errorf("%w: principal %q exists with role %s, not %s", ErrConflict, name, p.Role, role)
+		case domain.Role(p.Role) != role:
+			return fmt.Errorf("%w: principal %q exists with role %s, not %s", domain.ErrConflict, name, p.Role, role)
 		default:
 			if err := tx.Principal.UpdateOne(p).SetPasswordHash(hash).Exec(ctx); err != nil {
 				return err
@@ -87,7 +84,7 @@ func (s *Service) SetPassword(ctx context.Context, by *Caller, name string, role
 		if _, err := tx.WebSession.Delete().Where(websession.PrincipalID(p.ID)).Exec(ctx); err != nil {
 			return err
 		}
-		err = s.appendAudit(ctx, tx, AuditRecord{Actor: by.Principal, Action: "principal.password_set", Subject: "principal/" + name,
+		err = s.audit.Append(ctx, tx, domain.AuditRecord{Actor: by.Principal, Action: "principal.password_set", Subject: "principal/" + name,
 			RequestID: by.RequestID})
 		return err
 	})
@@ -102,7 +99,7 @@ var dummyHash = func() string {
 
 // SignIn checks a name and password and opens a web session. Failures say
 // only "wrong name or password"; after a few in a row for one name or one
-// address, attempts are refused for a while (ErrThrottled). Every attempt
+// address, attempts are refused for a while (domain.ErrThrottled). Every attempt
 // first gets a place among the password hashes (a bounded queue: beyond it
 // the answer is a RetryError), then spends an attempt of its name and its
 // address in one transaction, and only then hashes; a successful sign-in
@@ -118,7 +115,7 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 		return nil, err
 	}
 	if !allowed {
-		return nil, fmt.Errorf("%w: too many failed sign-ins for this name or address; wait a minute", ErrThrottled)
+		return nil, fmt.Errorf("%w: too many failed sign-ins for this name or address; wait a minute", domain.ErrThrottled)
 	}
 	p, err := s.store.Client.Principal.Query().Where(principal.Name(name)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -135,13 +132,13 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 	if !match || p == nil || p.PasswordHash == "" {
 		s.dropStaleThrottles(ctx)
 		s.log.WarnContext(ctx, "web sign-in failed", typedName(name, p), "remote", remote)
-		return nil, fmt.Errorf("%w: wrong name or password", ErrUnauthenticated)
+		return nil, fmt.Errorf("%w: wrong name or password", domain.ErrUnauthenticated)
 	}
 	if err := s.giveBackAttempt(ctx, keys); err != nil {
 		return nil, err
 	}
-	if Role(p.Role) != RoleReviewer && Role(p.Role) != RoleAdmin {
-		return nil, deniedf("role %s does not use the web UI", p.Role)
+	if domain.Role(p.Role) != domain.RoleReviewer && domain.Role(p.Role) != domain.RoleAdmin {
+		return nil, domain.Deniedf("role %s does not use the web UI", p.Role)
 	}
 	ws, err := s.openWebSession(ctx, p, remote)
 	if err != nil {
@@ -152,27 +149,27 @@ func (s *Service) SignIn(ctx context.Context, name, password, remote string) (*W
 }
 
 // Session resolves a session cookie; unknown and expired sessions fail
-// with ErrUnauthenticated.
+// with domain.ErrUnauthenticated.
 func (s *Service) Session(ctx context.Context, token string) (*WebSession, error) {
 	if token == "" || len(token) > 128 {
-		return nil, fmt.Errorf("%w: no session", ErrUnauthenticated)
+		return nil, fmt.Errorf("%w: no session", domain.ErrUnauthenticated)
 	}
 	now := s.now()
 	ws, err := s.store.Client.WebSession.Query().Where(websession.TokenHash(hashSecret(token))).WithPrincipal().Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, fmt.Errorf("%w: the session ended; sign in again", ErrUnauthenticated)
+		return nil, fmt.Errorf("%w: the session ended; sign in again", domain.ErrUnauthenticated)
 	} else if err != nil {
 		return nil, err
 	}
 	if !now.Before(ws.ExpiresAt) {
-		return nil, fmt.Errorf("%w: the session expired; sign in again", ErrUnauthenticated)
+		return nil, fmt.Errorf("%w: the session expired; sign in again", domain.ErrUnauthenticated)
 	}
 	if now.Sub(ws.LastSeenAt) > lastUsedGranularity {
 		_ = s.store.Client.WebSession.UpdateOne(ws).SetLastSeenAt(now).Exec(ctx)
 	}
 	p := ws.Edges.Principal
 	return &WebSession{Token: token, CSRF: ws.CsrfToken, ExpiresAt: ws.ExpiresAt,
-		Caller: callerOf(p, "web")}, nil
+		Caller: domain.CallerOf(p, "web")}, nil
 }
 
 // SignOut ends a session (and any expired ones).

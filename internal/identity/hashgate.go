@@ -1,4 +1,4 @@
-package registry
+package identity
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 
 	"github.com/alexedwards/argon2id"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcpreg/mcpreg/internal/domain"
 )
 
 // hashGate bounds password hashing. Each argon2id comparison holds 64 MiB
 // and a core for a fraction of a second, so at most slots run at once and
-// at most queue more wait; anything beyond is refused at once (ErrRateLimited),
+// at most queue more wait; anything beyond is refused at once (domain.ErrRateLimited),
 // before it costs a database write or any memory.
 type hashGate struct {
 	slots    chan struct{}
@@ -41,7 +43,7 @@ func defaultHashGate() *hashGate {
 func (h *hashGate) admit() error {
 	if h.admitted.Add(1) > h.max {
 		h.admitted.Add(-1)
-		return retryf(busyRetry, "too many sign-ins at once; try again in a moment")
+		return domain.Retryf(busyRetry, "too many sign-ins at once; try again in a moment")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package registry_test
+package identity_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/domain"
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -17,18 +18,15 @@ import (
 func TestSignInExternal(t *testing.T) {
 	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		svc, err := registry.New(ctx, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, role := range map[string]registry.Role{"rev@example.com": registry.RoleReviewer,
-			"own@example.com": registry.RoleOwner, "host@example.com": registry.RoleHost} {
-			if _, err := svc.CreateToken(ctx, admin, registry.NewToken{Principal: name, Role: role, Namespaces: nsFor(role)}); err != nil {
+		svc := newService(t, st)
+		for name, role := range map[string]domain.Role{"rev@example.com": domain.RoleReviewer,
+			"own@example.com": domain.RoleOwner, "host@example.com": domain.RoleHost} {
+			if _, err := svc.CreateToken(ctx, admin, identity.NewToken{Principal: name, Role: role, Namespaces: nsFor(role)}); err != nil {
 				t.Fatalf("token for %s: %v", name, err)
 			}
 		}
 		ws, err := svc.SignInExternal(ctx, "rev@example.com", "oidc https://idp.example.com", "10.0.0.1")
-		if err != nil || len(ws.Token) < 40 || len(ws.CSRF) < 40 || ws.Caller.Role != registry.RoleReviewer {
+		if err != nil || len(ws.Token) < 40 || len(ws.CSRF) < 40 || ws.Caller.Role != domain.RoleReviewer {
 			t.Fatalf("sign in: %+v %v", ws, err)
 		}
 		got, err := svc.Session(ctx, ws.Token)
@@ -36,7 +34,7 @@ func TestSignInExternal(t *testing.T) {
 			t.Fatalf("session: %+v %v", got, err)
 		}
 		for _, name := range []string{"nobody@example.com", "own@example.com", "host@example.com", ""} {
-			if ws, err := svc.SignInExternal(ctx, name, "oidc", "10.0.0.1"); !errors.Is(err, registry.ErrPermissionDenied) {
+			if ws, err := svc.SignInExternal(ctx, name, "oidc", "10.0.0.1"); !errors.Is(err, domain.ErrPermissionDenied) {
 				t.Errorf("%q: %+v %v, want permission denied", name, ws, err)
 			}
 		}
@@ -47,8 +45,8 @@ func TestSignInExternal(t *testing.T) {
 	})
 }
 
-func nsFor(r registry.Role) []string {
-	if r == registry.RoleOwner || r == registry.RoleHost {
+func nsFor(r domain.Role) []string {
+	if r == domain.RoleOwner || r == domain.RoleHost {
 		return []string{"io.github.acme"}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package registry_test
+package identity_test
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/domain"
 	"github.com/mcpreg/mcpreg/internal/ent/token"
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -24,12 +25,9 @@ func TestAuthCacheBounds(t *testing.T) {
 		now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-		svc, err := registry.New(ctx, st, registry.WithClock(clock))
-		if err != nil {
-			t.Fatal(err)
-		}
-		issue := func(name string, ttl time.Duration) *registry.IssuedToken {
-			tok, err := svc.CreateToken(ctx, admin, registry.NewToken{Principal: name, Role: registry.RoleHost, TTL: ttl})
+		svc := newService(t, st, identity.WithClock(clock))
+		issue := func(name string, ttl time.Duration) *identity.IssuedToken {
+			tok, err := svc.CreateToken(ctx, admin, identity.NewToken{Principal: name, Role: domain.RoleHost, TTL: ttl})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +35,7 @@ func TestAuthCacheBounds(t *testing.T) {
 		}
 		authOK := func(secret string) bool {
 			_, err := svc.Authenticate(ctx, secret)
-			if err != nil && !errors.Is(err, registry.ErrUnauthenticated) {
+			if err != nil && !errors.Is(err, domain.ErrUnauthenticated) {
 				t.Fatal(err)
 			}
 			return err == nil
@@ -47,7 +45,7 @@ func TestAuthCacheBounds(t *testing.T) {
 		if !authOK(a.Secret) {
 			t.Fatal("fresh token refused")
 		}
-		if _, err := svc.RevokeToken(ctx, admin, a.Token.PublicID, "leaked"); err != nil {
+		if _, err := svc.RevokeToken(ctx, admin, a.Token.GetId(), "leaked"); err != nil {
 			t.Fatal(err)
 		}
 		if authOK(a.Secret) {
@@ -58,19 +56,19 @@ func TestAuthCacheBounds(t *testing.T) {
 		if !authOK(b.Secret) {
 			t.Fatal("fresh token refused")
 		}
-		if err := st.Client.Token.Update().Where(token.PublicID(b.Token.PublicID)).SetRevokedAt(clock()).Exec(ctx); err != nil {
+		if err := st.Client.Token.Update().Where(token.PublicID(b.Token.GetId())).SetRevokedAt(clock()).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		advance(registry.AuthCacheTTL)
+		advance(identity.AuthCacheTTL)
 		if authOK(b.Secret) {
-			t.Fatalf("token revoked elsewhere still accepted after %s", registry.AuthCacheTTL)
+			t.Fatalf("token revoked elsewhere still accepted after %s", identity.AuthCacheTTL)
 		}
 
-		c := issue("host-c", registry.AuthCacheTTL/3)
+		c := issue("host-c", identity.AuthCacheTTL/3)
 		if !authOK(c.Secret) {
 			t.Fatal("fresh token refused")
 		}
-		advance(registry.AuthCacheTTL / 3)
+		advance(identity.AuthCacheTTL / 3)
 		if authOK(c.Secret) {
 			t.Fatal("expired token accepted from the cache")
 		}

@@ -1,8 +1,10 @@
-package registry
+package identity
 
 import (
 	"sync"
 	"time"
+
+	"github.com/mcpreg/mcpreg/internal/domain"
 )
 
 // AuthCacheTTL bounds how long a verified token is trusted without asking
@@ -20,11 +22,11 @@ type authCache struct {
 }
 
 type authEntry struct {
-	caller Caller
+	caller domain.Caller
 	until  time.Time
 }
 
-func (a *authCache) get(hash string, now time.Time) (*Caller, bool) {
+func (a *authCache) get(hash string, now time.Time) (*domain.Caller, bool) {
 	a.mu.RLock()
 	e, ok := a.m[hash]
 	a.mu.RUnlock()
@@ -35,7 +37,7 @@ func (a *authCache) get(hash string, now time.Time) (*Caller, bool) {
 	return &c, true
 }
 
-func (a *authCache) put(hash string, c Caller, until time.Time) {
+func (a *authCache) put(hash string, c domain.Caller, until time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.m == nil || len(a.m) > 10000 {

@@ -1,4 +1,4 @@
-package registry
+package identity
 
 import (
 	"context"
@@ -28,10 +28,7 @@ func BenchmarkSignInThrottle(b *testing.B) {
 	for _, d := range storetest.Dialects(b) {
 		b.Run(d, func(b *testing.B) {
 			ctx := context.Background()
-			s, err := New(ctx, storetest.Open(b, d))
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := New(storetest.Open(b, d), nil)
 			b.Run("check", func(b *testing.B) {
 				keys := throttleKeys("rita", "10.0.0.1")
 				for b.Loop() {

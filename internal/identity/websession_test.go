@@ -1,4 +1,4 @@
-package registry_test
+package identity_test
 
 import (
 	"bytes"
@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/domain"
+	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -27,11 +28,8 @@ func TestWebSessions(t *testing.T) {
 		var mu sync.Mutex
 		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		svc, err := registry.New(ctx, st, registry.WithClock(clock))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.SetPassword(ctx, admin, "rita", registry.RoleReviewer, goodPassword); err != nil {
+		svc := newService(t, st, identity.WithClock(clock))
+		if err := svc.SetPassword(ctx, admin, "rita", domain.RoleReviewer, goodPassword); err != nil {
 			t.Fatal(err)
 		}
 		ws, err := svc.SignIn(ctx, "rita", goodPassword, "10.0.0.1")
@@ -45,29 +43,29 @@ func TestWebSessions(t *testing.T) {
 		if err := svc.SignOut(ctx, ws.Token); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, registry.ErrUnauthenticated) {
+		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, domain.ErrUnauthenticated) {
 			t.Fatalf("after sign-out: %v", err)
 		}
 
 		ws, _ = svc.SignIn(ctx, "rita", goodPassword, "10.0.0.1")
 		mu.Lock()
-		now = now.Add(registry.SessionTTL)
+		now = now.Add(identity.SessionTTL)
 		mu.Unlock()
-		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, registry.ErrUnauthenticated) {
+		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, domain.ErrUnauthenticated) {
 			t.Fatalf("after expiry: %v", err)
 		}
 		ws, _ = svc.SignIn(ctx, "rita", goodPassword, "10.0.0.1")
-		if err := svc.SetPassword(ctx, admin, "rita", registry.RoleReviewer, goodPassword+"!"); err != nil {
+		if err := svc.SetPassword(ctx, admin, "rita", domain.RoleReviewer, goodPassword+"!"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, registry.ErrUnauthenticated) {
+		if _, err := svc.Session(ctx, ws.Token); !errors.Is(err, domain.ErrUnauthenticated) {
 			t.Fatalf("a new password left a session open: %v", err)
 		}
 
 		// Unknown name and wrong password look the same.
 		_, e1 := svc.SignIn(ctx, "nobody", goodPassword, "10.0.0.2")
 		_, e2 := svc.SignIn(ctx, "rita", "not the password", "10.0.0.3")
-		if !errors.Is(e1, registry.ErrUnauthenticated) || e1.Error() != e2.Error() {
+		if !errors.Is(e1, domain.ErrUnauthenticated) || e1.Error() != e2.Error() {
 			t.Fatalf("failures differ: %v / %v", e1, e2)
 		}
 		// Throttled per name, from any address.
@@ -75,17 +73,17 @@ func TestWebSessions(t *testing.T) {
 		for i := range 8 {
 			_, last = svc.SignIn(ctx, "rita", "guess", "10.1.0."+string(rune('0'+i)))
 		}
-		if !errors.Is(last, registry.ErrThrottled) {
+		if !errors.Is(last, domain.ErrThrottled) {
 			t.Fatalf("no throttling after 8 failures: %v", last)
 		}
-		if _, err := svc.SignIn(ctx, "rita", goodPassword+"!", "10.9.9.9"); !errors.Is(err, registry.ErrThrottled) {
+		if _, err := svc.SignIn(ctx, "rita", goodPassword+"!", "10.9.9.9"); !errors.Is(err, domain.ErrThrottled) {
 			t.Fatalf("the right password got through a throttled name: %v", err)
 		}
 
-		if _, err := svc.CreateToken(ctx, admin, registry.NewToken{Principal: "acme-ci", Role: registry.RoleOwner, Namespaces: []string{"io.github.acme"}}); err != nil {
+		if _, err := svc.CreateToken(ctx, admin, identity.NewToken{Principal: "acme-ci", Role: domain.RoleOwner, Namespaces: []string{"io.github.acme"}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.SetPassword(ctx, admin, "acme-ci", registry.RoleReviewer, goodPassword); !errors.Is(err, registry.ErrConflict) {
+		if err := svc.SetPassword(ctx, admin, "acme-ci", domain.RoleReviewer, goodPassword); !errors.Is(err, domain.ErrConflict) {
 			t.Fatalf("password for an owner as a reviewer: %v", err)
 		}
 	})
@@ -95,22 +93,19 @@ func TestWebSessions(t *testing.T) {
 // field; a failed sign-in logs the principal when the name is one, else
 // only a short hash of what was typed.
 func TestFailedSignInLogsNoTypedName(t *testing.T) {
-	forEach(t, func(t *testing.T, _ *registry.Service, st *store.Store) {
+	forEach(t, func(t *testing.T, _ *identity.Service, st *store.Store) {
 		ctx := context.Background()
 		var logs bytes.Buffer
-		svc, err := registry.New(ctx, st, registry.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		admin := &registry.Caller{Principal: "root", Role: registry.RoleAdmin}
-		if err := svc.SetPassword(ctx, admin, "rita", registry.RoleReviewer, goodPassword); err != nil {
+		svc := newService(t, st, identity.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+		admin := &domain.Caller{Principal: "root", Role: domain.RoleAdmin}
+		if err := svc.SetPassword(ctx, admin, "rita", domain.RoleReviewer, goodPassword); err != nil {
 			t.Fatal(err)
 		}
 		typed := "correct-horse-battery-staple-9"
-		if _, err := svc.SignIn(ctx, typed, typed, "10.0.0.1"); !errors.Is(err, registry.ErrUnauthenticated) {
+		if _, err := svc.SignIn(ctx, typed, typed, "10.0.0.1"); !errors.Is(err, domain.ErrUnauthenticated) {
 			t.Fatalf("sign-in with a password as the name: %v", err)
 		}
-		if _, err := svc.SignIn(ctx, "rita", "wrong password here", "10.0.0.2"); !errors.Is(err, registry.ErrUnauthenticated) {
+		if _, err := svc.SignIn(ctx, "rita", "wrong password here", "10.0.0.2"); !errors.Is(err, domain.ErrUnauthenticated) {
 			t.Fatalf("wrong password: %v", err)
 		}
 		out := logs.String()
