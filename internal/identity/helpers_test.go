@@ -36,17 +36,3 @@ type replicaPair struct {
 }
 
 func (p replicaPair) replica(i int) *identity.Service { return []*identity.Service{p.a, p.b}[i] }
-
-func openReplicaStore(t *testing.T, dsn string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
-	return st
-}

@@ -33,7 +33,7 @@ func throttlePair(t *testing.T, dialect string) (replicaPair, *testClock) {
 	ctx := context.Background()
 	clock := &testClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	dsn := storetest.DSN(t, dialect)
-	sa, sb := openReplicaStore(t, dsn), openReplicaStore(t, dsn)
+	sa, sb := storetest.OpenReplica(t, dsn), storetest.OpenReplica(t, dsn)
 	var svcs [2]*identity.Service
 	for i, st := range []*store.Store{sa, sb} {
 		svc := newService(t, st, identity.WithClock(clock.Now))

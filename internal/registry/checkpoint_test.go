@@ -159,7 +159,7 @@ func TestCheckpointRaceAcrossReplicas(t *testing.T) {
 			ctx := context.Background()
 			dsn := storetest.DSN(t, d)
 			key := newKey(t)
-			sa, sb := openReplicaStore(t, dsn), openReplicaStore(t, dsn)
+			sa, sb := storetest.OpenReplica(t, dsn), storetest.OpenReplica(t, dsn)
 			cfg := registry.Checkpoints{Every: 3, Interval: time.Hour}
 			svcs := []*registry.Service{checkpointService(t, sa, key, cfg), checkpointService(t, sb, key, cfg)}
 			total := 0

@@ -39,24 +39,10 @@ func forEachReplicaPair(t *testing.T, fn func(t *testing.T, p replicaPair)) {
 	for _, d := range storetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			dsn := storetest.DSN(t, d)
-			sa, sb := openReplicaStore(t, dsn), openReplicaStore(t, dsn)
+			sa, sb := storetest.OpenReplica(t, dsn), storetest.OpenReplica(t, dsn)
 			fn(t, replicaPair{a: newService(t, sa), b: newService(t, sb), st: sa})
 		})
 	}
-}
-
-func openReplicaStore(t *testing.T, dsn string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
-	return st
 }
 
 // as is c acting in one request, so that its audit events can be told apart.

@@ -109,3 +109,19 @@ func EmptyDSN(t testing.TB, dialect string) string {
 		return ""
 	}
 }
+
+// OpenReplica opens another store on the database at dsn (a second
+// replica of what Open or DSN made), closed when the test ends.
+func OpenReplica(t testing.TB, dsn string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return st
+}
