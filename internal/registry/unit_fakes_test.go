@@ -1,8 +1,9 @@
 package registry_test
 
 // The fakes and helpers of the TestUnit... tests: drift, quarantine,
-// release and lease takeover, on a real SQLite store, a settable clock and
-// a fake live reader. No MCP server runs and nothing sleeps.
+// release, lease takeover and the attestation gate, on a real SQLite store,
+// a settable clock, a fake live reader and a fake npm fetcher. No MCP
+// server runs and nothing sleeps.
 
 import (
 	"context"
@@ -14,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -102,6 +105,43 @@ func (f *fakeReader) reads() []scan.Target {
 	return append([]scan.Target(nil), f.targets...)
 }
 
+// fetchCall is one call of a fakeNPM.
+type fetchCall struct {
+	name, version string
+	want          attest.Digest
+}
+
+// fakeNPM is a registry.NPMFetcher answering with one canned package or
+// error, and recording its calls.
+type fakeNPM struct {
+	mu    sync.Mutex
+	pkg   *fetch.Package
+	err   error
+	calls []fetchCall
+}
+
+var _ registry.NPMFetcher = (*fakeNPM)(nil)
+
+// answer makes the next fetches return pkg, err.
+func (f *fakeNPM) answer(pkg *fetch.Package, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pkg, f.err = pkg, err
+}
+
+func (f *fakeNPM) Fetch(_ context.Context, name, version string, want attest.Digest) (*fetch.Package, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fetchCall{name, version, want})
+	return f.pkg, f.err
+}
+
+func (f *fakeNPM) fetched() []fetchCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fetchCall(nil), f.calls...)
+}
+
 // unitEnv is one fresh SQLite database and the clock of the services
 // (replicas) on it.
 type unitEnv struct {
@@ -117,7 +157,7 @@ func newUnitEnv(t *testing.T) *unitEnv {
 // service is a replica on the env's database and clock, reading live
 // through sc (its Replica names it). On-demand scans are never merged
 // (no cooldown), so every scan a test asks for reads the fake.
-func (e *unitEnv) service(t *testing.T, sc registry.Scanning) *registry.Service {
+func (e *unitEnv) service(t *testing.T, sc registry.Scanning, opts ...registry.Option) *registry.Service {
 	t.Helper()
 	key, err := signing.GenerateKey()
 	if err != nil {
@@ -125,9 +165,10 @@ func (e *unitEnv) service(t *testing.T, sc registry.Scanning) *registry.Service 
 	}
 	lim := registry.DefaultLimits()
 	lim.ScanCooldown = 0
-	svc, err := registry.New(context.Background(), e.st, registry.WithClock(e.clock.Now), registry.WithLimits(lim),
-		registry.WithScanning(sc), registry.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}}))
+	opts = append([]registry.Option{registry.WithClock(e.clock.Now), registry.WithLimits(lim), registry.WithScanning(sc),
+		registry.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}})}, opts...)
+	svc, err := registry.New(context.Background(), e.st, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
