@@ -39,9 +39,33 @@ func ParseLaunchTemplate(s string) (LaunchTemplate, error) {
 	return LaunchTemplate{RegistryType: strings.TrimSpace(typ), Argv: argv}, nil
 }
 
+// LiveReader reads what a live MCP server serves. *scan.Reader is the real
+// one; tests of drift, quarantine and leases pass canned snapshots. The
+// returned Snapshot is never nil: on error it still carries what helps
+// explain the failure (scan.Reader.Read).
+type LiveReader interface {
+	Read(ctx context.Context, t scan.Target) (*scan.Snapshot, error)
+}
+
+// NPMFetcher fetches, checks and prepares an npm package for launch.
+// *fetch.NPM is the real one. want may be zero (nothing declared); a
+// package whose bytes differ from want or from the npm registry's integrity
+// is a *fetch.DigestMismatchError, a refused dependency a
+// *fetch.DependencySpecError, any other failure wraps fetch.ErrFetch.
+type NPMFetcher interface {
+	Fetch(ctx context.Context, name, version string, want attest.Digest) (*fetch.Package, error)
+}
+
+// The real edges satisfy the interfaces as they are.
+var (
+	_ LiveReader = (*scan.Reader)(nil)
+	_ NPMFetcher = (*fetch.NPM)(nil)
+)
+
 // Scanning configures live reads.
 type Scanning struct {
-	Reader    *scan.Reader
+	// Reader reads the servers; Templates say how packages are started.
+	Reader    LiveReader
 	Templates []LaunchTemplate
 	// Credential, when set, runs stdio servers as that unprivileged user
 	// (without a Sandbox).
@@ -56,7 +80,7 @@ type Scanning struct {
 	// NPM fetches and prepares every npm package before it is launched, so
 	// the scanner runs the tarball the npm registry publishes (and the
 	// version declares). Without it npm packages are not read (fail closed).
-	NPM *fetch.NPM
+	NPM NPMFetcher
 	// Replica names this process in scan records and leases (default:
 	// host name and process id). Replicas on one database need distinct names.
 	Replica string

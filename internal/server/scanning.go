@@ -48,12 +48,14 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 	if err != nil {
 		return registry.Scanning{}, err
 	}
-	if sc.NPM, err = npmFetcher(cfg, runAs); err != nil {
+	npm, err := npmFetcher(cfg, runAs)
+	if err != nil {
 		return registry.Scanning{}, err
 	}
 	if sc.Sandbox != nil {
-		sc.NPM.Runner, err = sandboxedSteps(cfg, sc.Sandbox, allow)
+		npm.Runner, err = sandboxedSteps(cfg, sc.Sandbox, allow)
 	}
+	sc.NPM = npm
 	return sc, err
 }
 
