@@ -110,7 +110,7 @@ func storedChanges(changes []diffreview.Change) []schema.DriftChange {
 			Schema      []diffreview.SchemaChange     `json:"schema,omitempty"`
 			Annotations []diffreview.AnnotationChange `json:"annotations,omitempty"`
 		}{c.Words, c.Schema, c.Annotations})
-		stored[i] = schema.DriftChange{Class: c.Class, Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
+		stored[i] = schema.DriftChange{Class: string(c.Class), Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
 			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
 	}
 	return stored

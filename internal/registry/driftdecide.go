@@ -107,7 +107,8 @@ func decidable(ev *ent.DriftEvent, repin bool) error {
 // the signed pins do not cover, so such warned drift must be re-pinnable.
 func blocksHosts(changes []schema.DriftChange) bool {
 	for _, c := range changes {
-		if (c.Tool != "" && c.Class != diffreview.ClassToolRemoved) || c.Class == diffreview.ClassInstructionsChanged {
+		class := diffreview.Class(c.Class)
+		if (c.Tool != "" && class != diffreview.ClassToolRemoved) || class == diffreview.ClassInstructionsChanged {
 			return true
 		}
 	}

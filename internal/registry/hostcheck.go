@@ -149,8 +149,8 @@ func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes [
 			continue
 		}
 		tv.Verdict = VerdictDrifted
-		if !slices.Contains(tv.Classes, c.Class) {
-			tv.Classes = append(tv.Classes, c.Class)
+		if !slices.Contains(tv.Classes, string(c.Class)) {
+			tv.Classes = append(tv.Classes, string(c.Class))
 		}
 		if finding.Severity(tv.Severity).Rank() < c.Severity.Rank() || tv.Severity == "" {
 			tv.Severity = string(c.Severity)
