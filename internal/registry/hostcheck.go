@@ -11,6 +11,7 @@ import (
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/pin"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -21,9 +22,6 @@ const (
 	VerdictDrifted = "drifted"
 	VerdictUnknown = "unknown"
 )
-
-// TriggerHostReport marks scans a host's mismatch report caused.
-const TriggerHostReport = "host_report"
 
 // CheckInput is what a host observed on a server.
 type CheckInput struct {
@@ -215,7 +213,7 @@ func (s *Service) scanForReport(ctx context.Context, c *Caller, name, ver string
 	if err != nil || v.State != version.StateApproved {
 		return
 	}
-	if _, err := s.ScanVersion(ctx, c, name, ver, TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
+	if _, err := s.ScanVersion(ctx, c, name, ver, states.TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
 		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
 	}
 }

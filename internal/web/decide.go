@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -128,7 +129,7 @@ func driftForms(v *reviewView, d driftView) driftFormsView {
 // shows the outcome; drift shows up in the page's Drift section.
 func (a *app) scan(w http.ResponseWriter, r *http.Request) {
 	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
-	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, registry.TriggerManual)
+	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, states.TriggerManual)
 	if err == nil && res.GetScan().GetOutcome() == "error" {
 		err = fmt.Errorf("%w: the scan could not read the server (%s): %s", registry.ErrFailedPrecondition,
 			res.GetScan().GetErrorKind(), res.GetScan().GetError())
