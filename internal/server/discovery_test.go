@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
@@ -304,7 +305,7 @@ func TestConnectTimeCheck(t *testing.T) {
 				want := "allowed"
 				if m["name"] == "get_forecast" {
 					want = "drifted"
-					if m["classes"].([]any)[0] != "description_changed" || m["severity"] != "high" || m["pinnedHash"] == m["observedHash"] {
+					if m["classes"].([]any)[0] != string(diffreview.ClassDescriptionChanged) || m["severity"] != "high" || m["pinnedHash"] == m["observedHash"] {
 						t.Fatalf("drifted tool: %v", m)
 					}
 				}

@@ -106,11 +106,11 @@ func TestScanLeasesAcrossReplicas(t *testing.T) {
 				t.Fatalf("scan after the holder died: %d %s", r.Status, r.Body)
 			}
 			got := r.json(t)["scan"].(map[string]any)
-			if got["replica"] != "r1" || got["outcome"] != "match" {
+			if got["replica"] != "r1" || got["outcome"] != string(states.OutcomeMatch) {
 				t.Fatalf("takeover scan: %v", got)
 			}
 			was := st.Scan.GetX(ctx, dead.ID)
-			if was.Outcome != "error" || was.ErrorKind != "abandoned" || !strings.Contains(was.Error, "replica gone stopped renewing") || was.FinishedAt == nil {
+			if was.Outcome != string(states.OutcomeError) || was.ErrorKind != string(states.ErrorKindAbandoned) || !strings.Contains(was.Error, "replica gone stopped renewing") || was.FinishedAt == nil {
 				t.Fatalf("the dead replica's scan: outcome %q kind %q error %q", was.Outcome, was.ErrorKind, was.Error)
 			}
 			l := st.ScanLease.Query().Where(scanlease.VersionID(v)).OnlyX(ctx)
@@ -154,7 +154,7 @@ func TestScheduleSharedByReplicas(t *testing.T) {
 					VersionID int `json:"version_id"`
 					Count     int `json:"count"`
 				}
-				st.Scan.Query().Where(scan.Trigger(string(states.TriggerSchedule)), scan.OutcomeNEQ("running")).
+				st.Scan.Query().Where(scan.Trigger(string(states.TriggerSchedule)), scan.OutcomeNEQ(string(states.OutcomeRunning))).
 					GroupBy(scan.FieldVersionID).Aggregate(ent.Count()).ScanX(ctx, &per)
 				done := len(per) == n
 				for _, p := range per {
