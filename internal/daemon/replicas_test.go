@@ -21,6 +21,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -255,7 +256,7 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 	// Kill r2 while it is scanning, once writes are under way.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		running, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Outcome("running")).IDs(ctx)
+		running, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Outcome(string(states.OutcomeRunning))).IDs(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,14 +274,14 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 	wwg.Wait()
 	// The running scans of r2 as seen once it is dead (the poll above may
 	// have missed one started just before the kill).
-	killedScans, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Or(scan.Outcome("running"), scan.ErrorKind("abandoned"))).IDs(ctx)
+	killedScans, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Or(scan.Outcome(string(states.OutcomeRunning)), scan.ErrorKind(string(states.ErrorKindAbandoned)))).IDs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The others take r2's scans over once its leases expire (2s).
 	takeover := time.Now().Add(20 * time.Second)
 	for {
-		n, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Outcome("running")).Count(ctx)
+		n, err := db.Scan.Query().Where(scan.Replica("r2"), scan.Outcome(string(states.OutcomeRunning))).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +298,7 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 		later := time.Now().Add(15 * time.Second)
 		for {
 			n, err := db.Scan.Query().Where(scan.VersionID(sc.VersionID), scan.IDGT(id), scan.ReplicaIn("r0", "r1"),
-				scan.OutcomeIn("match", "drift")).Count(ctx)
+				scan.OutcomeIn(string(states.OutcomeMatch), string(states.OutcomeDrift))).Count(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +330,7 @@ func TestThreeReplicasOnPostgres(t *testing.T) {
 		return o.submitted, o.approveOK, o.quarOK, o.quarTried
 	})
 	for _, id := range killedScans {
-		if sc := db.Scan.GetX(ctx, id); sc.Outcome != "error" || sc.ErrorKind != "abandoned" {
+		if sc := db.Scan.GetX(ctx, id); sc.Outcome != string(states.OutcomeError) || sc.ErrorKind != string(states.ErrorKindAbandoned) {
 			t.Errorf("killed replica's scan %d: outcome %s/%s, want error/abandoned", id, sc.Outcome, sc.ErrorKind)
 		}
 	}

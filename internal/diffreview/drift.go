@@ -10,8 +10,7 @@ import (
 
 // Change is one difference between an approved snapshot and a live one.
 type Change struct {
-	// Class is one of the Class… constants.
-	Class string `json:"class"`
+	Class Class `json:"class"`
 	// Severity and Action come from the policy.
 	Severity finding.Severity `json:"severity"`
 	Action   Action           `json:"action"`

@@ -9,23 +9,41 @@ import (
 	"github.com/mcpreg/mcpreg/finding"
 )
 
+// Class says what kind of difference a drift change is; the drift policy
+// rates each class.
+type Class string
+
 // Drift classes, as the README names them ("Live scanning and drift").
 const (
-	ClassDescriptionChanged  = "description_changed"
-	ClassSchemaChanged       = "schema_changed"
-	ClassAnnotationsChanged  = "annotations_changed"
-	ClassTitleChanged        = "title_changed"
-	ClassToolAdded           = "tool_added"
-	ClassToolRemoved         = "tool_removed"
-	ClassInstructionsChanged = "instructions_changed"
-	ClassServerInfoChanged   = "server_info_changed"
+	ClassDescriptionChanged  Class = "description_changed"
+	ClassSchemaChanged       Class = "schema_changed"
+	ClassAnnotationsChanged  Class = "annotations_changed"
+	ClassTitleChanged        Class = "title_changed"
+	ClassToolAdded           Class = "tool_added"
+	ClassToolRemoved         Class = "tool_removed"
+	ClassInstructionsChanged Class = "instructions_changed"
+	ClassServerInfoChanged   Class = "server_info_changed"
 )
 
 // Classes lists every drift class in the order changes are reported.
-var Classes = []string{
+var Classes = []Class{
 	ClassInstructionsChanged, ClassServerInfoChanged, ClassToolAdded, ClassToolRemoved,
 	ClassDescriptionChanged, ClassSchemaChanged, ClassAnnotationsChanged, ClassTitleChanged,
 }
+
+// ErrUnknownClass is matched by the error of ParseClass.
+var ErrUnknownClass = errors.New("diffreview: unknown drift class")
+
+// ParseClass returns s as a Class, or an error matching ErrUnknownClass.
+func ParseClass(s string) (Class, error) {
+	if c := Class(s); c.Valid() {
+		return c, nil
+	}
+	return "", fmt.Errorf("%w %q", ErrUnknownClass, s)
+}
+
+// Valid reports whether c is one of the drift classes.
+func (c Class) Valid() bool { return slices.Contains(Classes, c) }
 
 // Action is what the registry does about a drift change by default.
 type Action string
@@ -50,8 +68,8 @@ type Rule struct {
 // in the dangerous direction (see AnnotationDiff) use RiskierAnnotations
 // instead of the annotations_changed rule.
 type Policy struct {
-	Classes            map[string]Rule `json:"classes"`
-	RiskierAnnotations Rule            `json:"riskierAnnotations"`
+	Classes            map[Class]Rule `json:"classes"`
+	RiskierAnnotations Rule           `json:"riskierAnnotations"`
 }
 
 // DefaultPolicy returns the registry's default drift policy. Anything the
@@ -61,7 +79,7 @@ type Policy struct {
 // tools at medium, titles at low, serverInfo (a version bump) at info.
 func DefaultPolicy() Policy {
 	return Policy{
-		Classes: map[string]Rule{
+		Classes: map[Class]Rule{
 			ClassDescriptionChanged:  {finding.High, ActionQuarantine},
 			ClassSchemaChanged:       {finding.High, ActionQuarantine},
 			ClassToolAdded:           {finding.High, ActionQuarantine},
@@ -88,10 +106,10 @@ func (p Policy) Validate() error {
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(p.Classes)) {
-		if !slices.Contains(Classes, c) {
+		if !c.Valid() {
 			errs = append(errs, fmt.Errorf("%w: unknown class %q", ErrInvalidPolicy, c))
 		}
-		errs = append(errs, p.Classes[c].validate("classes."+c))
+		errs = append(errs, p.Classes[c].validate("classes."+string(c)))
 	}
 	errs = append(errs, p.RiskierAnnotations.validate("riskierAnnotations"))
 	return errors.Join(errs...)

@@ -105,7 +105,7 @@ func (p memberPair) verb() string {
 }
 
 // textChange reports a changed description or title with a word diff.
-func textChange(class, tool, member string, a, b projection) []Change {
+func textChange(class Class, tool, member string, a, b projection) []Change {
 	p, changed := pair(member, a, b)
 	if !changed {
 		return nil

@@ -11,6 +11,7 @@ import (
 	entfinding "github.com/mcpreg/mcpreg/internal/ent/finding"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/fetch"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // KindDigestMismatch is the finding of a version whose published package
@@ -22,10 +23,6 @@ const KindDigestMismatch = "artifact.digest_mismatch"
 // link, a URL): the scanner refuses to install it, so it cannot be read.
 // It blocks approval and release.
 const KindDependencySpec = "artifact.dependency_spec"
-
-// QuarantineArtifact is the quarantine kind of an approved version whose
-// published package stopped matching its digest.
-const QuarantineArtifact = "artifact"
 
 // scannerActor is the principal of decisions the scanner takes.
 const scannerActor = "mcpreg-scanner"
@@ -75,7 +72,7 @@ func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetc
 		if err != nil {
 			return err
 		}
-		return s.quarantine(ctx, tx, scannerActor, "", cur, subjectOf(srv.Name, cur.Version), QuarantineArtifact,
+		return s.quarantine(ctx, tx, scannerActor, "", cur, subjectOf(srv.Name, cur.Version), states.QuarantineArtifact,
 			"the published package is not the attested artifact: "+mm.Error())
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/schema"
 	"github.com/mcpreg/mcpreg/internal/ent/tool"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/pin"
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
@@ -59,19 +60,19 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
 			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash)
 		if len(changes) == 0 {
-			return upd.SetOutcome("match").Exec(ctx)
+			return upd.SetOutcome(string(states.OutcomeMatch)).Exec(ctx)
 		}
 		ev, err := s.sameOpenDrift(ctx, tx, cur, snap)
 		if err != nil {
 			return err
 		}
 		if ev != nil { // the server still serves what the open event recorded
-			return upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx)
+			return upd.SetOutcome(string(states.OutcomeDrift)).SetDriftEventID(ev.ID).Exec(ctx)
 		}
 		if ev, err = s.recordDrift(ctx, tx, cur, scanID, changes); err != nil {
 			return err
 		}
-		if err := upd.SetOutcome("drift").SetDriftEventID(ev.ID).Exec(ctx); err != nil {
+		if err := upd.SetOutcome(string(states.OutcomeDrift)).SetDriftEventID(ev.ID).Exec(ctx); err != nil {
 			return err
 		}
 		if err := s.scanFindings(ctx, tx, cur.ID, snap); err != nil {
@@ -91,13 +92,13 @@ func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent
 
 func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, scanID int, changes []diffreview.Change) (*ent.DriftEvent, error) {
 	action := diffreview.Verdict(changes)
-	status := "open"
+	status := states.DriftOpen
 	if action != diffreview.ActionQuarantine {
-		status = "warned"
+		status = states.DriftWarned
 	}
 	stored := storedChanges(changes)
 	return tx.DriftEvent.Create().SetVersionID(v.ID).SetScanID(scanID).SetPinRevision(v.PinRevision).
-		SetAction(string(action)).SetChanges(stored).SetStatus(status).SetCreatedAt(s.now()).Save(ctx)
+		SetAction(string(action)).SetChanges(stored).SetStatus(string(status)).SetCreatedAt(s.now()).Save(ctx)
 }
 
 // storedChanges is how drift changes are kept (and shown): the diffs go
@@ -110,7 +111,7 @@ func storedChanges(changes []diffreview.Change) []schema.DriftChange {
 			Schema      []diffreview.SchemaChange     `json:"schema,omitempty"`
 			Annotations []diffreview.AnnotationChange `json:"annotations,omitempty"`
 		}{c.Words, c.Schema, c.Annotations})
-		stored[i] = schema.DriftChange{Class: c.Class, Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
+		stored[i] = schema.DriftChange{Class: string(c.Class), Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
 			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
 	}
 	return stored
@@ -125,7 +126,7 @@ func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Ver
 	subject := subjectOf(v.Edges.Server.Name, v.Version)
 	reason := fmt.Sprintf("drift event %d: %s", ev.ID, driftSummary(ev.Changes))
 	err := tx.Version.UpdateOneID(v.ID).SetState(version.StateQuarantined).SetStateReason(reason).
-		SetStateChangedAt(s.now()).SetQuarantineKind("drift").SetQuarantineDriftID(ev.ID).Exec(ctx)
+		SetStateChangedAt(s.now()).SetQuarantineKind(string(states.QuarantineDrift)).SetQuarantineDriftID(ev.ID).Exec(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Ver
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason,
 		Details: fmt.Sprintf("drift_event=%d", ev.ID)})
 	if err == nil {
-		s.metrics.quarantines.WithLabelValues("drift").Inc()
+		s.metrics.quarantined(states.QuarantineDrift)
 	}
 	return err
 }
@@ -173,7 +174,7 @@ func (s *Service) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version,
 		return nil, nil
 	}
 	ev, err := tx.DriftEvent.Get(ctx, *v.QuarantineDriftID)
-	if err != nil || ev.Status != "open" {
+	if err != nil || states.DriftStatus(ev.Status) != states.DriftOpen {
 		return nil, err
 	}
 	prev, err := tx.Scan.Get(ctx, ev.ScanID)

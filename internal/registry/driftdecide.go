@@ -10,6 +10,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/driftevent"
 	"github.com/mcpreg/mcpreg/internal/ent/schema"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/pin"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -48,7 +49,7 @@ func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reas
 	var id int
 	err := s.decideDrift(ctx, c, eventID, reason, false, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		id = v.ID
-		return s.closeDrift(ctx, tx, c, v, ev, "declined", strings.TrimSpace(reason), "")
+		return s.closeDrift(ctx, tx, c, v, ev, states.DriftDeclined, strings.TrimSpace(reason), "")
 	})
 	if err != nil {
 		return nil, err
@@ -90,16 +91,17 @@ func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reaso
 // decidable: an open event can be accepted or declined; a warned one only
 // accepted, and only when hosts block on it.
 func decidable(ev *ent.DriftEvent, repin bool) error {
+	status := states.DriftStatus(ev.Status)
 	switch {
-	case ev.Status == "open":
+	case status == states.DriftOpen:
 		return nil
-	case ev.Status == "warned" && repin && blocksHosts(ev.Changes):
+	case status == states.DriftWarned && repin && blocksHosts(ev.Changes):
 		return nil
-	case ev.Status == "warned" && repin:
+	case status == states.DriftWarned && repin:
 		return fmt.Errorf("%w: drift event %d is warn-only and moves no tool's pin or the instructions (%s): hosts only report it, there is nothing to re-pin",
 			ErrFailedPrecondition, ev.ID, driftSummary(ev.Changes))
 	}
-	return fmt.Errorf("%w: drift event %d is %s, not open", ErrFailedPrecondition, ev.ID, ev.Status)
+	return fmt.Errorf("%w: drift event %d is %s, not %s", ErrFailedPrecondition, ev.ID, ev.Status, states.DriftOpen)
 }
 
 // blocksHosts reports whether drift changes a served tool's pinned hash
@@ -107,7 +109,8 @@ func decidable(ev *ent.DriftEvent, repin bool) error {
 // the signed pins do not cover, so such warned drift must be re-pinnable.
 func blocksHosts(changes []schema.DriftChange) bool {
 	for _, c := range changes {
-		if (c.Tool != "" && c.Class != diffreview.ClassToolRemoved) || c.Class == diffreview.ClassInstructionsChanged {
+		class := diffreview.Class(c.Class)
+		if (c.Tool != "" && class != diffreview.ClassToolRemoved) || class == diffreview.ClassInstructionsChanged {
 			return true
 		}
 	}
@@ -147,14 +150,15 @@ func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Versi
 	upd := tx.Version.UpdateOneID(v.ID).SetPinRevision(rev)
 	// Accepting quarantine-class drift releases a drift quarantine;
 	// accepting a warned event re-pins and leaves the state alone.
-	if v.State == version.StateQuarantined && v.QuarantineKind == "drift" && ev.Status == "open" {
+	if v.State == version.StateQuarantined && states.QuarantineKind(v.QuarantineKind) == states.QuarantineDrift &&
+		states.DriftStatus(ev.Status) == states.DriftOpen {
 		upd = upd.SetState(version.StateApproved).SetStateReason(reason).SetStateChangedAt(s.now()).
-			SetQuarantineKind("").ClearQuarantineDriftID()
+			SetQuarantineKind(string(states.QuarantineNone)).ClearQuarantineDriftID()
 	}
 	if err := upd.Exec(ctx); err != nil {
 		return err
 	}
-	return s.closeDrift(ctx, tx, c, v, ev, "accepted", reason, details)
+	return s.closeDrift(ctx, tx, c, v, ev, states.DriftAccepted, reason, details)
 }
 
 func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
@@ -165,8 +169,11 @@ func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Ve
 	return pr.ContractHash, nil
 }
 
-func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status, reason, details string) error {
-	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(status).SetResolvedBy(c.Principal).
+// closeAction is the audit action of closing a drift event with a status.
+var closeAction = map[states.DriftStatus]string{states.DriftAccepted: "drift.accept", states.DriftDeclined: "drift.decline"}
+
+func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status states.DriftStatus, reason, details string) error {
+	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(string(status)).SetResolvedBy(c.Principal).
 		SetResolutionReason(reason).SetResolvedAt(s.now()).Exec(ctx)
 	if err != nil {
 		return err
@@ -175,7 +182,7 @@ func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.
 	if err != nil {
 		return err
 	}
-	err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: map[string]string{"accepted": "drift.accept", "declined": "drift.decline"}[status],
+	err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: closeAction[status],
 		Subject: subjectOf(v.Edges.Server.Name, v.Version), Before: string(v.State), After: string(after.State),
 		Reason: reason, RequestID: c.RequestID,
 		Details: strings.TrimSpace(fmt.Sprintf("drift_event=%d pin_revision=%d->%d %s", ev.ID, v.PinRevision, after.PinRevision, details))})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // StallScan starts a scan of name@ver the way a replica does (takes the
@@ -22,7 +24,7 @@ func (s *Service) StallScan(ctx context.Context, name, ver string) (int, error) 
 	if holder != "" {
 		return 0, fmt.Errorf("the scan lease of %s is held by %s", subjectOf(name, ver), holder)
 	}
-	sc, err := s.startScan(ctx, l, TriggerManual, "stalled")
+	sc, err := s.startScan(ctx, l, states.TriggerManual, "stalled")
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // actionAcceptDrift names accepting drift in gate messages ("cannot accept
@@ -27,7 +28,7 @@ func (s *Service) checkAdmission(ctx context.Context, tx *ent.Tx, v *ent.Version
 	if err != nil {
 		return "", err
 	}
-	if v.QuarantineKind == QuarantineReverify {
+	if states.QuarantineKind(v.QuarantineKind) == states.QuarantineReverify {
 		err = s.checkReverifyRelease(ctx, tx, v, subject)
 	} else {
 		err = s.checkAttestations(ctx, tx, v, a, subject)

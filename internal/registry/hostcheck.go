@@ -11,6 +11,7 @@ import (
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/pin"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
@@ -21,9 +22,6 @@ const (
 	VerdictDrifted = "drifted"
 	VerdictUnknown = "unknown"
 )
-
-// TriggerHostReport marks scans a host's mismatch report caused.
-const TriggerHostReport = "host_report"
 
 // CheckInput is what a host observed on a server.
 type CheckInput struct {
@@ -149,8 +147,8 @@ func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes [
 			continue
 		}
 		tv.Verdict = VerdictDrifted
-		if !slices.Contains(tv.Classes, c.Class) {
-			tv.Classes = append(tv.Classes, c.Class)
+		if !slices.Contains(tv.Classes, string(c.Class)) {
+			tv.Classes = append(tv.Classes, string(c.Class))
 		}
 		if finding.Severity(tv.Severity).Rank() < c.Severity.Rank() || tv.Severity == "" {
 			tv.Severity = string(c.Severity)
@@ -215,7 +213,7 @@ func (s *Service) scanForReport(ctx context.Context, c *Caller, name, ver string
 	if err != nil || v.State != version.StateApproved {
 		return
 	}
-	if _, err := s.ScanVersion(ctx, c, name, ver, TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
+	if _, err := s.ScanVersion(ctx, c, name, ver, states.TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
 		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // scanMetrics count what the scanner does. The transport registers them
@@ -42,10 +44,15 @@ func (s *Service) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.scans, m.errors, m.duration, m.drift, m.quarantines, m.leaseTakeovers}
 }
 
-func (m *scanMetrics) scanned(trigger, outcome, errKind string, d time.Duration) {
-	m.scans.WithLabelValues(trigger, outcome).Inc()
+func (m *scanMetrics) scanned(trigger states.ScanTrigger, outcome states.ScanOutcome, errKind states.ScanErrorKind, d time.Duration) {
+	m.scans.WithLabelValues(string(trigger), string(outcome)).Inc()
 	if errKind != "" {
-		m.errors.WithLabelValues(errKind).Inc()
+		m.errors.WithLabelValues(string(errKind)).Inc()
 	}
 	m.duration.Observe(d.Seconds())
+}
+
+// quarantined counts a version quarantined for the reason kind.
+func (m *scanMetrics) quarantined(kind states.QuarantineKind) {
+	m.quarantines.WithLabelValues(string(kind)).Inc()
 }

@@ -14,11 +14,8 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/attestation"
 	"github.com/mcpreg/mcpreg/internal/ent/serverpolicy"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
-
-// QuarantineReverify is the quarantine kind of a version whose attestations
-// no longer verify under a required policy.
-const QuarantineReverify = "reverify"
 
 // ReverifyReport counts what a re-verification did.
 type ReverifyReport struct {
@@ -106,19 +103,19 @@ func (s *Service) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id
 
 // quarantineForReverify takes an approved version out of discovery at once.
 func (s *Service) quarantineForReverify(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, subject, reason string) error {
-	return s.quarantine(ctx, tx, c.Principal, c.RequestID, v, subject, QuarantineReverify, reason)
+	return s.quarantine(ctx, tx, c.Principal, c.RequestID, v, subject, states.QuarantineReverify, reason)
 }
 
 // quarantine takes an approved version out of discovery at once for a
 // reason the registry found itself (kind says which), recording the
 // decision and its audit event in tx.
-func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID string, v *ent.Version, subject, kind, reason string) error {
+func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID string, v *ent.Version, subject string, kind states.QuarantineKind, reason string) error {
 	if len(reason) > maxReason {
 		reason = reason[:maxReason]
 	}
 	now := s.now()
 	err := tx.Version.UpdateOneID(v.ID).SetState(version.StateQuarantined).SetStateReason(reason).
-		SetStateChangedAt(now).SetQuarantineKind(kind).ClearQuarantineDriftID().Exec(ctx)
+		SetStateChangedAt(now).SetQuarantineKind(string(kind)).ClearQuarantineDriftID().Exec(ctx)
 	if err != nil {
 		return err
 	}
@@ -130,9 +127,9 @@ func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID s
 	}
 	err = s.appendAudit(ctx, tx, AuditRecord{Actor: actor, Action: "version.quarantine", Subject: subject,
 		Before: string(v.State), After: string(version.StateQuarantined), Reason: reason, RequestID: requestID,
-		Details: "quarantine_kind=" + kind})
+		Details: "quarantine_kind=" + string(kind)})
 	if err == nil {
-		s.metrics.quarantines.WithLabelValues(kind).Inc()
+		s.metrics.quarantined(kind)
 	}
 	return err
 }

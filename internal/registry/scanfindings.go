@@ -9,6 +9,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent"
 	entfinding "github.com/mcpreg/mcpreg/internal/ent/finding"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/states"
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
 
@@ -48,13 +49,13 @@ func (s *Service) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int,
 // noteRepeatedFailures turns a run of failed scans into a finding; the
 // version's state never changes because its server was unreachable.
 func (s *Service) noteRepeatedFailures(ctx context.Context, versionID int, lastErr string) error {
-	recent, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.OutcomeNEQ("running")).
+	recent, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.OutcomeNEQ(string(states.OutcomeRunning))).
 		Order(ent.Desc(scan.FieldID)).Limit(failuresForFinding).All(ctx)
 	if err != nil || len(recent) < failuresForFinding {
 		return err
 	}
 	for _, sc := range recent {
-		if sc.Outcome != "error" {
+		if states.ScanOutcome(sc.Outcome) != states.OutcomeError {
 			return nil
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // Scan leases let replicas on one database share the scan schedule: a
@@ -163,8 +164,8 @@ func (s *Service) takeLease(ctx context.Context, tx *ent.Tx, l *ent.ScanLease) (
 	if l.Holder != "" && l.ScanID != nil {
 		msg := fmt.Sprintf("replica %s stopped renewing its scan lease (expired %s); replica %s scans the version again",
 			replicaOf(l.Holder), l.ExpiresAt.UTC().Format(time.RFC3339), s.replica())
-		err := tx.Scan.Update().Where(scan.ID(*l.ScanID), scan.Outcome("running")).
-			SetOutcome("error").SetErrorKind("abandoned").SetError(msg).SetFinishedAt(now).Exec(ctx)
+		err := tx.Scan.Update().Where(scan.ID(*l.ScanID), scan.Outcome(string(states.OutcomeRunning))).
+			SetOutcome(string(states.OutcomeError)).SetErrorKind(string(states.ErrorKindAbandoned)).SetError(msg).SetFinishedAt(now).Exec(ctx)
 		if err != nil {
 			return lease{}, err
 		}
@@ -213,11 +214,11 @@ func (s *Service) acquireLease(ctx context.Context, versionID int) (lease, strin
 // startScan records a running scan under the lease, in one transaction
 // with the lease naming it: a replica taking the lease over always finds
 // the scan to mark abandoned.
-func (s *Service) startScan(ctx context.Context, l lease, trigger, by string) (*ent.Scan, error) {
+func (s *Service) startScan(ctx context.Context, l lease, trigger states.ScanTrigger, by string) (*ent.Scan, error) {
 	var sc *ent.Scan
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		var err error
-		sc, err = tx.Scan.Create().SetVersionID(l.versionID).SetTrigger(trigger).SetRequestedBy(by).
+		sc, err = tx.Scan.Create().SetVersionID(l.versionID).SetTrigger(string(trigger)).SetRequestedBy(by).
 			SetReplica(s.replica()).SetStartedAt(s.now()).Save(ctx)
 		if err != nil {
 			return err
@@ -293,7 +294,7 @@ func (s *Service) awaitOtherScan(ctx context.Context, versionID int, asked time.
 	deadline := time.Now().Add(maxLeaseWait)
 	for {
 		sc, err := s.store.Client.Scan.Query().
-			Where(scan.VersionID(versionID), scan.FinishedAtGTE(asked), scan.ErrorKindNEQ("abandoned")).
+			Where(scan.VersionID(versionID), scan.FinishedAtGTE(asked), scan.ErrorKindNEQ(string(states.ErrorKindAbandoned))).
 			Order(ent.Desc(scan.FieldID)).First(ctx)
 		if err == nil {
 			return sc, nil

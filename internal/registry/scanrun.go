@@ -15,14 +15,9 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/serverjson"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	livescan "github.com/mcpreg/mcpreg/scan"
-)
-
-// Scan triggers.
-const (
-	TriggerManual   = "manual"
-	TriggerSchedule = "schedule"
 )
 
 // ScanOption changes how ScanVersion treats one request.
@@ -45,7 +40,7 @@ func Fresh(fresh bool) ScanOption { return func(o *scanOptions) { o.fresh = fres
 // On-demand scans (every trigger but the schedule) spend one of the
 // principal's scans (Limits.ScanRate) and need one of this replica's
 // on-demand slots; over either the answer is a RetryError.
-func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger string, opts ...ScanOption) (*mcpregv1.ScanResult, error) {
+func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, trigger states.ScanTrigger, opts ...ScanOption) (*mcpregv1.ScanResult, error) {
 	var o scanOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -67,7 +62,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 			return nil, err
 		}
 	}
-	onDemand := trigger != TriggerSchedule
+	onDemand := trigger != states.TriggerSchedule
 	merge := onDemand && !o.fresh && s.limits.ScanCooldown > 0
 	if merge {
 		if recent, err := s.recentScan(ctx, v.ID); err != nil || recent != nil {
@@ -109,7 +104,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver, trigger
 // scanLeased scans a version under its lease. While another replica holds
 // the lease, it waits for that scan and answers with it: requests are
 // merged across replicas as they are within one.
-func (s *Service) scanLeased(ctx context.Context, versionID int, by, trigger string) (*mcpregv1.ScanResult, error) {
+func (s *Service) scanLeased(ctx context.Context, versionID int, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
 	asked := s.now()
 	for {
 		l, holder, err := s.acquireLease(ctx, versionID)
@@ -183,7 +178,7 @@ func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.Scan
 
 // runScan records a scan, reads the server, and settles the outcome, under
 // the version's lease l, which it keeps renewed and hands back at the end.
-func (s *Service) runScan(ctx context.Context, l lease, by, trigger string) (*mcpregv1.ScanResult, error) {
+func (s *Service) runScan(ctx context.Context, l lease, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := s.keepLease(l, func() { cancel(errLeaseLost) })
@@ -255,8 +250,8 @@ func (s *Service) runScan(ctx context.Context, l lease, by, trigger string) (*mc
 // scanFailed records a scan that could not read its server. It never
 // changes the version's state.
 func (s *Service) scanFailed(ctx context.Context, versionID, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
-	err := s.store.Client.Scan.UpdateOneID(scanID).SetOutcome("error").SetError(readErr.Error()).
-		SetErrorKind(scanErrorKind(readErr)).SetFinishedAt(s.now()).Exec(ctx)
+	err := s.store.Client.Scan.UpdateOneID(scanID).SetOutcome(string(states.OutcomeError)).SetError(readErr.Error()).
+		SetErrorKind(string(scanErrorKind(readErr))).SetFinishedAt(s.now()).Exec(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -266,25 +261,25 @@ func (s *Service) scanFailed(ctx context.Context, versionID, scanID int, readErr
 	return s.scanResult(ctx, scanID)
 }
 
-func scanErrorKind(err error) string {
+func scanErrorKind(err error) states.ScanErrorKind {
 	var mm *fetch.DigestMismatchError
 	if errors.As(err, &mm) {
-		return "digest_mismatch"
+		return states.ErrorKindDigestMismatch
 	}
 	var de *fetch.DependencySpecError
 	if errors.As(err, &de) {
-		return "dependency_spec"
+		return states.ErrorKindDependencySpec
 	}
 	for _, k := range []struct {
 		err  error
-		kind string
-	}{{fetch.ErrFetch, "fetch"}, {livescan.ErrTimeout, "timeout"}, {livescan.ErrLimit, "limit"}, {livescan.ErrDenied, "denied"},
-		{livescan.ErrInvalid, "invalid"}, {livescan.ErrProtocol, "protocol"}} {
+		kind states.ScanErrorKind
+	}{{fetch.ErrFetch, states.ErrorKindFetch}, {livescan.ErrTimeout, states.ErrorKindTimeout}, {livescan.ErrLimit, states.ErrorKindLimit},
+		{livescan.ErrDenied, states.ErrorKindDenied}, {livescan.ErrInvalid, states.ErrorKindInvalid}, {livescan.ErrProtocol, states.ErrorKindProtocol}} {
 		if errors.Is(err, k.err) {
 			return k.kind
 		}
 	}
-	return "unreachable"
+	return states.ErrorKindUnreachable
 }
 
 // scanResult loads a scan with its drift event and the version's state.
@@ -306,9 +301,10 @@ func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanRes
 	return out, nil
 }
 
-func (s *Service) observeScan(trigger string, res *mcpregv1.ScanResult) {
+func (s *Service) observeScan(trigger states.ScanTrigger, res *mcpregv1.ScanResult) {
 	sc := res.GetScan()
-	s.metrics.scanned(trigger, sc.GetOutcome(), sc.GetErrorKind(), sc.GetFinishedAt().AsTime().Sub(sc.GetStartedAt().AsTime()))
+	s.metrics.scanned(trigger, states.ScanOutcome(sc.GetOutcome()), states.ScanErrorKind(sc.GetErrorKind()),
+		sc.GetFinishedAt().AsTime().Sub(sc.GetStartedAt().AsTime()))
 	if ev := res.GetDriftEvent(); ev.GetScanId() == sc.GetId() { // new, not a repeat of an open event
 		for _, c := range ev.GetChanges() {
 			s.metrics.drift.WithLabelValues(c.GetClass()).Inc()

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/schema"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -91,7 +92,9 @@ func (s *Service) ListScans(ctx context.Context, c *Caller, name, ver string, pg
 
 // DriftFilter narrows drift event lists.
 type DriftFilter struct {
-	Name, Version, Status string
+	Name, Version string
+	// Status is "" for every status.
+	Status states.DriftStatus
 }
 
 // ListDriftEvents lists drift events newest first, within what the caller
@@ -137,7 +140,7 @@ func driftPredicates(c *Caller, f DriftFilter, before int64) ([]predicate.DriftE
 		ps = append(ps, driftevent.HasVersionWith(vps...))
 	}
 	if f.Status != "" {
-		ps = append(ps, driftevent.Status(f.Status))
+		ps = append(ps, driftevent.Status(string(f.Status)))
 	}
 	if before > 0 {
 		ps = append(ps, driftevent.IDLT(int(before)))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // scheduleCaller is the actor of scheduled scans.
@@ -61,7 +63,7 @@ func (s *Service) scheduleRound(ctx context.Context, slots chan struct{}, runnin
 		slots <- struct{}{}
 		running.Go(func() {
 			defer func() { <-slots }()
-			if _, err := s.runScan(context.WithoutCancel(ctx), l, scheduleCaller.Principal, TriggerSchedule); err != nil {
+			if _, err := s.runScan(context.WithoutCancel(ctx), l, scheduleCaller.Principal, states.TriggerSchedule); err != nil {
 				s.log.WarnContext(ctx, "scheduled scan", "version_id", l.versionID, "err", err)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 		return nil, err
 	}
 	if a == ActionQuarantine {
-		s.metrics.quarantines.WithLabelValues("manual").Inc()
+		s.metrics.quarantined(states.QuarantineManual)
 	}
 	return s.versionByID(ctx, id)
 }
@@ -133,9 +134,9 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 	now := s.now()
 	upd := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now)
 	if a == ActionQuarantine {
-		upd = upd.SetQuarantineKind("manual")
+		upd = upd.SetQuarantineKind(string(states.QuarantineManual))
 	} else {
-		upd = upd.SetQuarantineKind("").ClearQuarantineDriftID()
+		upd = upd.SetQuarantineKind(string(states.QuarantineNone)).ClearQuarantineDriftID()
 	}
 	err := upd.Exec(ctx)
 	if err != nil {
@@ -157,10 +158,10 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 // the gates of checkAdmission); other quarantines need the reviewer's
 // decision alone.
 func (s *Service) checkDriftRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
-	if v.QuarantineKind != "drift" {
+	if states.QuarantineKind(v.QuarantineKind) != states.QuarantineDrift {
 		return nil
 	}
-	n, err := tx.Scan.Query().Where(scan.VersionID(v.ID), scan.Outcome("match"), scan.StartedAtGT(v.StateChangedAt)).Count(ctx)
+	n, err := tx.Scan.Query().Where(scan.VersionID(v.ID), scan.Outcome(string(states.OutcomeMatch)), scan.StartedAtGT(v.StateChangedAt)).Count(ctx)
 	if err != nil {
 		return err
 	}

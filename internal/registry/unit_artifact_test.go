@@ -15,6 +15,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/finding"
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/scan"
 )
 
@@ -53,7 +54,7 @@ func TestUnitArtifactQuarantine(t *testing.T) {
 	pkg := &fetch.Package{Dir: "/var/cache/mcpreg/npm/v2/abc", Bin: "/var/cache/mcpreg/npm/v2/abc/dist/index.js", Digest: prepared}
 	npm.answer(pkg, nil)
 	res := scanNow(t, svc, weather)
-	if sc := res.GetScan(); sc.GetOutcome() != "match" || sc.GetArtifactDigest() != prepared.String() || sc.GetDigestSource() != registry.DigestFromFileSHA256 {
+	if sc := res.GetScan(); sc.GetOutcome() != string(states.OutcomeMatch) || sc.GetArtifactDigest() != prepared.String() || sc.GetDigestSource() != registry.DigestFromFileSHA256 {
 		t.Fatalf("scan of the prepared package: outcome %q artifact %q from %q", sc.GetOutcome(), sc.GetArtifactDigest(), sc.GetDigestSource())
 	}
 	if calls := npm.fetched(); len(calls) != 1 || calls[0] != (fetchCall{"@acme/weather", "1.0.0", declared}) {
@@ -66,7 +67,7 @@ func TestUnitArtifactQuarantine(t *testing.T) {
 
 	env.clock.Advance(time.Minute)
 	npm.answer(nil, fmt.Errorf("%w: npm registry unreachable", fetch.ErrFetch))
-	if res := scanNow(t, svc, weather); res.GetScan().GetErrorKind() != "fetch" || res.GetState() != "approved" {
+	if res := scanNow(t, svc, weather); res.GetScan().GetErrorKind() != string(states.ErrorKindFetch) || res.GetState() != "approved" {
 		t.Fatalf("failed fetch: error kind %q, state %q; want fetch, approved", res.GetScan().GetErrorKind(), res.GetState())
 	}
 
@@ -74,11 +75,11 @@ func TestUnitArtifactQuarantine(t *testing.T) {
 	other, _ := attest.DigestOf([]byte("something else"), attest.SHA256)
 	npm.answer(nil, &fetch.DigestMismatchError{Package: "@acme/weather@1.0.0", Want: declared, Got: other})
 	res = scanNow(t, svc, weather)
-	if res.GetScan().GetErrorKind() != "digest_mismatch" || res.GetState() != "quarantined" {
+	if res.GetScan().GetErrorKind() != string(states.ErrorKindDigestMismatch) || res.GetState() != "quarantined" {
 		t.Fatalf("mismatch: error kind %q, state %q; want digest_mismatch, quarantined", res.GetScan().GetErrorKind(), res.GetState())
 	}
-	if v := versionRow(t, env.st, weather); v.QuarantineKind != registry.QuarantineArtifact {
-		t.Fatalf("quarantine kind %q, want %q", v.QuarantineKind, registry.QuarantineArtifact)
+	if v := versionRow(t, env.st, weather); v.QuarantineKind != string(states.QuarantineArtifact) {
+		t.Fatalf("quarantine kind %q, want %q", v.QuarantineKind, states.QuarantineArtifact)
 	}
 	if n := env.st.Client.Finding.Query().Where(finding.Kind(registry.KindDigestMismatch)).CountX(ctx); n != 1 {
 		t.Fatalf("%d digest mismatch findings, want 1", n)

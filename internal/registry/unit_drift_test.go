@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/scan"
 )
@@ -57,19 +58,19 @@ func TestUnitDriftClassification(t *testing.T) {
 		{name: "same tools", tools: weatherTools, state: "approved"},
 		{name: "same tools in other bytes", tools: reformatted, state: "approved"},
 		{name: "description changed", tools: forecastReworded, want: []string{"description_changed(get_forecast)"},
-			action: "quarantine", status: "open", state: "quarantined"},
+			action: "quarantine", status: string(states.DriftOpen), state: "quarantined"},
 		{name: "tool added", tools: radarAdded, want: []string{"tool_added(get_radar)"},
-			action: "quarantine", status: "open", state: "quarantined"},
+			action: "quarantine", status: string(states.DriftOpen), state: "quarantined"},
 		{name: "schema changed", tools: unitsAdded, want: []string{"schema_changed(get_forecast)"},
-			action: "quarantine", status: "open", state: "quarantined"},
+			action: "quarantine", status: string(states.DriftOpen), state: "quarantined"},
 		{name: "tool removed", tools: alertsRemoved, want: []string{"tool_removed(get_alerts)"},
-			action: "warn", status: "warned", state: "approved"},
+			action: "warn", status: string(states.DriftWarned), state: "approved"},
 		{name: "title changed", tools: titleChanged, want: []string{"title_changed(get_forecast)"},
-			action: "warn", status: "warned", state: "approved"},
+			action: "warn", status: string(states.DriftWarned), state: "approved"},
 		{name: "server version bumped", tools: weatherTools, serverInfo: `{"name":"weather","version":"1.0.1"}`,
-			want: []string{"server_info_changed()"}, action: "warn", status: "warned", state: "approved"},
+			want: []string{"server_info_changed()"}, action: "warn", status: string(states.DriftWarned), state: "approved"},
 		{name: "warned and quarantining changes", tools: radarForAlerts, want: []string{"tool_removed(get_alerts)", "tool_added(get_radar)"},
-			action: "quarantine", status: "open", state: "quarantined"},
+			action: "quarantine", status: string(states.DriftOpen), state: "quarantined"},
 	}
 	// One database; each case approves and reads a server of its own.
 	env := newUnitEnv(t)
@@ -85,12 +86,12 @@ func TestUnitDriftClassification(t *testing.T) {
 			live.serve(liveSnapshot(t, tt.tools, info))
 			res := scanNow(t, svc, name)
 			if len(tt.want) == 0 {
-				if res.GetScan().GetOutcome() != "match" || res.GetDriftEvent() != nil {
+				if res.GetScan().GetOutcome() != string(states.OutcomeMatch) || res.GetDriftEvent() != nil {
 					t.Fatalf("outcome %q, drift %v; want a match", res.GetScan().GetOutcome(), changeNames(res.GetDriftEvent()))
 				}
 			} else {
 				ev := res.GetDriftEvent()
-				if res.GetScan().GetOutcome() != "drift" || !slices.Equal(changeNames(ev), tt.want) {
+				if res.GetScan().GetOutcome() != string(states.OutcomeDrift) || !slices.Equal(changeNames(ev), tt.want) {
 					t.Fatalf("outcome %q, changes %v; want drift %v", res.GetScan().GetOutcome(), changeNames(ev), tt.want)
 				}
 				if ev.GetAction() != tt.action || ev.GetStatus() != tt.status || ev.GetScanId() != res.GetScan().GetId() {
@@ -123,14 +124,14 @@ func TestUnitDriftQuarantine(t *testing.T) {
 	live.serve(liveSnapshot(t, forecastReworded, weatherInfo))
 	res := scanNow(t, svc, weather)
 	ev := res.GetDriftEvent()
-	if res.GetState() != "quarantined" || ev.GetStatus() != "open" || ev.GetAction() != "quarantine" {
+	if res.GetState() != "quarantined" || ev.GetStatus() != string(states.DriftOpen) || ev.GetAction() != "quarantine" {
 		t.Fatalf("after drift: state %q, event %v", res.GetState(), ev)
 	}
 	if targets := live.reads(); len(targets) != 1 || targets[0].(scan.HTTPTarget).URL != "https://mcp.example.com/mcp" {
 		t.Fatalf("reader read %v, want the server's streamable-http remote once", targets)
 	}
 	v := versionRow(t, env.st, weather)
-	if v.QuarantineKind != "drift" || v.QuarantineDriftID == nil || int64(*v.QuarantineDriftID) != ev.GetId() ||
+	if v.QuarantineKind != string(states.QuarantineDrift) || v.QuarantineDriftID == nil || int64(*v.QuarantineDriftID) != ev.GetId() ||
 		!v.StateChangedAt.Equal(env.clock.Now()) || !strings.Contains(v.StateReason, "description_changed (get_forecast)") {
 		t.Fatalf("stored version: kind %q drift %v changed %s reason %q", v.QuarantineKind, v.QuarantineDriftID, v.StateChangedAt, v.StateReason)
 	}
@@ -147,7 +148,7 @@ func TestUnitDriftQuarantine(t *testing.T) {
 	}
 	env.clock.Advance(time.Hour)
 	again := scanNow(t, svc, weather)
-	if again.GetScan().GetOutcome() != "drift" || again.GetDriftEvent().GetId() != ev.GetId() {
+	if again.GetScan().GetOutcome() != string(states.OutcomeDrift) || again.GetDriftEvent().GetId() != ev.GetId() {
 		t.Fatalf("the same drift again: outcome %q event %d, want drift and event %d",
 			again.GetScan().GetOutcome(), again.GetDriftEvent().GetId(), ev.GetId())
 	}

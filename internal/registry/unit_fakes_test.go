@@ -21,6 +21,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
@@ -194,7 +195,7 @@ func approve(t *testing.T, svc *registry.Service, sub registry.Submission, name 
 // scanNow scans name@weatherVersion on demand, as a reviewer.
 func scanNow(t *testing.T, svc *registry.Service, name string) *mcpregv1.ScanResult {
 	t.Helper()
-	res, err := svc.ScanVersion(context.Background(), reviewer, name, weatherVersion, registry.TriggerManual)
+	res, err := svc.ScanVersion(context.Background(), reviewer, name, weatherVersion, states.TriggerManual)
 	if err != nil {
 		t.Fatalf("scan %s: %v", name, err)
 	}

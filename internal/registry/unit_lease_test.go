@@ -9,6 +9,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent"
 	entscan "github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // TestUnitLeaseTakeover: two replicas on one database. Replica a starts a
@@ -17,8 +18,8 @@ import (
 // after, b takes the lease over, marks a's scan abandoned, scans again and
 // hands the lease back.
 func TestUnitLeaseTakeover(t *testing.T) {
-	for _, trigger := range []string{registry.TriggerSchedule, registry.TriggerManual} {
-		t.Run(trigger, func(t *testing.T) {
+	for _, trigger := range []states.ScanTrigger{states.TriggerSchedule, states.TriggerManual} {
+		t.Run(string(trigger), func(t *testing.T) {
 			ctx := context.Background()
 			env, liveB := newUnitEnv(t), &fakeReader{}
 			a := env.service(t, registry.Scanning{Reader: &fakeReader{}, Replica: "replica-a"})
@@ -31,7 +32,7 @@ func TestUnitLeaseTakeover(t *testing.T) {
 			}
 
 			env.clock.Advance(registry.DefaultLeaseTTL - time.Second)
-			if trigger == registry.TriggerSchedule {
+			if trigger == states.TriggerSchedule {
 				if err := b.ScheduleRound(ctx); err != nil {
 					t.Fatal(err)
 				}
@@ -41,12 +42,12 @@ func TestUnitLeaseTakeover(t *testing.T) {
 			if n := len(liveB.reads()); n != 0 {
 				t.Fatalf("before expiry replica b read the server %d times", n)
 			}
-			if sc := env.st.Client.Scan.GetX(ctx, stalled); sc.Outcome != "running" {
+			if sc := env.st.Client.Scan.GetX(ctx, stalled); sc.Outcome != string(states.OutcomeRunning) {
 				t.Fatalf("before expiry a's scan is %q, want running", sc.Outcome)
 			}
 
 			env.clock.Advance(2 * time.Second)
-			if trigger == registry.TriggerSchedule {
+			if trigger == states.TriggerSchedule {
 				if err := b.ScheduleRound(ctx); err != nil {
 					t.Fatal(err)
 				}
@@ -57,12 +58,12 @@ func TestUnitLeaseTakeover(t *testing.T) {
 				t.Fatalf("after expiry replica b read the server %d times, want once", n)
 			}
 			old := env.st.Client.Scan.GetX(ctx, stalled)
-			if old.Outcome != "error" || old.ErrorKind != "abandoned" || old.FinishedAt == nil || !old.FinishedAt.Equal(env.clock.Now()) ||
+			if old.Outcome != string(states.OutcomeError) || old.ErrorKind != string(states.ErrorKindAbandoned) || old.FinishedAt == nil || !old.FinishedAt.Equal(env.clock.Now()) ||
 				!strings.Contains(old.Error, "replica replica-a stopped renewing") || !strings.Contains(old.Error, "replica replica-b scans the version again") {
 				t.Fatalf("a's scan after the takeover: %s/%s at %v: %s", old.Outcome, old.ErrorKind, old.FinishedAt, old.Error)
 			}
 			last := env.st.Client.Scan.Query().Order(ent.Desc(entscan.FieldID)).FirstX(ctx)
-			if last.ID == stalled || last.Replica != "replica-b" || last.Trigger != trigger || last.Outcome != "match" {
+			if last.ID == stalled || last.Replica != "replica-b" || last.Trigger != string(trigger) || last.Outcome != string(states.OutcomeMatch) {
 				t.Fatalf("scan after the takeover: %d by %s (%s): %s", last.ID, last.Replica, last.Trigger, last.Outcome)
 			}
 			if l := env.st.Client.ScanLease.Query().OnlyX(ctx); l.Holder != "" || l.ScanID != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // TestUnitDriftRelease: a version quarantined for drift is released only
@@ -39,7 +40,7 @@ func TestUnitDriftRelease(t *testing.T) {
 			!strings.Contains(err.Error(), "releasing it needs a fresh scan whose pins match the approved ones") {
 			t.Fatalf("release %s: %v, want the fresh-scan precondition", when, err)
 		}
-		if v := versionRow(t, env.st, weather); v.State != "quarantined" || v.QuarantineKind != "drift" {
+		if v := versionRow(t, env.st, weather); v.State != "quarantined" || v.QuarantineKind != string(states.QuarantineDrift) {
 			t.Fatalf("release %s: stored %s (%s), want it still quarantined for drift", when, v.State, v.QuarantineKind)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
@@ -99,7 +100,7 @@ func assertStillQuarantined(t *testing.T, e *attestEnv, id string, before [3]int
 	}
 	evs := call(t, "GET", e.in.URL+"/v1/drift-events?name="+attestServer, e.reviewer, nil).json(t)["events"].([]any)
 	for _, ev := range evs {
-		if m := ev.(map[string]any); m["id"] == id && m["status"] != "open" {
+		if m := ev.(map[string]any); m["id"] == id && m["status"] != string(states.DriftOpen) {
 			t.Fatalf("a refused accept closed drift event %s: %v", id, m["status"])
 		}
 	}
@@ -125,7 +126,7 @@ func TestAcceptWarnedDrift(t *testing.T) {
 		fx.setTitle("Alerts")
 		res := ok(t, "scan", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t)
 		ev := res["driftEvent"].(map[string]any)
-		if res["state"] != "approved" || ev["status"] != "warned" {
+		if res["state"] != "approved" || ev["status"] != string(states.DriftWarned) {
 			t.Fatalf("title change: %v", res)
 		}
 		decide := func(id, decision, token string) response {
@@ -138,7 +139,7 @@ func TestAcceptWarnedDrift(t *testing.T) {
 		if after["state"] != "approved" || pins["revision"].(float64) != 2 {
 			t.Fatalf("after accepting warned drift: state %v pins %v", after["state"], pins)
 		}
-		if r := ok(t, "scan after re-pin", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t); r["scan"].(map[string]any)["outcome"] != "match" {
+		if r := ok(t, "scan after re-pin", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t); r["scan"].(map[string]any)["outcome"] != string(states.OutcomeMatch) {
 			t.Fatalf("the re-pinned title still drifts: %v", r)
 		}
 
@@ -147,7 +148,7 @@ func TestAcceptWarnedDrift(t *testing.T) {
 		fx.mu.Unlock()
 		res = ok(t, "scan after removal", call(t, "POST", base+"/scan", alice, map[string]any{})).json(t)
 		ev = res["driftEvent"].(map[string]any)
-		if ev["status"] != "warned" {
+		if ev["status"] != string(states.DriftWarned) {
 			t.Fatalf("tool removal: %v", res)
 		}
 		refused(t, "accept a removal", decide(ev["id"].(string), "accept", alice), http.StatusConflict, "nothing to re-pin", "tool_removed (get_alerts)")

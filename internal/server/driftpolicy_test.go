@@ -9,6 +9,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
@@ -43,7 +44,7 @@ func TestConfiguredDriftPolicy(t *testing.T) {
 		fx.setDescription("Get the weather forecast for one city.")
 		res := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
 		ev := res["driftEvent"].(map[string]any)
-		if res["state"] != "approved" || ev["status"] != "warned" || ev["changes"].([]any)[0].(map[string]any)["severity"] != "medium" {
+		if res["state"] != "approved" || ev["status"] != string(states.DriftWarned) || ev["changes"].([]any)[0].(map[string]any)["severity"] != "medium" {
 			t.Fatalf("configured policy not applied: %v", res)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
 )
@@ -62,7 +63,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 		}
 		ok(t, "approve 1.0.0", call(t, "POST", in.URL+"/v1/servers/"+name+"/versions/1.0.0/approve", reviewer, map[string]any{"reason": "reviewed"}))
 		sr := ok(t, "scan 1.0.0", call(t, "POST", in.URL+"/v1/servers/"+name+"/versions/1.0.0/scan", reviewer, map[string]any{})).json(t)
-		if sc := sr["scan"].(map[string]any); sc["outcome"] != "match" {
+		if sc := sr["scan"].(map[string]any); sc["outcome"] != string(states.OutcomeMatch) {
 			t.Fatalf("scan of the attested copy: %v", sr)
 		}
 
@@ -82,7 +83,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 		ok(t, "submit 1.0.2", call(t, "POST", in.URL+"/v1/versions", owner,
 			map[string]any{"serverJson": everythingWithDigest("1.0.2", wrongIntegrity), "tools": toolsJSON}))
 		sr = ok(t, "scan 1.0.2", call(t, "POST", in.URL+"/v1/servers/"+name+"/versions/1.0.2/scan", reviewer, map[string]any{})).json(t)
-		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "digest_mismatch" {
+		if sc := sr["scan"].(map[string]any); sc["outcome"] != string(states.OutcomeError) || sc["errorKind"] != string(states.ErrorKindDigestMismatch) {
 			t.Fatalf("scan of a mismatching package: %v", sr)
 		}
 		v := ok(t, "get 1.0.2", call(t, "GET", in.URL+"/v1/servers/"+name+"/versions/1.0.2", reviewer, nil)).json(t)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
 )
@@ -98,7 +99,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 			}
 			sr := ok(t, "scan", call(t, "POST", in.URL+"/v1/servers/io.github.acme/tiny-mcp/versions/"+c.version+"/scan", reviewer, map[string]any{})).json(t)
 			sc := sr["scan"].(map[string]any)
-			if sc["outcome"] != "match" || sc["artifactDigest"] != tinyDigest.String() || sc["digestSource"] != c.source {
+			if sc["outcome"] != string(states.OutcomeMatch) || sc["artifactDigest"] != tinyDigest.String() || sc["digestSource"] != c.source {
 				t.Fatalf("scan of tiny-mcp %s: %v", c.version, sr)
 			}
 		}
@@ -109,7 +110,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 		ok(t, "submit the hostile package", call(t, "POST", in.URL+"/v1/versions", owner,
 			map[string]any{"serverJson": fetchedServerJSON("evil-mcp", "1.0.1", ""), "tools": `{"tools":[]}`}))
 		sr := ok(t, "scan the hostile package", call(t, "POST", in.URL+"/v1/servers/io.github.acme/evil-mcp/versions/1.0.1/scan", reviewer, map[string]any{})).json(t)
-		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "dependency_spec" || !strings.Contains(sc["error"].(string), `"helper"`) {
+		if sc := sr["scan"].(map[string]any); sc["outcome"] != string(states.OutcomeError) || sc["errorKind"] != string(states.ErrorKindDependencySpec) || !strings.Contains(sc["error"].(string), `"helper"`) {
 			t.Fatalf("scan of the hostile package: %v", sr)
 		}
 		v := ok(t, "get the hostile version", call(t, "GET", in.URL+"/v1/servers/io.github.acme/evil-mcp/versions/1.0.1", reviewer, nil)).json(t)
@@ -127,7 +128,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 		ok(t, "submit broken-mcp", call(t, "POST", in.URL+"/v1/versions", owner,
 			map[string]any{"serverJson": fetchedServerJSON("broken-mcp", "1.0.0", ""), "tools": `{"tools":[]}`}))
 		sr = ok(t, "scan broken-mcp", call(t, "POST", in.URL+"/v1/servers/io.github.acme/broken-mcp/versions/1.0.0/scan", reviewer, map[string]any{})).json(t)
-		if sc := sr["scan"].(map[string]any); sc["outcome"] != "error" || sc["errorKind"] != "digest_mismatch" ||
+		if sc := sr["scan"].(map[string]any); sc["outcome"] != string(states.OutcomeError) || sc["errorKind"] != string(states.ErrorKindDigestMismatch) ||
 			!strings.Contains(sc["error"].(string), "npm registry publishes integrity "+other.String()) {
 			t.Fatalf("scan of a tarball the registry's integrity does not match: %v", sr)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
@@ -82,7 +83,7 @@ func TestRugPullQuarantineAndAcceptDrift(t *testing.T) {
 			if r := call(t, "POST", base+"/approve", alice, map[string]any{"reason": "reviewed"}); r.Status != 200 {
 				t.Fatalf("approve: %d %s", r.Status, r.Body)
 			}
-			if r := call(t, "POST", base+"/scan", owner, map[string]any{}); r.Status != 200 || r.json(t)["scan"].(map[string]any)["outcome"] != "match" {
+			if r := call(t, "POST", base+"/scan", owner, map[string]any{}); r.Status != 200 || r.json(t)["scan"].(map[string]any)["outcome"] != string(states.OutcomeMatch) {
 				t.Fatalf("scan before rug pull: %d %s", r.Status, r.Body)
 			}
 
@@ -157,7 +158,7 @@ func TestDriftReleaseWarnAndFailure(t *testing.T) {
 
 		fx.setTitle("Alerts")
 		res := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
-		if res["state"] != "approved" || res["driftEvent"].(map[string]any)["status"] != "warned" {
+		if res["state"] != "approved" || res["driftEvent"].(map[string]any)["status"] != string(states.DriftWarned) {
 			t.Fatalf("title change: %v", res)
 		}
 		fx.setTitle("")
@@ -175,7 +176,7 @@ func TestDriftReleaseWarnAndFailure(t *testing.T) {
 		}
 		fx.setDescription("Get the forecast for a city.")
 		res = call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
-		if res["scan"].(map[string]any)["outcome"] != "match" {
+		if res["scan"].(map[string]any)["outcome"] != string(states.OutcomeMatch) {
 			t.Fatalf("scan after revert: %v", res)
 		}
 		if r := call(t, "POST", base+"/release", alice, map[string]any{"reason": "server reverted, pins match"}); r.Status != 200 {
@@ -197,7 +198,7 @@ func TestDriftReleaseWarnAndFailure(t *testing.T) {
 		fx.mu.Unlock()
 		for range 3 {
 			res = call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
-			if res["scan"].(map[string]any)["outcome"] != "error" || res["state"] != "approved" {
+			if res["scan"].(map[string]any)["outcome"] != string(states.OutcomeError) || res["state"] != "approved" {
 				t.Fatalf("unreachable scan: %v", res)
 			}
 		}

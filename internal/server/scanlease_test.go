@@ -16,6 +16,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -89,14 +90,14 @@ func TestScanLeasesAcrossReplicas(t *testing.T) {
 					}
 				}
 			}
-			if n := st.Scan.Query().Where(scan.Trigger(registry.TriggerManual)).CountX(ctx); n != 3 {
+			if n := st.Scan.Query().Where(scan.Trigger(string(states.TriggerManual))).CountX(ctx); n != 3 {
 				t.Fatalf("%d manual scans recorded for 3 rounds of simultaneous requests, want 3", n)
 			}
 
 			// A replica "gone" scanned the version and died: its lease
 			// expired a moment ago.
 			v := st.Scan.Query().FirstX(ctx).VersionID
-			dead := st.Scan.Create().SetVersionID(v).SetTrigger(registry.TriggerSchedule).SetReplica("gone").
+			dead := st.Scan.Create().SetVersionID(v).SetTrigger(string(states.TriggerSchedule)).SetReplica("gone").
 				SetStartedAt(time.Now().Add(-time.Minute)).SaveX(ctx)
 			st.ScanLease.Update().Where(scanlease.VersionID(v)).SetHolder("gone#1").
 				SetExpiresAt(time.Now().Add(-time.Millisecond)).SetScanID(dead.ID).ExecX(ctx)
@@ -105,11 +106,11 @@ func TestScanLeasesAcrossReplicas(t *testing.T) {
 				t.Fatalf("scan after the holder died: %d %s", r.Status, r.Body)
 			}
 			got := r.json(t)["scan"].(map[string]any)
-			if got["replica"] != "r1" || got["outcome"] != "match" {
+			if got["replica"] != "r1" || got["outcome"] != string(states.OutcomeMatch) {
 				t.Fatalf("takeover scan: %v", got)
 			}
 			was := st.Scan.GetX(ctx, dead.ID)
-			if was.Outcome != "error" || was.ErrorKind != "abandoned" || !strings.Contains(was.Error, "replica gone stopped renewing") || was.FinishedAt == nil {
+			if was.Outcome != string(states.OutcomeError) || was.ErrorKind != string(states.ErrorKindAbandoned) || !strings.Contains(was.Error, "replica gone stopped renewing") || was.FinishedAt == nil {
 				t.Fatalf("the dead replica's scan: outcome %q kind %q error %q", was.Outcome, was.ErrorKind, was.Error)
 			}
 			l := st.ScanLease.Query().Where(scanlease.VersionID(v)).OnlyX(ctx)
@@ -153,7 +154,7 @@ func TestScheduleSharedByReplicas(t *testing.T) {
 					VersionID int `json:"version_id"`
 					Count     int `json:"count"`
 				}
-				st.Scan.Query().Where(scan.Trigger(registry.TriggerSchedule), scan.OutcomeNEQ("running")).
+				st.Scan.Query().Where(scan.Trigger(string(states.TriggerSchedule)), scan.OutcomeNEQ(string(states.OutcomeRunning))).
 					GroupBy(scan.FieldVersionID).Aggregate(ent.Count()).ScanX(ctx, &per)
 				done := len(per) == n
 				for _, p := range per {
@@ -167,7 +168,7 @@ func TestScheduleSharedByReplicas(t *testing.T) {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			scans := st.Scan.Query().Where(scan.Trigger(registry.TriggerSchedule)).Order(ent.Asc(scan.FieldStartedAt)).AllX(ctx)
+			scans := st.Scan.Query().Where(scan.Trigger(string(states.TriggerSchedule))).Order(ent.Asc(scan.FieldStartedAt)).AllX(ctx)
 			byVersion := map[int][]*ent.Scan{}
 			for _, sc := range scans {
 				byVersion[sc.VersionID] = append(byVersion[sc.VersionID], sc)

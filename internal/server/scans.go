@@ -5,11 +5,12 @@ import (
 	"math"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
 func (s *registryServer) ScanVersion(ctx context.Context, r *mcpregv1.ScanVersionRequest) (*mcpregv1.ScanResult, error) {
-	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.TriggerManual, registry.Fresh(r.GetFresh()))
+	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), states.TriggerManual, registry.Fresh(r.GetFresh()))
 	return res, toStatus(ctx, s.log, err)
 }
 
@@ -22,7 +23,7 @@ func (s *registryServer) ListScans(ctx context.Context, r *mcpregv1.ListScansReq
 }
 
 func (s *registryServer) ListDriftEvents(ctx context.Context, r *mcpregv1.ListDriftEventsRequest) (*mcpregv1.ListDriftEventsResponse, error) {
-	f := registry.DriftFilter{Name: r.GetName(), Version: r.GetVersion(), Status: r.GetStatus()}
+	f := registry.DriftFilter{Name: r.GetName(), Version: r.GetVersion(), Status: states.DriftStatus(r.GetStatus())}
 	evs, next, err := s.svc.ListDriftEvents(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

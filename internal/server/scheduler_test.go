@@ -8,6 +8,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
 )
@@ -29,7 +30,7 @@ func TestScheduleRescansApprovedVersions(t *testing.T) {
 			v := call(t, "GET", in.URL+"/v1/servers/io.github.acme/weather/versions/1.0.0", alice, nil).json(t)
 			return v["state"] == "quarantined"
 		}, "the schedule did not catch the rug pull")
-		if n := in.Store.Client.Scan.Query().Where(scan.Trigger(registry.TriggerSchedule)).CountX(t.Context()); n == 0 {
+		if n := in.Store.Client.Scan.Query().Where(scan.Trigger(string(states.TriggerSchedule))).CountX(t.Context()); n == 0 {
 			t.Fatal("quarantined, but not by a scheduled scan")
 		}
 	})

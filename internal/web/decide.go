@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -19,7 +20,7 @@ type driftView struct {
 }
 
 func driftViewOf(e *mcpregv1.DriftEvent) driftView {
-	return driftView{E: e, Open: e.GetStatus() == "open", Worst: worstChange(e.GetChanges())}
+	return driftView{E: e, Open: states.DriftStatus(e.GetStatus()) == states.DriftOpen, Worst: worstChange(e.GetChanges())}
 }
 
 var transitions = []registry.Action{registry.ActionApprove, registry.ActionReject, registry.ActionQuarantine,
@@ -128,8 +129,8 @@ func driftForms(v *reviewView, d driftView) driftFormsView {
 // shows the outcome; drift shows up in the page's Drift section.
 func (a *app) scan(w http.ResponseWriter, r *http.Request) {
 	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
-	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, registry.TriggerManual)
-	if err == nil && res.GetScan().GetOutcome() == "error" {
+	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, states.TriggerManual)
+	if err == nil && states.ScanOutcome(res.GetScan().GetOutcome()) == states.OutcomeError {
 		err = fmt.Errorf("%w: the scan could not read the server (%s): %s", registry.ErrFailedPrecondition,
 			res.GetScan().GetErrorKind(), res.GetScan().GetError())
 	}
@@ -137,5 +138,5 @@ func (a *app) scan(w http.ResponseWriter, r *http.Request) {
 		a.refused(w, r, err, decisionForm{Action: "scan"})
 		return
 	}
-	http.Redirect(w, r, reviewURL(name, ver)+"?done=scan-"+res.GetScan().GetOutcome(), http.StatusSeeOther)
+	http.Redirect(w, r, reviewURL(name, ver)+"?done="+scanDone+res.GetScan().GetOutcome(), http.StatusSeeOther)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -77,7 +78,7 @@ func (a *app) pendingVersions(ctx context.Context, c *registry.Caller) ([]*mcpre
 // openDrift lists drift events waiting for a decision, oldest first.
 func (a *app) openDrift(ctx context.Context, c *registry.Caller) ([]*mcpregv1.DriftEvent, bool, error) {
 	out, more, err := readAll(func(token string) ([]*mcpregv1.DriftEvent, string, error) {
-		return a.svc.ListDriftEvents(ctx, c, registry.DriftFilter{Status: "open"}, registry.Page{Size: queuePage, Token: token})
+		return a.svc.ListDriftEvents(ctx, c, registry.DriftFilter{Status: states.DriftOpen}, registry.Page{Size: queuePage, Token: token})
 	})
 	slices.Reverse(out)
 	return out, more, err

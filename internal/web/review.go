@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -145,6 +146,9 @@ func parseContract(raw string) *contract.Normalized {
 	return &n
 }
 
+// scanDone prefixes the outcome of a scan in the done parameter.
+const scanDone = "scan-"
+
 // doneNotice confirms a decision after its redirect.
 func doneNotice(done string) string {
 	switch done {
@@ -162,9 +166,9 @@ func doneNotice(done string) string {
 		return "Drift accepted: the version is re-pinned to the live snapshot."
 	case "decline":
 		return "Drift declined."
-	case "scan-match":
+	case scanDone + string(states.OutcomeMatch):
 		return "Scanned: the live server matches the pins."
-	case "scan-drift":
+	case scanDone + string(states.OutcomeDrift):
 		return "Scanned: the live server differs from the pins; see Drift."
 	}
 	return ""

@@ -9,8 +9,8 @@ import (
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
-// states are the version states, for filters.
-var states = []string{"pending_review", "approved", "quarantined", "rejected", "revoked"}
+// versionStates are the version states, for filters.
+var versionStates = []string{"pending_review", "approved", "quarantined", "rejected", "revoked"}
 
 type serversView struct {
 	Query, State string
@@ -22,7 +22,7 @@ type serversView struct {
 // servers lists servers by name, searched and filtered by version state.
 func (a *app) servers(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	view := serversView{Query: strings.TrimSpace(q.Get("q")), State: q.Get("state"), States: states}
+	view := serversView{Query: strings.TrimSpace(q.Get("q")), State: q.Get("state"), States: versionStates}
 	f := registry.ServerFilter{Query: view.Query, State: view.State}
 	list, next, err := a.svc.ListServers(r.Context(), viewerFrom(r).caller, f, registry.Page{Size: 50, Token: q.Get("page")})
 	if err != nil {

@@ -11,11 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpreg/mcpreg/client"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
-
-// driftStatuses are the values of a drift event's status.
-var driftStatuses = []string{"open", "accepted", "declined", "warned"}
 
 func newDriftCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "drift", Short: "List drift events and accept or decline them"}
@@ -34,8 +32,10 @@ func newDriftListCmd(g *globals) *cobra.Command {
 			if err := page.check(); err != nil {
 				return err
 			}
-			if req.Status != "" && !slices.Contains(driftStatuses, req.Status) {
-				return fmt.Errorf("--status %q: want one of %s", req.Status, strings.Join(driftStatuses, ", "))
+			if req.Status != "" {
+				if _, err := states.ParseDriftStatus(req.Status); err != nil {
+					return fmt.Errorf("--status %q: want one of %s", req.Status, states.Join(states.DriftStatuses()))
+				}
 			}
 			req.Name, req.Version = argAt(args, 0), argAt(args, 1)
 			req.PageSize = page.size
@@ -54,7 +54,7 @@ func newDriftListCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&req.Status, "status", "", "only events with this status ("+strings.Join(driftStatuses, ", ")+")")
+	cmd.Flags().StringVar(&req.Status, "status", "", "only events with this status ("+states.Join(states.DriftStatuses())+")")
 	page.register(cmd)
 	return cmd
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -120,7 +122,7 @@ func TestScanJSONIsTheAPIResult(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, r.out)
 	}
-	if res.Scan.Outcome != "drift" || res.DriftEvent.ID != "3" || len(res.DriftEvent.Changes) != 2 || res.State != "quarantined" {
+	if res.Scan.Outcome != string(states.OutcomeDrift) || res.DriftEvent.ID != "3" || len(res.DriftEvent.Changes) != 2 || res.State != "quarantined" {
 		t.Fatalf("decoded %+v", res)
 	}
 }
@@ -153,7 +155,7 @@ func TestChangeDetail(t *testing.T) {
 			[]string{`removed /required/0 "city" → -`, "changed destructiveHint false → true"}},
 		{"values only", &mcpregv1.DriftChange{Before: "Weather", After: "Weather\tPro"}, []string{"Weather → Weather Pro"}},
 		{"long value clipped", &mcpregv1.DriftChange{After: long}, []string{"- → " + long[:maxValueRunes] + "…"}},
-		{"nothing to show", &mcpregv1.DriftChange{Class: "tool_removed"}, nil},
+		{"nothing to show", &mcpregv1.DriftChange{Class: string(diffreview.ClassToolRemoved)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpreg/mcpreg/client"
+	"github.com/mcpreg/mcpreg/internal/states"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
@@ -55,7 +56,7 @@ func newScanCmd(g *globals) *cobra.Command {
 // scanFailure is errScanFailed, with the scan's error, when the scan could
 // not read the server.
 func scanFailure(s *mcpregv1.Scan) error {
-	if s.GetOutcome() != "error" {
+	if states.ScanOutcome(s.GetOutcome()) != states.OutcomeError {
 		return nil
 	}
 	msg := s.GetError()
@@ -85,7 +86,8 @@ func printScan(w io.Writer, s *mcpregv1.Scan, state string) error {
 	t := newTable(w)
 	t.row("Scan:", strconv.FormatInt(s.GetId(), 10)+" of "+s.GetName()+"@"+s.GetVersion())
 	t.row("Outcome:", s.GetOutcome())
-	if s.GetOutcome() == "error" {
+	outcome := states.ScanOutcome(s.GetOutcome())
+	if outcome == states.OutcomeError {
 		t.row("Error:", joinNonEmpty(": ", s.GetErrorKind(), s.GetError()))
 	}
 	t.row("Trigger:", joinNonEmpty(" by ", s.GetTrigger(), s.GetRequestedBy()))
@@ -95,7 +97,7 @@ func printScan(w io.Writer, s *mcpregv1.Scan, state string) error {
 		t.row("Drift event:", strconv.FormatInt(s.GetDriftEventId(), 10))
 	}
 	t.row("Version state:", state)
-	if err := t.flush(); err != nil || s.GetOutcome() == "error" || s.GetOutcome() == "running" {
+	if err := t.flush(); err != nil || outcome == states.OutcomeError || outcome == states.OutcomeRunning {
 		return err
 	}
 	fmt.Fprintln(w, "Pins seen:")
@@ -153,7 +155,7 @@ func printScans(w io.Writer, scans []*mcpregv1.Scan) error {
 		if s.GetDriftEventId() != 0 {
 			drift = strconv.FormatInt(s.GetDriftEventId(), 10)
 		}
-		if s.GetOutcome() == "error" {
+		if states.ScanOutcome(s.GetOutcome()) == states.OutcomeError {
 			detail = joinNonEmpty(": ", s.GetErrorKind(), s.GetError())
 		}
 		t.row(strconv.FormatInt(s.GetId(), 10), timestamp(s.GetStartedAt()), s.GetTrigger(), s.GetRequestedBy(),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
 
@@ -133,7 +134,7 @@ func TestCLILiveScanAndDrift(t *testing.T) {
 			}
 		}
 		decodeJSON(t, mustRun(t, in.URL, alice, "drift", "list", name, "-o", "json"), &events)
-		if len(events.Events) != 1 || events.Events[0].Status != "open" {
+		if len(events.Events) != 1 || events.Events[0].Status != string(states.DriftOpen) {
 			t.Fatalf("drift events: %+v", events)
 		}
 		id := events.Events[0].ID
@@ -165,7 +166,7 @@ func TestCLILiveScanAndDrift(t *testing.T) {
 		}
 		var scans struct{ Scans []struct{ Outcome string } }
 		decodeJSON(t, mustRun(t, in.URL, alice, "scans", "list", name, version, "-o", "json"), &scans)
-		if len(scans.Scans) < 2 || scans.Scans[0].Outcome != "drift" {
+		if len(scans.Scans) < 2 || scans.Scans[0].Outcome != string(states.OutcomeDrift) {
 			t.Fatalf("scans, newest first: %+v", scans)
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // Scan is one live reading of a version's server: when, why, what it saw
@@ -15,14 +17,16 @@ type Scan struct{ ent.Schema }
 func (Scan) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("version_id").Immutable(),
+		// trigger, outcome and error_kind hold the values of
+		// states.ScanTrigger, states.ScanOutcome and states.ScanErrorKind
+		// (error_kind is "" unless the outcome is error).
 		field.String("trigger"),
 		field.String("requested_by").Default(""),
 		// replica is the mcpregd replica that ran the scan.
 		field.String("replica").Default(""),
 		field.Time("started_at").Default(now),
 		field.Time("finished_at").Optional().Nillable(),
-		// outcome: running, match, drift, error.
-		field.String("outcome").Default("running"),
+		field.String("outcome").Default(string(states.OutcomeRunning)),
 		field.String("error").Default(""),
 		field.String("error_kind").Default(""),
 		field.String("tool_definition_hash").Default(""),
@@ -88,7 +92,9 @@ func (ScanLease) Indexes() []ent.Index {
 // the classified changes and what became of it.
 type DriftEvent struct{ ent.Schema }
 
-// DriftChange is one classified difference, as stored.
+// DriftChange is one classified difference, as stored. Class, Severity and
+// Action hold the values of diffreview.Class, finding.Severity and
+// diffreview.Action.
 type DriftChange struct {
 	Class    string `json:"class"`
 	Severity string `json:"severity"`
@@ -111,8 +117,8 @@ func (DriftEvent) Fields() []ent.Field {
 		// action: quarantine or warn (the strictest of the changes).
 		field.String("action").Immutable(),
 		field.JSON("changes", []DriftChange{}).Immutable(),
-		// status: open, accepted, declined, warned.
-		field.String("status").Default("open"),
+		// status holds the values of states.DriftStatus.
+		field.String("status").Default(string(states.DriftOpen)),
 		field.String("resolved_by").Default(""),
 		field.String("resolution_reason").Default(""),
 		field.Time("resolved_at").Optional().Nillable(),

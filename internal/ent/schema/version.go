@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/mcpreg/mcpreg/internal/states"
 )
 
 // Version is an immutable release of a server. Only its state and the pin
@@ -32,9 +34,10 @@ func (Version) Fields() []ent.Field {
 		field.String("contract_source").Default("default").Immutable(),
 		// contract_raw is the contract document exactly as submitted.
 		field.Bytes("contract_raw").Optional().Immutable(),
-		// quarantine_kind says why a quarantined version is quarantined:
-		// manual, drift or reverify; it decides what release needs.
-		field.String("quarantine_kind").Default(""),
+		// quarantine_kind says why a quarantined version is quarantined (a
+		// states.QuarantineKind, "" for other states); it decides what
+		// release needs.
+		field.String("quarantine_kind").Default(string(states.QuarantineNone)),
 		// quarantine_drift_id names the drift event behind a drift
 		// quarantine.
 		field.Int("quarantine_drift_id").Optional().Nillable(),
