@@ -53,10 +53,6 @@ func New(st *store.Store, audit AuditWriter, opts ...Option) *Service {
 
 func utcNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// lockRows reports whether SELECT ... FOR UPDATE is available. SQLite has no
-// row locks; its write transactions start with the database write lock.
-func (s *Service) lockRows() bool { return s.store.Dialect == "postgres" }
-
 // Collectors are the service's Prometheus metrics.
 func (s *Service) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{s.hashes.running}

@@ -170,7 +170,7 @@ func (s *Service) spendAttempt(ctx context.Context, tx *ent.Tx, key string, now 
 
 func (s *Service) lockThrottle(ctx context.Context, tx *ent.Tx, key string) (*ent.SigninThrottle, error) {
 	q := tx.SigninThrottle.Query().Where(signinthrottle.Key(key))
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		q = q.ForUpdate()
 	}
 	return q.Only(ctx)

@@ -64,7 +64,7 @@ func (a auditAppender) Append(ctx context.Context, tx *ent.Tx, r AuditRecord) er
 // appenders (PostgreSQL: FOR UPDATE; SQLite: the immediate write lock).
 func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
 	q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		q = q.ForUpdate()
 	}
 	head, err := q.Only(ctx)

@@ -217,7 +217,7 @@ func (s *Service) storeCheckpoints(ctx context.Context, key *signing.Key, base *
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		written, top = 0, nil
 		q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
-		if s.lockRows() {
+		if s.store.RowLocks() {
 			q = q.ForUpdate()
 		}
 		if _, err := q.Only(ctx); err != nil {

@@ -84,7 +84,7 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 
 func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent.Version, error) {
 	q := tx.Version.Query().Where(version.ID(id)).WithServer()
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		q = q.ForUpdate()
 	}
 	return q.Only(ctx)

@@ -121,7 +121,7 @@ func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Polic
 // rows, locks it: policy changes of one server are serialised.
 func (s *Service) lockPolicyServer(ctx context.Context, tx *ent.Tx, name string) (*ent.Server, error) {
 	q := tx.Server.Query().Where(server.Name(name))
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		q = q.ForUpdate()
 	}
 	srv, err := q.Only(ctx)

@@ -137,7 +137,7 @@ func (s *Service) claimDue(ctx context.Context, n int) ([]lease, error) {
 			scanlease.And(scanlease.Holder(""), scanlease.DueAtLTE(now), scanlease.HasVersionWith(version.StateIn(watchedStates...))),
 			scanlease.And(scanlease.HolderNEQ(""), scanlease.ExpiresAtLT(now)),
 		)).Order(scanlease.ByDueAt()).Limit(n)
-		if s.lockRows() {
+		if s.store.RowLocks() {
 			q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
 		}
 		rows, err := q.All(ctx)
@@ -194,7 +194,7 @@ func (s *Service) acquireLease(ctx context.Context, versionID int) (lease, strin
 			return err
 		}
 		lq := tx.ScanLease.Query().Where(scanlease.VersionID(versionID))
-		if s.lockRows() {
+		if s.store.RowLocks() {
 			lq = lq.ForUpdate()
 		}
 		l, err := lq.Only(ctx)

@@ -136,7 +136,3 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error)
 }
 
 func utcNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
-
-// lockRows reports whether SELECT ... FOR UPDATE is available. SQLite has no
-// row locks; its write transactions start with the database write lock.
-func (s *Service) lockRows() bool { return s.store.Dialect == "postgres" }

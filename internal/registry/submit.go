@@ -282,7 +282,7 @@ func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parse
 // On PostgreSQL a transaction lock on the folded name makes two replicas
 // creating case variants at once take turns (SQLite writers already do).
 func (s *Service) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string) error {
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(lower($1)))", name); err != nil {
 			return fmt.Errorf("lock server name: %w", err)
 		}

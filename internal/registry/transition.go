@@ -102,7 +102,7 @@ func checkTransitionArgs(c *Caller, name, reason string) error {
 
 func (s *Service) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
 	q := tx.Version.Query().Where(versionNamed(name, ver)...)
-	if s.lockRows() {
+	if s.store.RowLocks() {
 		q = q.ForUpdate()
 	}
 	v, err := q.Only(ctx)

@@ -10,7 +10,7 @@ import (
 )
 
 // ServiceOptions verifies cfg and builds every registry option it asks for:
-// the logger, limits, scanning, attestation, discovery signing, npm
+// limits, scanning, attestation, discovery signing, npm
 // integrity and audit checkpoints. `mcpregd serve` and the in-process test
 // server both build their service from it, so they cannot drift apart. It
 // touches no database, so a bad configuration is refused before the store
@@ -36,7 +36,7 @@ func ServiceOptions(cfg Config, log *slog.Logger) ([]registry.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []registry.Option{registry.WithLogger(log), registry.WithLimits(limits), registry.WithScanning(scanning),
+	return []registry.Option{registry.WithLimits(limits), registry.WithScanning(scanning),
 		registry.WithAttestation(verifier), registry.WithDiscoverySigner(signer), npmIntegrityFrom(cfg),
 		registry.WithCheckpoints(checkpointsFrom(cfg, log))}, nil
 }
@@ -48,8 +48,8 @@ type Services struct {
 	Identity *identity.Service
 }
 
-// NewServices builds every service over a migrated store: the registry with
-// opts (ServiceOptions gives them), and the identity service writing its
+// NewServices builds every service over a migrated store, logging to log:
+// the registry with opts (ServiceOptions gives them), and the identity service writing its
 // audit events into the registry's chain and told of other replicas'
 // revocations by the registry's change feed.
 func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ...registry.Option) (*Services, error) {

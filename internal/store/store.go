@@ -83,3 +83,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	return s.Client.Close()
 }
+
+// RowLocks reports whether SELECT ... FOR UPDATE is available. SQLite has no
+// row locks; its write transactions start with the database write lock.
+func (s *Store) RowLocks() bool { return s.Dialect == DialectPostgres }
