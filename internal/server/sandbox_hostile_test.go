@@ -141,7 +141,10 @@ desc="loopback=$lo metadata=$md"`, l.Addr().(*net.TCPAddr).Port))
 func TestScannedServerForkBomb(t *testing.T) {
 	in, owner, write := hostileRegistry(t, func(c *server.Config) { c.ScanDeadline, c.ScanSandboxPids = 3*time.Second, 64 })
 	marker := fmt.Sprintf("%d", 7000000+time.Now().UnixNano()%1000000)
-	write("b() { sleep " + marker + " & b | b & }; b")
+	// The bomb runs in the foreground: the server answers nothing until
+	// forks fail, so the scan cannot finish before the cap is reached
+	// (with "b | b &" it could, and did once in CI).
+	write("b() { sleep " + marker + " & b | b; }; b")
 	r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": hostileServerJSON("1.0.0"), "live": true})
 	if r.Status == 200 || !strings.Contains(r.message(t), "process limit 64") {
 		t.Fatalf("live submit of a fork bomb: %d %s", r.Status, r.Body)
