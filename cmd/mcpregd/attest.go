@@ -34,7 +34,7 @@ func newReverifyCmd(g *globalOpts) *cobra.Command {
 			}
 			return withApp(cmd, g, func(svcs *server.Services) error {
 				svc := svcs.Registry
-				rep, err := svc.Reverify(cmd.Context(), localCaller())
+				rep, err := svc.Attestations.Reverify(cmd.Context(), localCaller())
 				if err != nil {
 					return err
 				}

@@ -85,7 +85,7 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
   "packages": [{"registryType": "npm", "identifier": "@acme/signed", "version": "1.0.0", "fileSha256": %q, "transport": {"type": "stdio"}}]}`,
 		"https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json", hex.EncodeToString(sum[:]))
 	tools := `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`
-	if _, err := svc.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(fmt.Sprintf(sj, "0.1.0")), Tools: []byte(tools)}); err != nil {
+	if _, err := svc.Review.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(fmt.Sprintf(sj, "0.1.0")), Tools: []byte(tools)}); err != nil {
 		t.Fatal(err)
 	}
 	pol := func(san string) registry.Policy {
@@ -99,12 +99,12 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(fmt.Sprintf(sj, "1.0.0")), Tools: []byte(tools),
+	_, err = svc.Review.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(fmt.Sprintf(sj, "1.0.0")), Tools: []byte(tools),
 		Attestations: []registry.AttestationInput{{Bundle: bundle}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Transition(ctx, rita, registry.ActionApprove, "io.github.acme/signed", "1.0.0", "ok"); err != nil {
+	if _, err := svc.Review.Transition(ctx, rita, registry.ActionApprove, "io.github.acme/signed", "1.0.0", "ok"); err != nil {
 		t.Fatal(err)
 	}
 	setPolicy(t, svc, rita, pol("someone@else.example"))
@@ -112,10 +112,10 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 
 // setPolicy proposes p as rita and, a weakening being pending, confirms it
 // as a second reviewer.
-func setPolicy(t *testing.T, svc *registry.Service, rita *registry.Caller, p registry.Policy) {
+func setPolicy(t *testing.T, svc *registry.Services, rita *registry.Caller, p registry.Policy) {
 	t.Helper()
 	ctx := context.Background()
-	out, err := svc.SetPolicy(ctx, rita, "io.github.acme/signed", p, "signed releases")
+	out, err := svc.Review.SetPolicy(ctx, rita, "io.github.acme/signed", p, "signed releases")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func setPolicy(t *testing.T, svc *registry.Service, rita *registry.Caller, p reg
 		return
 	}
 	bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
-	if _, err := svc.ConfirmPolicy(ctx, bob, "io.github.acme/signed", out.GetPending().GetDigest(), "second pair of eyes"); err != nil {
+	if _, err := svc.Review.ConfirmPolicy(ctx, bob, "io.github.acme/signed", out.GetPending().GetDigest(), "second pair of eyes"); err != nil {
 		t.Fatal(err)
 	}
 }

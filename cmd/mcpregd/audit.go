@@ -35,7 +35,7 @@ func newAuditCmd(g *globalOpts) *cobra.Command {
 			}
 			return withApp(cmd, g, func(svcs *server.Services) error {
 				svc := svcs.Registry
-				rep, err := svc.VerifyAuditChainAgainst(cmd.Context(), cp)
+				rep, err := svc.Audit.VerifyAuditChainAgainst(cmd.Context(), cp)
 				if err != nil {
 					return err
 				}

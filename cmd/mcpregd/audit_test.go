@@ -45,10 +45,10 @@ func TestAuditVerifyCheckpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("checkpoint at 5: wrote %d, %v", n, err)
 		}
-		noteBytes, err := svc.LatestCheckpoint(ctx)
+		noteBytes, err := svc.Audit.LatestCheckpoint(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

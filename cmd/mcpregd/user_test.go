@@ -58,7 +58,7 @@ func userAdd(t *testing.T, dialect string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := identity.New(st, reg.AuditWriter())
+	svc := identity.New(st, reg.Audit.AuditWriter())
 	ws, err := svc.SignIn(context.Background(), "rita", pw, "127.0.0.1")
 	if err != nil || ws.Caller.Principal != "rita" || ws.Caller.Role != registry.RoleReviewer {
 		t.Fatalf("sign in: %+v %v", ws, err)

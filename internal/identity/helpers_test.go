@@ -21,7 +21,7 @@ func newService(t testing.TB, st *store.Store, opts ...identity.Option) *identit
 	if err != nil {
 		t.Fatal(err)
 	}
-	return identity.New(st, reg.AuditWriter(), opts...)
+	return identity.New(st, reg.Audit.AuditWriter(), opts...)
 }
 
 // forEach runs fn per dialect on a fresh database.

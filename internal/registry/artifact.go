@@ -30,7 +30,7 @@ const scannerActor = "mcpreg-scanner"
 // attestedDigests are the digests of a version's verified, confirmed
 // attestations by package index: what the version declares where
 // server.json has none.
-func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]attest.Digest, error) {
+func (s *Attestations) attestedDigests(ctx context.Context, versionID int) (map[int]attest.Digest, error) {
 	atts, err := s.store.Client.Attestation.Query().
 		Where(attestation.VersionID(versionID), attestation.Verified(true), attestation.Pending(false)).
 		Order(ent.Asc(attestation.FieldID)).All(ctx)
@@ -53,7 +53,7 @@ func (s *Service) attestedDigests(ctx context.Context, versionID int) (map[int]a
 // version's digest (or the tarball from the npm registry's own integrity):
 // a high-severity finding, and an approved version is quarantined, since
 // what hosts would run is not what was attested.
-func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetch.DigestMismatchError) error {
+func (s *Attestations) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetch.DigestMismatchError) error {
 	evidence := fmt.Sprintf("declared %s, published %s", mm.Want, mm.Got)
 	if mm.Registry {
 		evidence = fmt.Sprintf("npm registry integrity %s, downloaded %s", mm.Want, mm.Got)
@@ -80,7 +80,7 @@ func (s *Service) artifactMismatch(ctx context.Context, v *ent.Version, mm *fetc
 // dependencyRefused records that the scanner refused to install the
 // version's npm package because of a dependency spec: a high-severity
 // finding naming the dependency.
-func (s *Service) dependencyRefused(ctx context.Context, v *ent.Version, de *fetch.DependencySpecError) error {
+func (s *Attestations) dependencyRefused(ctx context.Context, v *ent.Version, de *fetch.DependencySpecError) error {
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		return s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDependencySpec, Severity: finding.High,
 			Message:  de.Error(),
@@ -92,7 +92,7 @@ func (s *Service) dependencyRefused(ctx context.Context, v *ent.Version, de *fet
 // package was found not to match its digest, or to depend on something
 // other than registry packages. Package artifacts are immutable, so the
 // version cannot recover: the owner submits a new one.
-func (s *Service) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
+func (s *Attestations) checkArtifactFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
 	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.KindIn(KindDigestMismatch, KindDependencySpec)).
 		Order(ent.Asc(entfinding.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {

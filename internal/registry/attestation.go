@@ -85,7 +85,7 @@ type metaPackage struct {
 // resolveAttestations checks every input against the document: the
 // package entry exists, a usable digest is known, the bundle is within the
 // cap and reads as a sigstore bundle. Nothing is verified yet.
-func (s *Service) resolveAttestations(ctx context.Context, doc *serverjson.Document, ins []AttestationInput) ([]attestationItem, error) {
+func (s *Attestations) resolveAttestations(ctx context.Context, doc *serverjson.Document, ins []AttestationInput) ([]attestationItem, error) {
 	if len(ins) == 0 {
 		return nil, nil
 	}
@@ -103,7 +103,7 @@ func (s *Service) resolveAttestations(ctx context.Context, doc *serverjson.Docum
 	return out, nil
 }
 
-func (s *Service) resolveAttestation(ctx context.Context, doc *serverjson.Document, meta []metaPackage, in AttestationInput, field string) (attestationItem, error) {
+func (s *Attestations) resolveAttestation(ctx context.Context, doc *serverjson.Document, meta []metaPackage, in AttestationInput, field string) (attestationItem, error) {
 	if err := s.checkBundle(in.Bundle, field+".bundle"); err != nil {
 		return attestationItem{}, err
 	}
@@ -145,7 +145,7 @@ func (s *Service) resolveAttestation(ctx context.Context, doc *serverjson.Docume
 
 // checkBundle applies the size cap. Whether the bundle reads is checked
 // where it is verified (verifyBundle), before anything is stored.
-func (s *Service) checkBundle(raw []byte, field string) error {
+func (s *Attestations) checkBundle(raw []byte, field string) error {
 	if len(raw) == 0 {
 		return invalidf("%s is required (a sigstore bundle, JSON)", field)
 	}
@@ -230,7 +230,7 @@ func artifactDigest(pkg model.Package, meta []metaPackage, requested string, obt
 // else in that of the digest the registry obtained (obtainedAlg), else
 // sha512 for npm packages (npm provenance signs sha512) and sha256
 // otherwise.
-func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in AttestationInput, obtainedAlg, field string) (attest.Digest, string, error) {
+func (s *Attestations) uploadedDigest(pkg model.Package, meta []metaPackage, in AttestationInput, obtainedAlg, field string) (attest.Digest, string, error) {
 	if in.ArtifactDigest != "" {
 		return attest.Digest{}, "", invalidf("%s: give artifact or artifactDigest, not both", field)
 	}
@@ -265,7 +265,7 @@ func (s *Service) uploadedDigest(pkg model.Package, meta []metaPackage, in Attes
 }
 
 // checkArtifact applies the uploaded-artifact size cap.
-func (s *Service) checkArtifact(data []byte, field string) error {
+func (s *Attestations) checkArtifact(data []byte, field string) error {
 	if len(data) == 0 {
 		return invalidf("%s is empty", field)
 	}

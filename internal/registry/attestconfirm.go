@@ -13,7 +13,7 @@ import (
 // until a reviewer or admin other than the principal who added it
 // confirms it. The confirmation is audited; the version's state does not
 // change.
-func (s *Service) ConfirmAttestation(ctx context.Context, c *Caller, name, ver string, id int64, reason string) (*VersionView, error) {
+func (s *Attestations) ConfirmAttestation(ctx context.Context, c *Caller, name, ver string, id int64, reason string) (*VersionView, error) {
 	if !c.MayDecide() {
 		return nil, deniedf("role %s may not confirm attestations: a reviewer or admin confirms them", c.Role)
 	}

@@ -19,7 +19,7 @@ import (
 // an attestation of every package entry that verifies under the current
 // policy. Attestations last checked against another policy are re-verified
 // first.
-func (s *Service) checkAttestations(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
+func (s *Attestations) checkAttestations(ctx context.Context, tx *ent.Tx, v *ent.Version, action Action, subject string) error {
 	pol, err := policyOf(ctx, tx, v.ServerID)
 	if err != nil || pol.Attestation == nil || !pol.Attestation.Required {
 		return err
@@ -36,7 +36,7 @@ func (s *Service) checkAttestations(ctx context.Context, tx *ent.Tx, v *ent.Vers
 // no attestation verified under pol and checked after after. With recheck,
 // attestations checked against another policy are re-verified (and their
 // rows updated) first.
-func (s *Service) attestationGaps(ctx context.Context, tx *ent.Tx, v *ent.Version, pol *attest.Policy, after time.Time, recheck bool) ([]string, error) {
+func (s *Attestations) attestationGaps(ctx context.Context, tx *ent.Tx, v *ent.Version, pol *attest.Policy, after time.Time, recheck bool) ([]string, error) {
 	pkgs, err := versionPackages(v.ServerJSON)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Service) attestationGaps(ctx context.Context, tx *ent.Tx, v *ent.Versio
 // packageGap says why package index has no acceptable attestation ("" when
 // it has one). Pending attestations are not among atts. A digest that is
 // the owner's word counts only where the policy allows unfetched digests.
-func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, pkg model.Package, index int, atts []*ent.Attestation, pol *attest.Policy, after time.Time, recheck bool) (string, error) {
+func (s *Attestations) packageGap(ctx context.Context, tx *ent.Tx, pkg model.Package, index int, atts []*ent.Attestation, pol *attest.Policy, after time.Time, recheck bool) (string, error) {
 	reason := "no attestation (attach one: POST .../versions/VERSION/attestations)"
 	digest := pol.Digest()
 	for _, a := range atts {
@@ -98,7 +98,7 @@ func (s *Service) packageGap(ctx context.Context, tx *ent.Tx, pkg model.Package,
 
 // recheck verifies a stored bundle about pkg again under pol and stores
 // the result.
-func (s *Service) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, pkg model.Package, pol *attest.Policy) (*ent.Attestation, error) {
+func (s *Attestations) recheck(ctx context.Context, tx *ent.Tx, a *ent.Attestation, pkg model.Package, pol *attest.Policy) (*ent.Attestation, error) {
 	v := verification{checkedAt: s.now(), err: "stored digest unusable"}
 	if d, err := attest.ParseDigest(a.ArtifactDigest); err == nil {
 		if v, err = s.verifyBundle(a.Bundle, attest.ArtifactDigest(d).For(packageOf(pkg)), pol); err != nil {
@@ -128,7 +128,7 @@ func versionPackages(serverJSON []byte) ([]model.Package, error) {
 // is released only once every package has an attestation that passed a
 // verification newer than the quarantine, under the current policy (or
 // when the policy no longer requires attestations).
-func (s *Service) checkReverifyRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
+func (s *Attestations) checkReverifyRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
 	pol, err := policyOf(ctx, tx, v.ServerID)
 	if err != nil || pol.Attestation == nil || !pol.Attestation.Required {
 		return err

@@ -17,7 +17,7 @@ import (
 // or an admin) and verifies it under the server's policy. A bundle that
 // does not verify is stored with its error and a finding; the addition is
 // audited.
-func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver string, in AttestationInput) (*VersionView, error) {
+func (s *Attestations) AddAttestation(ctx context.Context, c *Caller, name, ver string, in AttestationInput) (*VersionView, error) {
 	v, err := s.attestableVersion(ctx, c, name, ver)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (s *Service) AddAttestation(ctx context.Context, c *Caller, name, ver strin
 
 // attestableVersion finds a version the caller may attach bundles to: in
 // one of its namespaces, and neither rejected nor revoked.
-func (s *Service) attestableVersion(ctx context.Context, c *Caller, name, ver string) (*ent.Version, error) {
+func (s *Attestations) attestableVersion(ctx context.Context, c *Caller, name, ver string) (*ent.Version, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) attestableVersion(ctx context.Context, c *Caller, name, ver st
 	return v, nil
 }
 
-func (s *Service) verifyForVersion(ctx context.Context, v *ent.Version, in AttestationInput) (attestationItem, verification, error) {
+func (s *Attestations) verifyForVersion(ctx context.Context, v *ent.Version, in AttestationInput) (attestationItem, verification, error) {
 	doc, err := serverjson.Parse(v.ServerJSON)
 	if err != nil {
 		return attestationItem{}, verification{}, fmt.Errorf("stored server.json of version %d: %w", v.ID, err)
@@ -99,7 +99,7 @@ func (s *Service) verifyForVersion(ctx context.Context, v *ent.Version, in Attes
 // VerifyAttestation checks a bundle about an artifact digest against a
 // policy through the same code path as submissions, and stores nothing.
 // A bundle that reads but does not verify is a result with its reason.
-func (s *Service) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON []byte, digest string, artifact []byte, p *attest.Policy) (*mcpregv1.Attestation, error) {
+func (s *Attestations) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON []byte, digest string, artifact []byte, p *attest.Policy) (*mcpregv1.Attestation, error) {
 	if p == nil {
 		return nil, invalidf("policy is required")
 	}
@@ -128,7 +128,7 @@ func (s *Service) VerifyAttestation(ctx context.Context, c *Caller, bundleJSON [
 
 // verifyArtifact reads the artifact of a verify request: its bytes or its
 // digest, exactly one.
-func (s *Service) verifyArtifact(digest string, data []byte) (attest.Artifact, string, error) {
+func (s *Attestations) verifyArtifact(digest string, data []byte) (attest.Artifact, string, error) {
 	switch {
 	case data != nil && digest != "":
 		return attest.Artifact{}, "", invalidf("give artifact or artifactDigest, not both")

@@ -14,9 +14,9 @@ import (
 // WithAttestation sets the verifier of attestations: its trusted roots are
 // the trust domains policies may name. Without it the service trusts only
 // the embedded public-good root.
-func WithAttestation(v *attest.Verifier) Option { return func(s *Service) { s.verifier = v } }
+func WithAttestation(v *attest.Verifier) Option { return func(s *settings) { s.verifier = v } }
 
-func (s *Service) defaultVerifier() error {
+func (s *Attestations) defaultVerifier() error {
 	if s.verifier != nil {
 		return nil
 	}
@@ -31,7 +31,7 @@ func (s *Service) defaultVerifier() error {
 // checkAttestPolicy validates an attestation policy before it is stored:
 // anchored regexps, a loaded trusted root, at least one signer. Errors are
 // ErrInvalid naming the field under policy.attestation.
-func (s *Service) checkAttestPolicy(p *attest.Policy) error {
+func (s *Attestations) checkAttestPolicy(p *attest.Policy) error {
 	if p == nil {
 		return nil
 	}

@@ -17,7 +17,7 @@ const SourceAttestation = "attestation"
 
 // attestPolicyByName loads a server's attestation policy outside any
 // transaction (nil: no server yet, or no policy).
-func (s *Service) attestPolicyByName(ctx context.Context, name string) (*attest.Policy, error) {
+func (s *Attestations) attestPolicyByName(ctx context.Context, name string) (*attest.Policy, error) {
 	srv, err := s.store.Client.Server.Query().Where(server.Name(name)).WithPolicy().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
@@ -28,7 +28,7 @@ func (s *Service) attestPolicyByName(ctx context.Context, name string) (*attest.
 }
 
 // verifyItems verifies resolved inputs under p.
-func (s *Service) verifyItems(items []attestationItem, p *attest.Policy) ([]verification, error) {
+func (s *Attestations) verifyItems(items []attestationItem, p *attest.Policy) ([]verification, error) {
 	out := make([]verification, len(items))
 	for i, it := range items {
 		v, err := s.verifyBundle(it.bundle, it.artifact(), p)

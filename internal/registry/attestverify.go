@@ -31,7 +31,7 @@ type verification struct {
 // are about the request (oversized or malformed bundle, unusable digest)
 // and map to ErrTooLarge or ErrInvalid; a bundle that reads but does not
 // verify, or a stored policy that cannot be used, is a failed verification.
-func (s *Service) verifyBundle(raw []byte, a attest.Artifact, p *attest.Policy) (verification, error) {
+func (s *Attestations) verifyBundle(raw []byte, a attest.Artifact, p *attest.Policy) (verification, error) {
 	out := verification{checkedAt: s.now()}
 	if p == nil {
 		out.err = errNoPolicy

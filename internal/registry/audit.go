@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/auditchain"
 	"github.com/mcpreg/mcpreg/internal/domain"
@@ -31,7 +30,7 @@ func entryOf(ev *ent.AuditEvent) auditchain.Entry {
 // ensureAuditHead creates the chain-tip row once and notes its sequence
 // (where the change feed starts). Plain SQL, valid on both
 // dialects: ent cannot set the id of an auto-increment table.
-func (s *Service) ensureAuditHead(ctx context.Context) error {
+func (s *core) ensureAuditHead(ctx context.Context) error {
 	_, err := s.store.Client.ExecContext(ctx, fmt.Sprintf(
 		"INSERT INTO audit_heads (id, seq, hash) VALUES (%d, 0, '%s') ON CONFLICT (id) DO NOTHING", auditHeadID, genesisHash))
 	if err != nil {
@@ -47,14 +46,14 @@ func (s *Service) ensureAuditHead(ctx context.Context) error {
 
 // AuditWriter is the registry's audit chain for the other services: they
 // append their events through it, inside their own transactions.
-func (s *Service) AuditWriter() AuditAppender { return auditAppender{s} }
+func (s *Audit) AuditWriter() AuditAppender { return auditAppender{s.core} }
 
 // AuditAppender appends one audit event inside a transaction.
 type AuditAppender interface {
 	Append(ctx context.Context, tx *ent.Tx, r AuditRecord) error
 }
 
-type auditAppender struct{ s *Service }
+type auditAppender struct{ s *core }
 
 func (a auditAppender) Append(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
 	return a.s.appendAudit(ctx, tx, r)
@@ -62,7 +61,7 @@ func (a auditAppender) Append(ctx context.Context, tx *ent.Tx, r AuditRecord) er
 
 // appendAudit adds one event inside tx. Locking the head row serialises
 // appenders (PostgreSQL: FOR UPDATE; SQLite: the immediate write lock).
-func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
+func (s *core) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) error {
 	q := tx.AuditHead.Query().Where(audithead.ID(auditHeadID))
 	if s.store.RowLocks() {
 		q = q.ForUpdate()
@@ -85,15 +84,12 @@ func (s *Service) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) er
 		return fmt.Errorf("audit head update: %w", err)
 	}
 	if !discoveryNeutral[r.Action] {
-		// Attestation changes leave version rows as they were: the index
-		// cannot tell which entries changed, so it rebuilds them all.
-		full := strings.HasPrefix(r.Action, "attestation.")
 		tx.OnCommit(func(next ent.Committer) ent.Committer {
 			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
 				err := next.Commit(ctx, tx)
 				if err == nil {
 					s.applied.add(e.Seq)
-					s.disc.invalidate(full)
+					s.changed(r.Action)
 				}
 				return err
 			})

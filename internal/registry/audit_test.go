@@ -25,24 +25,24 @@ func TestAuditChainCatchesDirectEdits(t *testing.T) {
 	}
 	for _, tc := range tampers {
 		t.Run(tc.name, func(t *testing.T) {
-			forEach(t, func(t *testing.T, svc *registry.Service, st *store.Store) {
+			forEach(t, func(t *testing.T, svc *registry.Services, st *store.Store) {
 				ctx := context.Background()
 				for i := range 3 {
 					submit(t, svc, owner, "io.github.acme/audit", fmt.Sprintf("1.0.%d", i))
 				}
 				for _, a := range []registry.Action{registry.ActionApprove, registry.ActionQuarantine} {
-					if _, err := svc.Transition(ctx, reviewer, a, "io.github.acme/audit", "1.0.0", "r"); err != nil {
+					if _, err := svc.Review.Transition(ctx, reviewer, a, "io.github.acme/audit", "1.0.0", "r"); err != nil {
 						t.Fatal(err)
 					}
 				}
-				rep, err := svc.VerifyAuditChain(ctx)
+				rep, err := svc.Audit.VerifyAuditChain(ctx)
 				if err != nil || !rep.OK || rep.Events != 5 {
 					t.Fatalf("before tampering: %+v %v", rep, err)
 				}
 				if _, err := st.DB.ExecContext(ctx, tc.sql); err != nil {
 					t.Fatal(err)
 				}
-				rep, err = svc.VerifyAuditChain(ctx)
+				rep, err = svc.Audit.VerifyAuditChain(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -57,7 +57,7 @@ func TestAuditChainCatchesDirectEdits(t *testing.T) {
 // TestAuditChainUnderConcurrentWriters runs many writers at once; the chain
 // must stay one line with no gaps or forks.
 func TestAuditChainUnderConcurrentWriters(t *testing.T) {
-	forEach(t, func(t *testing.T, svc *registry.Service, st *store.Store) {
+	forEach(t, func(t *testing.T, svc *registry.Services, st *store.Store) {
 		ctx := context.Background()
 		const writers, each = 8, 6
 		var wg sync.WaitGroup
@@ -67,7 +67,7 @@ func TestAuditChainUnderConcurrentWriters(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					_, err := svc.Submit(ctx, owner, registry.Submission{
+					_, err := svc.Review.Submit(ctx, owner, registry.Submission{
 						ServerJSON: serverJSON(fmt.Sprintf("io.github.acme/c%d", w), fmt.Sprintf("1.0.%d", i)), Tools: []byte(tools)})
 					errs <- err
 				}
@@ -80,7 +80,7 @@ func TestAuditChainUnderConcurrentWriters(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		rep, err := svc.VerifyAuditChain(ctx)
+		rep, err := svc.Audit.VerifyAuditChain(ctx)
 		if err != nil || !rep.OK || rep.Events != writers*each {
 			t.Fatalf("chain after concurrent writes: %+v %v", rep, err)
 		}

@@ -27,7 +27,7 @@ const verifyBatch = 1000
 
 // VerifyAuditChain walks every event in sequence order, recomputing each
 // hash and link, and names the first broken one.
-func (s *Service) VerifyAuditChain(ctx context.Context) (*ChainReport, error) {
+func (s *Audit) VerifyAuditChain(ctx context.Context) (*ChainReport, error) {
 	return s.VerifyAuditChainAgainst(ctx, nil)
 }
 
@@ -36,7 +36,7 @@ func (s *Service) VerifyAuditChain(ctx context.Context) (*ChainReport, error) {
 // chain to reach the checkpoint's length with its head hash there. That
 // catches what the chain alone cannot: an early event changed and every
 // later hash recomputed, or the log cut short, head row included.
-func (s *Service) VerifyAuditChainAgainst(ctx context.Context, cp *auditchain.Checkpoint) (*ChainReport, error) {
+func (s *Audit) VerifyAuditChainAgainst(ctx context.Context, cp *auditchain.Checkpoint) (*ChainReport, error) {
 	rep := &ChainReport{OK: true}
 	chain := auditchain.NewChain(cp)
 	err := s.walkAudit(ctx, 0, func(ev *ent.AuditEvent) error { return chain.Add(entryOf(ev), ev.PrevHash, ev.Hash) })
@@ -60,7 +60,7 @@ func (s *Service) VerifyAuditChainAgainst(ctx context.Context, cp *auditchain.Ch
 
 // walkAudit calls fn with every event after sequence after, in order, read
 // in batches; it stops at fn's first error.
-func (s *Service) walkAudit(ctx context.Context, after int64, fn func(*ent.AuditEvent) error) error {
+func (s *Audit) walkAudit(ctx context.Context, after int64, fn func(*ent.AuditEvent) error) error {
 	for {
 		batch, err := s.store.Client.AuditEvent.Query().Where(auditevent.SeqGT(after)).
 			Order(ent.Asc(auditevent.FieldSeq)).Limit(verifyBatch).All(ctx)
@@ -86,7 +86,7 @@ func broken(rep *ChainReport, seq int64, problem string, cause error) *ChainRepo
 
 // checkHead compares the chain's end with the head row, which catches
 // deleted events at the end of the chain.
-func (s *Service) checkHead(ctx context.Context, rep *ChainReport, last int64, prev string) (*ChainReport, error) {
+func (s *Audit) checkHead(ctx context.Context, rep *ChainReport, last int64, prev string) (*ChainReport, error) {
 	head, err := s.store.Client.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		if last == 0 {

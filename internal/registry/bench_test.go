@@ -37,7 +37,7 @@ func BenchmarkSubmit(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				i := seq.Add(1)
-				_, err := svc.Submit(context.Background(), owner, registry.Submission{
+				_, err := svc.Review.Submit(context.Background(), owner, registry.Submission{
 					ServerJSON: serverJSON(fmt.Sprintf("io.github.acme/b%d", i), "1.0.0"), Tools: tl})
 				if err != nil {
 					b.Fatal(err)

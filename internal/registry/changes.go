@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +19,7 @@ const DefaultChangePoll = 200 * time.Millisecond
 // drops what they make stale (the discovery index; cached tokens after a
 // revocation). It runs until ctx ends. Changes made through this replica
 // already did so at commit; seeing them again costs nothing.
-func (s *Service) WatchChanges(ctx context.Context, every time.Duration) error {
+func (s *Audit) WatchChanges(ctx context.Context, every time.Duration) error {
 	if every <= 0 {
 		every = DefaultChangePoll
 	}
@@ -50,7 +49,7 @@ func (s *Service) WatchChanges(ctx context.Context, every time.Duration) error {
 
 // applyChanges reads audit events after seq and invalidates what they
 // touch; it returns the last sequence read.
-func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
+func (s *Audit) applyChanges(ctx context.Context, seq int64) (int64, error) {
 	evs, err := s.store.Client.AuditEvent.Query().Where(auditevent.SeqGT(seq)).Order(ent.Asc(auditevent.FieldSeq)).
 		Select(auditevent.FieldSeq, auditevent.FieldAction).Limit(1000).All(ctx)
 	if err != nil {
@@ -64,9 +63,7 @@ func (s *Service) applyChanges(ctx context.Context, seq int64) (int64, error) {
 		for _, f := range s.listeners {
 			f(ev.Action)
 		}
-		if !discoveryNeutral[ev.Action] {
-			s.disc.invalidate(strings.HasPrefix(ev.Action, "attestation."))
-		}
+		s.changed(ev.Action)
 		seq = ev.Seq
 	}
 	return seq, nil
@@ -96,4 +93,15 @@ func (a *appliedSeqs) take(seq int64) bool {
 	ok := a.m[seq]
 	delete(a.m, seq)
 	return ok
+}
+
+// changed tells the caches of an audited action that may change what
+// discovery serves, committed here or by another replica.
+func (s *core) changed(action string) {
+	if discoveryNeutral[action] {
+		return
+	}
+	for _, f := range s.caches {
+		f(action)
+	}
 }

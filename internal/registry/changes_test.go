@@ -25,15 +25,15 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 		var idB *identity.Service
 		a := discoveryService(t, st)
 		b := discoveryService(t, st, registry.WithChangeListener(func(action string) { idB.Changed(action) }))
-		idA := identity.New(st, a.AuditWriter())
-		idB = identity.New(st, b.AuditWriter())
+		idA := identity.New(st, a.Audit.AuditWriter())
+		idB = identity.New(st, b.Audit.AuditWriter())
 		bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
 		submit(t, a, owner, "io.github.acme/weather", "1.0.0")
-		if _, err := a.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
+		if _, err := a.Review.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
 			t.Fatal(err)
 		}
-		visible := func(svc *registry.Service) bool {
-			res, err := svc.Resolve(ctx, reviewer, registry.ResolveQuery{})
+		visible := func(svc *registry.Services) bool {
+			res, err := svc.Discovery.Resolve(ctx, reviewer, registry.ResolveQuery{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,13 +51,13 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 			t.Logf("%s seen by the other replica after %s", what, time.Since(start).Round(time.Millisecond))
 		}
 		waitFor("approval", func() bool { return visible(b) })
-		if _, err := a.Transition(ctx, reviewer, registry.ActionQuarantine, "io.github.acme/weather", "1.0.0", "incident"); err != nil {
+		if _, err := a.Review.Transition(ctx, reviewer, registry.ActionQuarantine, "io.github.acme/weather", "1.0.0", "incident"); err != nil {
 			t.Fatal(err)
 		}
 		// The watch starts late, after b built its index and a changed
 		// it (as when a request beats the watch at start): it must still
 		// see that change.
-		go func() { _ = b.WatchChanges(ctx, 50*time.Millisecond) }()
+		go func() { _ = b.Audit.WatchChanges(ctx, 50*time.Millisecond) }()
 		waitFor("quarantine", func() bool { return !visible(b) })
 
 		tok, err := idA.CreateToken(ctx, admin, identity.NewToken{Principal: "edge", Role: registry.RoleHost})

@@ -43,7 +43,7 @@ type Checkpoints struct {
 }
 
 // WithCheckpoints turns signed audit checkpoints on.
-func WithCheckpoints(c Checkpoints) Option { return func(s *Service) { s.checkpoints = &c } }
+func WithCheckpoints(c Checkpoints) Option { return func(s *settings) { s.checkpoints = &c } }
 
 // DefaultOrigin names a registry's log when no origin is configured: the
 // key id of the key that signs its first checkpoint. Later checkpoints keep
@@ -53,7 +53,7 @@ func DefaultOrigin(k *signing.Key) string {
 }
 
 // checkpointSigner is the key checkpoints are signed with, nil when off.
-func (s *Service) checkpointSigner() *signing.Key {
+func (s *Audit) checkpointSigner() *signing.Key {
 	if s.checkpoints == nil || s.signer == nil || (s.checkpoints.Every <= 0 && s.checkpoints.Interval <= 0) {
 		return nil
 	}
@@ -63,7 +63,7 @@ func (s *Service) checkpointSigner() *signing.Key {
 // CheckpointKeys are the public keys a checkpoint of this registry may be
 // signed with: the current discovery key and every previous one configured
 // (retired keys still verify the checkpoints they signed).
-func (s *Service) CheckpointKeys() []ed25519.PublicKey {
+func (s *Audit) CheckpointKeys() []ed25519.PublicKey {
 	if s.signer == nil {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (s *Service) CheckpointKeys() []ed25519.PublicKey {
 // RunCheckpoints writes due checkpoints until ctx ends, polling a tenth of
 // the interval (between 1s and 10s). Failures are logged and retried:
 // a chain that does not link to the latest checkpoint is never signed.
-func (s *Service) RunCheckpoints(ctx context.Context) error {
+func (s *Audit) RunCheckpoints(ctx context.Context) error {
 	if s.checkpointSigner() == nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ type pendingCheckpoint struct {
 // unique, and a time checkpoint is only written when no other replica
 // wrote one since this call looked. Before signing it replays the chain
 // from the latest checkpoint (whose note it verifies) to the new length.
-func (s *Service) WriteCheckpoints(ctx context.Context) (int, error) {
+func (s *Audit) WriteCheckpoints(ctx context.Context) (int, error) {
 	key := s.checkpointSigner()
 	if key == nil {
 		return 0, nil
@@ -137,7 +137,7 @@ func (s *Service) WriteCheckpoints(ctx context.Context) (int, error) {
 // latestVerifiedCheckpoint is the latest stored checkpoint, its note
 // verified with the registry's keys; a zero checkpoint at the genesis when
 // there is none.
-func (s *Service) latestVerifiedCheckpoint(ctx context.Context) (*auditchain.Checkpoint, error) {
+func (s *Audit) latestVerifiedCheckpoint(ctx context.Context) (*auditchain.Checkpoint, error) {
 	seen := s.seenCheckpoint.Load()
 	row, err := s.store.Client.AuditCheckpoint.Query().Order(ent.Desc(auditcheckpoint.FieldLength)).First(ctx)
 	switch {
@@ -164,7 +164,7 @@ func (s *Service) latestVerifiedCheckpoint(ctx context.Context) (*auditchain.Che
 // dueCheckpoints lists the checkpoints due after base with the chain at
 // length n: every multiple of Every, and the head when base is older than
 // Interval.
-func (s *Service) dueCheckpoints(base *auditchain.Checkpoint, n int64) []pendingCheckpoint {
+func (s *Audit) dueCheckpoints(base *auditchain.Checkpoint, n int64) []pendingCheckpoint {
 	if n <= base.Length {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (s *Service) dueCheckpoints(base *auditchain.Checkpoint, n int64) []pending
 
 // replayTo recomputes the chain from base to the last due length and
 // fills in the head hash at each; any break is an error.
-func (s *Service) replayTo(ctx context.Context, base *auditchain.Checkpoint, due []pendingCheckpoint) error {
+func (s *Audit) replayTo(ctx context.Context, base *auditchain.Checkpoint, due []pendingCheckpoint) error {
 	chain := auditchain.ResumeChain(base.Length, base.Head)
 	last, i := due[len(due)-1].length, 0
 	errDone := errors.New("done")
@@ -211,7 +211,7 @@ func (s *Service) replayTo(ctx context.Context, base *auditchain.Checkpoint, due
 
 // storeCheckpoints signs and inserts due under the audit head lock, so a
 // time checkpoint is skipped when another replica wrote one since base.
-func (s *Service) storeCheckpoints(ctx context.Context, key *signing.Key, base *auditchain.Checkpoint, due []pendingCheckpoint) (int, error) {
+func (s *Audit) storeCheckpoints(ctx context.Context, key *signing.Key, base *auditchain.Checkpoint, due []pendingCheckpoint) (int, error) {
 	var written int
 	var top *pendingCheckpoint // the last one now in the table
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
@@ -255,7 +255,7 @@ func (s *Service) storeCheckpoints(ctx context.Context, key *signing.Key, base *
 
 // noteSeen remembers cp as the latest checkpoint in the database unless a
 // later one was seen.
-func (s *Service) noteSeen(cp *auditchain.Checkpoint) {
+func (s *Audit) noteSeen(cp *auditchain.Checkpoint) {
 	for {
 		old := s.seenCheckpoint.Load()
 		if (old != nil && old.Length >= cp.Length) || s.seenCheckpoint.CompareAndSwap(old, cp) {
@@ -264,7 +264,7 @@ func (s *Service) noteSeen(cp *auditchain.Checkpoint) {
 	}
 }
 
-func (s *Service) insertCheckpoint(ctx context.Context, tx *ent.Tx, key *signing.Key, origin string, p pendingCheckpoint) (int, error) {
+func (s *Audit) insertCheckpoint(ctx context.Context, tx *ent.Tx, key *signing.Key, origin string, p pendingCheckpoint) (int, error) {
 	cp := &auditchain.Checkpoint{Origin: origin, Length: p.length, Head: p.head, Time: s.now()}
 	note, err := auditchain.Sign(cp, key)
 	if err != nil {
@@ -289,7 +289,7 @@ func (s *Service) insertCheckpoint(ctx context.Context, tx *ent.Tx, key *signing
 
 // checkpointOrigin is the configured origin, else the latest checkpoint's,
 // else DefaultOrigin of the signing key.
-func (s *Service) checkpointOrigin(ctx context.Context, tx *ent.Tx, key *signing.Key) (string, error) {
+func (s *Audit) checkpointOrigin(ctx context.Context, tx *ent.Tx, key *signing.Key) (string, error) {
 	if o := s.checkpoints.Origin; o != "" {
 		return o, nil
 	}
@@ -304,7 +304,7 @@ func (s *Service) checkpointOrigin(ctx context.Context, tx *ent.Tx, key *signing
 }
 
 // ListCheckpoints lists the stored checkpoints, newest first.
-func (s *Service) ListCheckpoints(ctx context.Context, pg Page) ([]*mcpregv1.AuditCheckpoint, string, error) {
+func (s *Audit) ListCheckpoints(ctx context.Context, pg Page) ([]*mcpregv1.AuditCheckpoint, string, error) {
 	size, before, err := s.intPageArgs(pg, "checkpoint")
 	if err != nil {
 		return nil, "", err
@@ -330,7 +330,7 @@ func (s *Service) ListCheckpoints(ctx context.Context, pg Page) ([]*mcpregv1.Aud
 
 // LatestCheckpoint is the signed note of the latest checkpoint; NotFound
 // when there is none yet.
-func (s *Service) LatestCheckpoint(ctx context.Context) ([]byte, error) {
+func (s *Audit) LatestCheckpoint(ctx context.Context) ([]byte, error) {
 	row, err := s.store.Client.AuditCheckpoint.Query().Order(ent.Desc(auditcheckpoint.FieldLength)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil, fmt.Errorf("%w: no audit checkpoint has been signed yet", ErrNotFound)

@@ -30,7 +30,7 @@ func newKey(t *testing.T) *signing.Key {
 }
 
 // checkpointService is a service signing checkpoints with key on st.
-func checkpointService(t *testing.T, st *store.Store, key *signing.Key, cp registry.Checkpoints, opts ...registry.Option) *registry.Service {
+func checkpointService(t *testing.T, st *store.Store, key *signing.Key, cp registry.Checkpoints, opts ...registry.Option) *registry.Services {
 	t.Helper()
 	opts = append([]registry.Option{registry.WithDiscoverySigner(&registry.DiscoverySigner{Keys: &signing.KeySet{Current: key}}),
 		registry.WithCheckpoints(cp)}, opts...)
@@ -42,7 +42,7 @@ func checkpointService(t *testing.T, st *store.Store, key *signing.Key, cp regis
 }
 
 // addEvents appends n audited changes (one version submitted each).
-func addEvents(t *testing.T, svc *registry.Service, n int) {
+func addEvents(t *testing.T, svc *registry.Services, n int) {
 	t.Helper()
 	for range n {
 		submit(t, svc, owner, "io.github.acme/cp", fmt.Sprintf("1.0.%d", nextVersion.Add(1)))
@@ -60,9 +60,9 @@ func checkpointRows(t *testing.T, st *store.Store) []*ent.AuditCheckpoint {
 	return rows
 }
 
-func latestCheckpoint(t *testing.T, svc *registry.Service, key *signing.Key) *auditchain.Checkpoint {
+func latestCheckpoint(t *testing.T, svc *registry.Services, key *signing.Key) *auditchain.Checkpoint {
 	t.Helper()
-	note, err := svc.LatestCheckpoint(context.Background())
+	note, err := svc.Audit.LatestCheckpoint(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +78,14 @@ func TestCheckpointsEveryNEvents(t *testing.T) {
 		ctx := context.Background()
 		key := newKey(t)
 		svc := checkpointService(t, st, key, registry.Checkpoints{Every: 2})
-		if _, err := svc.LatestCheckpoint(ctx); !errors.Is(err, registry.ErrNotFound) {
+		if _, err := svc.Audit.LatestCheckpoint(ctx); !errors.Is(err, registry.ErrNotFound) {
 			t.Fatalf("latest before any: %v", err)
 		}
 		addEvents(t, svc, 5)
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 2 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 2 {
 			t.Fatalf("wrote %d, %v; want 2 (at 2 and 4)", n, err)
 		}
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 0 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 0 {
 			t.Fatalf("again: wrote %d, %v; want 0", n, err)
 		}
 		rows := checkpointRows(t, st)
@@ -96,19 +96,19 @@ func TestCheckpointsEveryNEvents(t *testing.T) {
 		if cp.Length != 4 || cp.Origin != registry.DefaultOrigin(key) || cp.Head != rows[1].HeadHash {
 			t.Fatalf("latest = %+v", cp)
 		}
-		rep, err := svc.VerifyAuditChainAgainst(ctx, cp)
+		rep, err := svc.Audit.VerifyAuditChainAgainst(ctx, cp)
 		if err != nil || !rep.OK || rep.Events != 5 {
 			t.Fatalf("verify against checkpoint: %+v %v", rep, err)
 		}
 		addEvents(t, svc, 1)
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 || latestCheckpoint(t, svc, key).Length != 6 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 || latestCheckpoint(t, svc, key).Length != 6 {
 			t.Fatalf("after event 6: wrote %d, %v", n, err)
 		}
-		page, next, err := svc.ListCheckpoints(ctx, registry.Page{Size: 2})
+		page, next, err := svc.Audit.ListCheckpoints(ctx, registry.Page{Size: 2})
 		if err != nil || len(page) != 2 || page[0].GetLength() != 6 || page[1].GetLength() != 4 || next == "" {
 			t.Fatalf("first page %v next %q: %v", page, next, err)
 		}
-		page, next, err = svc.ListCheckpoints(ctx, registry.Page{Size: 2, Token: next})
+		page, next, err = svc.Audit.ListCheckpoints(ctx, registry.Page{Size: 2, Token: next})
 		if err != nil || len(page) != 1 || page[0].GetLength() != 2 || next != "" {
 			t.Fatalf("second page %v next %q: %v", page, next, err)
 		}
@@ -123,20 +123,20 @@ func TestCheckpointsByTime(t *testing.T) {
 		now.Store(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).UnixMicro())
 		clock := func() time.Time { return time.UnixMicro(now.Load()).UTC() }
 		svc := checkpointService(t, st, key, registry.Checkpoints{Interval: time.Hour, Origin: "registry.example.com"}, registry.WithClock(clock))
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 0 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 0 {
 			t.Fatalf("empty log: wrote %d, %v", n, err)
 		}
 		addEvents(t, svc, 3)
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("first: wrote %d, %v", n, err)
 		}
 		addEvents(t, svc, 2)
 		now.Add((59 * time.Minute).Microseconds())
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 0 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 0 {
 			t.Fatalf("59 minutes later: wrote %d, %v", n, err)
 		}
 		now.Add((time.Minute).Microseconds())
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("an hour later: wrote %d, %v", n, err)
 		}
 		cp := latestCheckpoint(t, svc, key)
@@ -144,7 +144,7 @@ func TestCheckpointsByTime(t *testing.T) {
 			t.Fatalf("latest = %+v", cp)
 		}
 		now.Add((2 * time.Hour).Microseconds())
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 0 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 0 {
 			t.Fatalf("no new events: wrote %d, %v", n, err)
 		}
 	})
@@ -161,13 +161,13 @@ func TestCheckpointRaceAcrossReplicas(t *testing.T) {
 			key := newKey(t)
 			sa, sb := storetest.OpenReplica(t, dsn), storetest.OpenReplica(t, dsn)
 			cfg := registry.Checkpoints{Every: 3, Interval: time.Hour}
-			svcs := []*registry.Service{checkpointService(t, sa, key, cfg), checkpointService(t, sb, key, cfg)}
+			svcs := []*registry.Services{checkpointService(t, sa, key, cfg), checkpointService(t, sb, key, cfg)}
 			total := 0
 			for round := range raceRounds {
 				addEvents(t, svcs[round%2], 4)
 				var wrote [2]int
 				var errs [2]error
-				testkit.Race(2, func(i int) { wrote[i], errs[i] = svcs[i].WriteCheckpoints(ctx) })
+				testkit.Race(2, func(i int) { wrote[i], errs[i] = svcs[i].Audit.WriteCheckpoints(ctx) })
 				if errs[0] != nil || errs[1] != nil {
 					t.Fatalf("round %d: %v / %v", round, errs[0], errs[1])
 				}
@@ -194,7 +194,7 @@ func TestCheckpointRaceAcrossReplicas(t *testing.T) {
 				t.Fatalf("checkpoints %d, %d, %d; want 3, 4 (time), 6", rows[0].Length, rows[1].Length, rows[2].Length)
 			}
 			cp := latestCheckpoint(t, svcs[1], key)
-			if rep, err := svcs[1].VerifyAuditChainAgainst(ctx, cp); err != nil || !rep.OK {
+			if rep, err := svcs[1].Audit.VerifyAuditChainAgainst(ctx, cp); err != nil || !rep.OK {
 				t.Fatalf("verify: %+v %v", rep, err)
 			}
 		})
@@ -229,22 +229,22 @@ func TestCheckpointCatchesConsistentRewrite(t *testing.T) {
 		key := newKey(t)
 		svc := checkpointService(t, st, key, registry.Checkpoints{Every: 4})
 		addEvents(t, svc, 5)
-		if _, err := svc.WriteCheckpoints(ctx); err != nil {
+		if _, err := svc.Audit.WriteCheckpoints(ctx); err != nil {
 			t.Fatal(err)
 		}
 		cp := latestCheckpoint(t, svc, key)
 		storetest.RewriteAuditEvent(t, st, 2, "nothing to see")
-		rep, err := svc.VerifyAuditChain(ctx)
+		rep, err := svc.Audit.VerifyAuditChain(ctx)
 		if err != nil || !rep.OK || rep.Events != 5 {
 			t.Fatalf("the rewrite is meant to keep the chain consistent: %+v %v", rep, err)
 		}
-		rep, err = svc.VerifyAuditChainAgainst(ctx, cp)
+		rep, err = svc.Audit.VerifyAuditChainAgainst(ctx, cp)
 		if err != nil || rep.OK || !errors.Is(rep.Cause, auditchain.ErrRewritten) || rep.FirstBrokenSeq != 4 ||
 			!strings.Contains(rep.Problem, "at or before 4") {
 			t.Fatalf("against the checkpoint: %+v %v, want rewritten at or before 4", rep, err)
 		}
 		addEvents(t, svc, 4)
-		if n, err := svc.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "refusing to sign") {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "refusing to sign") {
 			t.Fatalf("signing over a rewritten chain: wrote %d, %v", n, err)
 		}
 	})
@@ -258,20 +258,20 @@ func TestCheckpointCatchesTruncation(t *testing.T) {
 		key := newKey(t)
 		svc := checkpointService(t, st, key, registry.Checkpoints{Every: 4})
 		addEvents(t, svc, 5)
-		if _, err := svc.WriteCheckpoints(ctx); err != nil {
+		if _, err := svc.Audit.WriteCheckpoints(ctx); err != nil {
 			t.Fatal(err)
 		}
 		cp := latestCheckpoint(t, svc, key)
 		storetest.TruncateAudit(t, st, 4)
-		if rep, err := svc.VerifyAuditChainAgainst(ctx, cp); err != nil || !rep.OK {
+		if rep, err := svc.Audit.VerifyAuditChainAgainst(ctx, cp); err != nil || !rep.OK {
 			t.Fatalf("cut after the checkpoint: %+v %v", rep, err)
 		}
 		storetest.TruncateAudit(t, st, 3)
-		rep, err := svc.VerifyAuditChain(ctx)
+		rep, err := svc.Audit.VerifyAuditChain(ctx)
 		if err != nil || !rep.OK || rep.Events != 3 {
 			t.Fatalf("the cut is meant to keep the chain consistent: %+v %v", rep, err)
 		}
-		rep, err = svc.VerifyAuditChainAgainst(ctx, cp)
+		rep, err = svc.Audit.VerifyAuditChainAgainst(ctx, cp)
 		if err != nil || rep.OK || !errors.Is(rep.Cause, auditchain.ErrTruncated) || !strings.Contains(rep.Problem, "has 3 events") {
 			t.Fatalf("against the checkpoint: %+v %v, want truncated", rep, err)
 		}
@@ -288,14 +288,14 @@ func TestCheckpointsAcrossKeyRotation(t *testing.T) {
 		oldKey, newKey := newKey(t), newKey(t)
 		svc := checkpointService(t, st, oldKey, registry.Checkpoints{Every: 2})
 		addEvents(t, svc, 2)
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("old key: wrote %d, %v", n, err)
 		}
-		oldNote, _ := svc.LatestCheckpoint(ctx)
+		oldNote, _ := svc.Audit.LatestCheckpoint(ctx)
 		addEvents(t, svc, 2)
 
 		dropped := checkpointService(t, st, newKey, registry.Checkpoints{Every: 2})
-		if n, err := dropped.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "does not verify") {
+		if n, err := dropped.Audit.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "does not verify") {
 			t.Fatalf("without the previous key: wrote %d, %v", n, err)
 		}
 		prev, err := signing.PublishedKeyFor(oldKey, new(time.Now().Add(time.Minute)))
@@ -307,14 +307,14 @@ func TestCheckpointsAcrossKeyRotation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := rotated.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := rotated.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("with the previous key: wrote %d, %v", n, err)
 		}
 		cp := latestCheckpoint(t, rotated, newKey)
 		if cp.Length != 4 || cp.Origin != registry.DefaultOrigin(oldKey) {
 			t.Fatalf("after rotation: %+v, want length 4 under the first origin", cp)
 		}
-		if _, _, err := auditchain.Open(oldNote, rotated.CheckpointKeys()); err != nil {
+		if _, _, err := auditchain.Open(oldNote, rotated.Audit.CheckpointKeys()); err != nil {
 			t.Fatalf("the old note with the rotated keys: %v", err)
 		}
 	})
@@ -329,7 +329,7 @@ func TestCheckpointsDeletedStopSigning(t *testing.T) {
 		key := newKey(t)
 		svc := checkpointService(t, st, key, registry.Checkpoints{Every: 2})
 		addEvents(t, svc, 3)
-		if n, err := svc.WriteCheckpoints(ctx); err != nil || n != 1 {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err != nil || n != 1 {
 			t.Fatalf("wrote %d, %v", n, err)
 		}
 		storetest.RewriteAuditEvent(t, st, 1, "nothing to see")
@@ -337,7 +337,7 @@ func TestCheckpointsDeletedStopSigning(t *testing.T) {
 			t.Fatal(err)
 		}
 		addEvents(t, svc, 1)
-		if n, err := svc.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "checkpoints were deleted") {
+		if n, err := svc.Audit.WriteCheckpoints(ctx); err == nil || n != 0 || !strings.Contains(err.Error(), "checkpoints were deleted") {
 			t.Fatalf("after the checkpoints were deleted: wrote %d, %v", n, err)
 		}
 		if rows := checkpointRows(t, st); len(rows) != 0 {

@@ -32,7 +32,7 @@ type parsedContract struct {
 // parseContract reads the submitted contract, else the one in server.json
 // _meta, else takes the default contract; it normalises it over the
 // snapshot's tools.
-func (s *Service) parseContract(submitted, serverJSON []byte, tools *pin.ToolsList) (*parsedContract, error) {
+func (s *core) parseContract(submitted, serverJSON []byte, tools *pin.ToolsList) (*parsedContract, error) {
 	raw, source := submitted, ContractSubmitted
 	if len(raw) == 0 {
 		meta, found, err := contract.FromServerJSONMeta(serverJSON)
@@ -71,7 +71,7 @@ func contractError(field string, err error) error {
 }
 
 // contractFindings are the submission checks of a contract.
-func (s *Service) contractFindings(pc *parsedContract, tools *pin.ToolsList) []recorded {
+func (s *core) contractFindings(pc *parsedContract, tools *pin.ToolsList) []recorded {
 	facts := make([]contract.ToolFacts, len(tools.Tools))
 	for i, t := range tools.Tools {
 		facts[i] = contract.ToolFacts{Name: t.Name, Raw: t.Raw}

@@ -102,13 +102,13 @@ func (c *discoveryCache) invalidate(full bool) {
 
 // InvalidateDiscovery marks the discovery index stale, e.g. after a change
 // made by another replica.
-func (s *Service) InvalidateDiscovery() { s.disc.invalidate(true) }
+func (s *Discovery) InvalidateDiscovery() { s.disc.invalidate(true) }
 
 // DiscoveryView names what a caller sees of the discovery index right
 // now: the index generation and the caller's visibility. Answers computed
 // for equal views are equal, so callers may cache them under it. It
 // brings a stale index up to date first.
-func (s *Service) DiscoveryView(ctx context.Context, c *Caller) (string, error) {
+func (s *Discovery) DiscoveryView(ctx context.Context, c *Caller) (string, error) {
 	if _, err := s.discoveryIndex(ctx); err != nil {
 		return "", err
 	}
@@ -123,7 +123,7 @@ func (s *Service) DiscoveryView(ctx context.Context, c *Caller) (string, error) 
 // before the call, building one if needed. Concurrent callers share one
 // build; a caller whose change came after a running build started waits
 // for the next one, so no answer misses a change made before it was asked.
-func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
+func (s *Discovery) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
 	for {
 		want := s.disc.changes.Load()
 		if idx := s.disc.cur.Load(); idx != nil && idx.gen >= want {
@@ -156,7 +156,7 @@ func (s *Service) discoveryIndex(ctx context.Context) (*discoveryIndex, error) {
 // narrow query of the approved set plus the changed versions, not a
 // rebuild of the fleet; full forces a complete rebuild (attestations
 // changed).
-func (s *Service) buildDiscovery(ctx context.Context, prev *discoveryIndex, full bool) (*discoveryIndex, error) {
+func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, full bool) (*discoveryIndex, error) {
 	c := s.store.Client
 	head, err := c.AuditHead.Query().Where(audithead.ID(auditHeadID)).Only(ctx)
 	if err != nil {
@@ -218,7 +218,7 @@ func (s *Service) buildDiscovery(ctx context.Context, prev *discoveryIndex, full
 }
 
 // loadDiscoveryVersions reads the given approved versions in full.
-func (s *Service) loadDiscoveryVersions(ctx context.Context, ids []int) ([]*discoveryVersion, error) {
+func (s *Discovery) loadDiscoveryVersions(ctx context.Context, ids []int) ([]*discoveryVersion, error) {
 	c := s.store.Client
 	var out []*discoveryVersion
 	for chunk := range slices.Chunk(ids, 500) {
@@ -360,4 +360,11 @@ func discoveryAttestation(a *ent.Attestation) discovery.Attestation {
 		out.IntegratedTime = r.TlogEntries[0].IntegratedTime
 	}
 	return out
+}
+
+// changed invalidates the index after an audited action. Attestation
+// changes leave version rows as they were: the index cannot tell which
+// entries changed, so it rebuilds them all.
+func (s *Discovery) changed(action string) {
+	s.disc.invalidate(strings.HasPrefix(action, "attestation."))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/signing"
 )
 
-func discoveryService(t *testing.T, st *store.Store, opts ...registry.Option) *registry.Service {
+func discoveryService(t *testing.T, st *store.Store, opts ...registry.Option) *registry.Services {
 	t.Helper()
 	key, err := signing.GenerateKey()
 	if err != nil {
@@ -29,9 +29,9 @@ func discoveryService(t *testing.T, st *store.Store, opts ...registry.Option) *r
 
 // servers resolves everything (the sequence differs by design: an index
 // is not rebuilt for changes that do not touch it) (a reviewer's view), all pages.
-func servers(t *testing.T, svc *registry.Service) string {
+func servers(t *testing.T, svc *registry.Services) string {
 	t.Helper()
-	res, err := svc.Resolve(context.Background(), reviewer, registry.ResolveQuery{PageSize: registry.MaxDiscoveryPageSize})
+	res, err := svc.Discovery.Resolve(context.Background(), reviewer, registry.ResolveQuery{PageSize: registry.MaxDiscoveryPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestIncrementalDiscoveryIndex(t *testing.T) {
 					continue
 				}
 				by := []*registry.Caller{reviewer, bob}[rng.IntN(2)]
-				if _, err := svc.Transition(ctx, by, a, v.name, v.version, "step"); err != nil {
+				if _, err := svc.Review.Transition(ctx, by, a, v.name, v.version, "step"); err != nil {
 					t.Fatalf("step %d: %s %s@%s: %v", step, a, v.name, v.version, err)
 				}
 				v.state = map[registry.Action]string{registry.ActionApprove: "approved", registry.ActionQuarantine: "quarantined",
@@ -90,11 +90,11 @@ func TestDiscoveryNeverAnswersStale(t *testing.T) {
 		svc := discoveryService(t, st)
 		bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
 		submit(t, svc, owner, "io.github.acme/weather", "1.0.0")
-		if _, err := svc.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
+		if _, err := svc.Review.Transition(ctx, bob, registry.ActionApprove, "io.github.acme/weather", "1.0.0", "ok"); err != nil {
 			t.Fatal(err)
 		}
 		count := func() int {
-			res, err := svc.Resolve(ctx, reviewer, registry.ResolveQuery{})
+			res, err := svc.Discovery.Resolve(ctx, reviewer, registry.ResolveQuery{})
 			if err != nil {
 				if ctx.Err() == nil {
 					t.Error(err)
@@ -115,7 +115,7 @@ func TestDiscoveryNeverAnswersStale(t *testing.T) {
 			if i%2 == 1 {
 				a, want = registry.ActionRelease, 1
 			}
-			if _, err := svc.Transition(ctx, reviewer, a, "io.github.acme/weather", "1.0.0", "flip"); err != nil {
+			if _, err := svc.Review.Transition(ctx, reviewer, a, "io.github.acme/weather", "1.0.0", "flip"); err != nil {
 				t.Fatal(err)
 			}
 			if got := count(); got != want {

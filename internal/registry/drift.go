@@ -22,7 +22,7 @@ import (
 
 // approvedSnapshot rebuilds the tools list and serverInfo a version's
 // current pins were computed from.
-func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
+func (s *Scans) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
@@ -45,7 +45,7 @@ func (s *Service) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.V
 // settleScan compares a successful scan with the approved pins, records
 // the drift event if any, and quarantines at once when the drift policy
 // says so. All of it commits in one transaction with its audit event.
-func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, snap *livescan.Snapshot) error {
+func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap *livescan.Snapshot) error {
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		cur, err := s.lockVersionByID(ctx, tx, v.ID)
 		if err != nil {
@@ -82,7 +82,7 @@ func (s *Service) settleScan(ctx context.Context, v *ent.Version, scanID int, sn
 	})
 }
 
-func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent.Version, error) {
+func (s *core) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent.Version, error) {
 	q := tx.Version.Query().Where(version.ID(id)).WithServer()
 	if s.store.RowLocks() {
 		q = q.ForUpdate()
@@ -90,7 +90,7 @@ func (s *Service) lockVersionByID(ctx context.Context, tx *ent.Tx, id int) (*ent
 	return q.Only(ctx)
 }
 
-func (s *Service) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, scanID int, changes []diffreview.Change) (*ent.DriftEvent, error) {
+func (s *Scans) recordDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, scanID int, changes []diffreview.Change) (*ent.DriftEvent, error) {
 	action := diffreview.Verdict(changes)
 	status := states.DriftOpen
 	if action != diffreview.ActionQuarantine {
@@ -119,7 +119,7 @@ func storedChanges(changes []diffreview.Change) []schema.DriftChange {
 
 // quarantineForDrift takes an approved version out of discovery at once
 // when its drift calls for it. Warn-only drift never changes state.
-func (s *Service) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
+func (s *Scans) quarantineForDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 	if ev.Action != string(diffreview.ActionQuarantine) || v.State != version.StateApproved {
 		return nil
 	}
@@ -169,7 +169,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // sameOpenDrift returns the open drift event behind a drift quarantine when
 // the new scan saw exactly what that event's scan saw, so repeated scans of
 // a quarantined server do not pile up identical events.
-func (s *Service) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, snap *livescan.Snapshot) (*ent.DriftEvent, error) {
+func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, snap *livescan.Snapshot) (*ent.DriftEvent, error) {
 	if v.QuarantineDriftID == nil {
 		return nil, nil
 	}

@@ -23,14 +23,14 @@ import (
 // (not by the principal that submitted the version) and the gates of
 // approve and release (checkAdmission), acks covering the contract's
 // widenings.
-func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string, acks ...string) (*mcpregv1.Version, error) {
+func (s *Scans) AcceptDrift(ctx context.Context, c *Caller, eventID int, reason string, acks ...string) (*mcpregv1.Version, error) {
 	var id int
 	err := s.decideDrift(ctx, c, eventID, reason, true, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		subject := subjectOf(v.Edges.Server.Name, v.Version)
 		if v.SubmittedBy == c.Principal {
 			return deniedf("four-eyes: %s submitted %s and cannot accept its drift", c.Principal, subject)
 		}
-		details, err := s.checkAdmission(ctx, tx, v, actionAcceptDrift, subject, acks)
+		details, err := s.attest.checkAdmission(ctx, tx, v, actionAcceptDrift, subject, acks)
 		if err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (s *Service) AcceptDrift(ctx context.Context, c *Caller, eventID int, reaso
 
 // DeclineDrift closes a drift event without re-pinning; a version
 // quarantined for it stays quarantined.
-func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
+func (s *Scans) DeclineDrift(ctx context.Context, c *Caller, eventID int, reason string) (*mcpregv1.Version, error) {
 	var id int
 	err := s.decideDrift(ctx, c, eventID, reason, false, func(tx *ent.Tx, v *ent.Version, ev *ent.DriftEvent) error {
 		id = v.ID
@@ -60,7 +60,7 @@ func (s *Service) DeclineDrift(ctx context.Context, c *Caller, eventID int, reas
 // decideDrift runs fn on an open drift event and its locked version. With
 // repin, a warned event that hosts block on (see blocksHosts) may be
 // decided too.
-func (s *Service) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, repin bool, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
+func (s *Scans) decideDrift(ctx context.Context, c *Caller, eventID int, reason string, repin bool, fn func(*ent.Tx, *ent.Version, *ent.DriftEvent) error) error {
 	if !c.MayDecide() {
 		return deniedf("role %s may not decide drift", c.Role)
 	}
@@ -118,7 +118,7 @@ func blocksHosts(changes []schema.DriftChange) bool {
 }
 
 // repin stores the drifted snapshot as the version's new pins.
-func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason, details string) error {
+func (s *Scans) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, reason, details string) error {
 	sc, err := tx.Scan.Get(ctx, ev.ScanID)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func (s *Service) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Versi
 	return s.closeDrift(ctx, tx, c, v, ev, states.DriftAccepted, reason, details)
 }
 
-func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
+func (s *Scans) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return "", err
@@ -172,7 +172,7 @@ func (s *Service) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Ve
 // closeAction is the audit action of closing a drift event with a status.
 var closeAction = map[states.DriftStatus]string{states.DriftAccepted: "drift.accept", states.DriftDeclined: "drift.decline"}
 
-func (s *Service) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status states.DriftStatus, reason, details string) error {
+func (s *Scans) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, ev *ent.DriftEvent, status states.DriftStatus, reason, details string) error {
 	err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(string(status)).SetResolvedBy(c.Principal).
 		SetResolutionReason(reason).SetResolvedAt(s.now()).Exec(ctx)
 	if err != nil {

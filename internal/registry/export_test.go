@@ -12,7 +12,7 @@ import (
 // version's scan lease and records the running scan under it), then does
 // nothing more: no renewal, no read, no hand-back. It stands for a replica
 // that died mid-scan, and returns the scan's id.
-func (s *Service) StallScan(ctx context.Context, name, ver string) (int, error) {
+func (s *Scans) StallScan(ctx context.Context, name, ver string) (int, error) {
 	v, err := s.findVersion(ctx, name, ver)
 	if err != nil {
 		return 0, err
@@ -34,7 +34,7 @@ func (s *Service) StallScan(ctx context.Context, name, ver string) (int, error) 
 // LeaseHolder asks for name@ver's scan lease as an on-demand scan does and
 // names the replica holding it, or "" when this service took it (and handed
 // it back at once).
-func (s *Service) LeaseHolder(ctx context.Context, name, ver string) (string, error) {
+func (s *Scans) LeaseHolder(ctx context.Context, name, ver string) (string, error) {
 	v, err := s.findVersion(ctx, name, ver)
 	if err != nil {
 		return "", err
@@ -48,7 +48,7 @@ func (s *Service) LeaseHolder(ctx context.Context, name, ver string) (string, er
 
 // ScheduleRound runs one round of RunScheduler and waits for the scans it
 // started.
-func (s *Service) ScheduleRound(ctx context.Context) error {
+func (s *Scans) ScheduleRound(ctx context.Context) error {
 	slots := make(chan struct{}, max(s.scanning.Concurrency, 1))
 	var running sync.WaitGroup
 	err := s.scheduleRound(ctx, slots, &running)

@@ -64,7 +64,7 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 // fixed number of queries (one GROUP BY over the wanted versions):
 // subject ("NAME@VERSION") → severity → count. Versions the caller may
 // not read are left out.
-func (s *Service) FindingCounts(ctx context.Context, c *Caller, subjects []string) (map[string]map[string]int, error) {
+func (s *Scans) FindingCounts(ctx context.Context, c *Caller, subjects []string) (map[string]map[string]int, error) {
 	want := map[string]bool{}
 	var names []string
 	for _, sub := range subjects {

@@ -23,7 +23,7 @@ const actionAcceptDrift Action = "accept drift of"
 //   - no finding that the published artifact is not the declared one.
 //
 // It returns the audit details naming the acknowledged widenings.
-func (s *Service) checkAdmission(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string, acks []string) (string, error) {
+func (s *Attestations) checkAdmission(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string, acks []string) (string, error) {
 	acked, err := checkAcknowledged(ctx, tx, v, a, subject, acks)
 	if err != nil {
 		return "", err

@@ -36,7 +36,7 @@ type CheckInput struct {
 // a mismatch makes the registry scan the version itself, since a host's
 // word alone never changes a version's state. A server the host may not
 // use is verdict unknown, not an error.
-func (s *Service) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (*mcpregv1.CheckConnectionResponse, error) {
+func (s *Scans) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (*mcpregv1.CheckConnectionResponse, error) {
 	if c.Role != RoleHost && c.Role != RoleAdmin {
 		return nil, deniedf("role %s does not post connect-time checks (hosts do)", c.Role)
 	}
@@ -51,7 +51,7 @@ func (s *Service) CheckConnection(ctx context.Context, c *Caller, in CheckInput)
 	if err != nil {
 		return nil, invalidf("tools: %v", err)
 	}
-	idx, err := s.discoveryIndex(ctx)
+	idx, err := s.discovery.discoveryIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func versionNote(v string) string {
 // compareObserved fills out's verdicts from the drift between the approved
 // snapshot and the observation. Without an initialize result the host's
 // instructions and serverInfo are unknown, so they are not compared.
-func (s *Service) compareObserved(ctx context.Context, dv *discoveryVersion, observed *pin.ToolsList, init *InitializeFacts, out *mcpregv1.CheckConnectionResponse) error {
+func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, observed *pin.ToolsList, init *InitializeFacts, out *mcpregv1.CheckConnectionResponse) error {
 	v, err := s.store.Client.Version.Get(ctx, dv.id)
 	if err != nil {
 		return err
@@ -168,7 +168,7 @@ func toolVerdicts(pinned []discovery.ToolPin, observed *pin.ToolsList, changes [
 // recordCheck stores the observation (its raw bodies only within
 // Limits.HostChecks.MaxBytes), fills the receipt's id and prunes the
 // host's older observations of the version.
-func (s *Service) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv *discoveryVersion, out *mcpregv1.CheckConnectionResponse) error {
+func (s *Scans) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv *discoveryVersion, out *mcpregv1.CheckConnectionResponse) error {
 	tools, init, note := s.storedBody(in)
 	out.Message += note
 	q := s.store.Client.HostCheck.Create().SetPrincipal(c.Principal).SetServerName(in.Name).SetVersion(out.Version).
@@ -196,8 +196,8 @@ func (s *Service) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv 
 // reported as drifted, if the host's principal has an on-demand scan left
 // (Limits.ScanRate). Over the rate the host still gets its verdict; the
 // message says that no scan was started and when to report again.
-func (s *Service) requestReportScan(ctx context.Context, c *Caller, name, ver string, out *mcpregv1.CheckConnectionResponse) {
-	if err := s.scanGate.allow(c.Principal, time.Now()); err != nil {
+func (s *Scans) requestReportScan(ctx context.Context, c *Caller, name, ver string, out *mcpregv1.CheckConnectionResponse) {
+	if err := s.gate.allow(c.Principal, time.Now()); err != nil {
 		d, _ := RetryAfter(err)
 		out.Message += fmt.Sprintf("; no registry scan started: %s (retry after %s)", strings.TrimPrefix(err.Error(), ErrRateLimited.Error()+": "), d)
 		return
@@ -208,7 +208,7 @@ func (s *Service) requestReportScan(ctx context.Context, c *Caller, name, ver st
 
 // scanForReport scans a version a host reported as drifted. Reports for
 // one version merge into one scan, and the cooldown answers repeats.
-func (s *Service) scanForReport(ctx context.Context, c *Caller, name, ver string) {
+func (s *Scans) scanForReport(ctx context.Context, c *Caller, name, ver string) {
 	v, err := s.store.Client.Version.Query().Where(versionNamed(name, ver)...).Only(ctx)
 	if err != nil || v.State != version.StateApproved {
 		return

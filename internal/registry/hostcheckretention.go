@@ -35,7 +35,7 @@ type hostCheckSweep struct{ last atomic.Int64 }
 // storedBody is what of an observation's raw bodies is stored: all of it
 // within the cap, else nothing (the digests identify it), with a note for
 // the host.
-func (s *Service) storedBody(in CheckInput) (tools, init []byte, note string) {
+func (s *Scans) storedBody(in CheckInput) (tools, init []byte, note string) {
 	size := len(in.Tools) + len(in.InitializeResult)
 	if limit := s.limits.HostChecks.MaxBytes; limit > 0 && size > limit {
 		return []byte{}, nil, fmt.Sprintf("; the observation was stored without its body (%d bytes, over --host-check-max-bytes %d)", size, limit)
@@ -46,7 +46,7 @@ func (s *Service) storedBody(in CheckInput) (tools, init []byte, note string) {
 // pruneHostChecks deletes the principal's observations of one server and
 // version beyond the newest Keep, and, at most every ageSweepEvery, every
 // observation older than Retention.
-func (s *Service) pruneHostChecks(ctx context.Context, principal, name, ver string) error {
+func (s *Scans) pruneHostChecks(ctx context.Context, principal, name, ver string) error {
 	l := s.limits.HostChecks
 	if l.Keep > 0 {
 		ids, err := s.store.Client.HostCheck.Query().

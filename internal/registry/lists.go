@@ -20,7 +20,7 @@ type Page struct {
 }
 
 // ListServers lists servers in name order.
-func (s *Service) ListServers(ctx context.Context, c *Caller, f ServerFilter, pg Page) ([]*mcpregv1.Server, string, error) {
+func (s *Review) ListServers(ctx context.Context, c *Caller, f ServerFilter, pg Page) ([]*mcpregv1.Server, string, error) {
 	size, after, err := s.pageArgs(pg, "servers")
 	if err != nil {
 		return nil, "", err
@@ -44,7 +44,7 @@ func (s *Service) ListServers(ctx context.Context, c *Caller, f ServerFilter, pg
 	return out, next, err
 }
 
-func (s *Service) pageArgs(pg Page, kind string) (int, string, error) {
+func (s *core) pageArgs(pg Page, kind string) (int, string, error) {
 	size := s.pageSize(pg.Size)
 	if size < 0 {
 		return 0, "", invalidf("pageSize must not be negative")
@@ -54,7 +54,7 @@ func (s *Service) pageArgs(pg Page, kind string) (int, string, error) {
 }
 
 // intPageArgs is pageArgs for lists whose cursor is a row id or sequence.
-func (s *Service) intPageArgs(pg Page, kind string) (int, int64, error) {
+func (s *core) intPageArgs(pg Page, kind string) (int, int64, error) {
 	size := s.pageSize(pg.Size)
 	if size < 0 {
 		return 0, 0, invalidf("pageSize must not be negative")
@@ -74,7 +74,7 @@ func trimPage[T any](rows []T, size int, cursor func(T) string) ([]T, string) {
 
 // serversWithVersions adds version counts and latest approved versions to a
 // page of servers with one query.
-func (s *Service) serversWithVersions(ctx context.Context, rows []*ent.Server) ([]*mcpregv1.Server, error) {
+func (s *Review) serversWithVersions(ctx context.Context, rows []*ent.Server) ([]*mcpregv1.Server, error) {
 	ids := make([]int, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
@@ -104,7 +104,7 @@ func (s *Service) serversWithVersions(ctx context.Context, rows []*ent.Server) (
 }
 
 // ListVersions lists versions, newest submission first, without snapshots.
-func (s *Service) ListVersions(ctx context.Context, c *Caller, name string, f ServerFilter, pg Page) ([]*mcpregv1.Version, string, error) {
+func (s *Review) ListVersions(ctx context.Context, c *Caller, name string, f ServerFilter, pg Page) ([]*mcpregv1.Version, string, error) {
 	size, before, err := s.intPageArgs(pg, "versions")
 	if err != nil {
 		return nil, "", err
@@ -158,7 +158,7 @@ type AuditFilter struct {
 }
 
 // ListAuditEvents lists audit events oldest first.
-func (s *Service) ListAuditEvents(ctx context.Context, f AuditFilter, pg Page) ([]*mcpregv1.AuditEvent, string, error) {
+func (s *Audit) ListAuditEvents(ctx context.Context, f AuditFilter, pg Page) ([]*mcpregv1.AuditEvent, string, error) {
 	size, after, err := s.intPageArgs(pg, "audit")
 	if err != nil {
 		return nil, "", err

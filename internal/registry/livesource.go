@@ -95,7 +95,7 @@ type Scanning struct {
 
 // ScanSandboxMode is how stdio scans are confined: "bwrap", "off" or
 // "unavailable"; "" without live reading.
-func (s *Service) ScanSandboxMode() string {
+func (s *Scans) ScanSandboxMode() string {
 	if s.scanning == nil {
 		return ""
 	}
@@ -103,7 +103,7 @@ func (s *Service) ScanSandboxMode() string {
 }
 
 // ScanSandbox is the sandbox of stdio scans, or nil.
-func (s *Service) ScanSandbox() *sandbox.Sandbox {
+func (s *Scans) ScanSandbox() *sandbox.Sandbox {
 	if s.scanning == nil {
 		return nil
 	}
@@ -116,7 +116,7 @@ func (s *Service) ScanSandbox() *sandbox.Sandbox {
 var verifiedLaunch = []string{"node", "{package_bin}"}
 
 // driftPolicy is the configured drift policy, or the default one.
-func (s *Service) driftPolicy() diffreview.Policy {
+func (s *Scans) driftPolicy() diffreview.Policy {
 	if s.scanning != nil && s.scanning.DriftPolicy != nil {
 		return *s.scanning.DriftPolicy
 	}
@@ -124,7 +124,7 @@ func (s *Service) driftPolicy() diffreview.Policy {
 }
 
 // WithScanning enables live reads (submit --live, scans).
-func WithScanning(sc Scanning) Option { return func(s *Service) { s.scanning = &sc } }
+func WithScanning(sc Scanning) Option { return func(s *settings) { s.scanning = &sc } }
 
 // Digest sources of a scan that ran a fetched npm package, beyond the
 // declared ones (DigestFromFileSHA256, DigestFromMeta).
@@ -149,7 +149,7 @@ type artifact struct {
 // and that copy is launched (a mismatch is a *fetch.DigestMismatchError, a
 // refused dependency a *fetch.DependencySpecError); other packages are
 // launched as the template says.
-func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
+func (s *Scans) liveTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
 	if s.scanning == nil {
 		return nil, artifact{}, fmt.Errorf("%w: live reading is not enabled on this registry", ErrFailedPrecondition)
 	}
@@ -166,7 +166,7 @@ func (s *Service) liveTarget(ctx context.Context, doc *serverjson.Document, dige
 
 // packageTarget is the launch of doc's first package through the launch
 // template of its registry type.
-func (s *Service) packageTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
+func (s *Scans) packageTarget(ctx context.Context, doc *serverjson.Document, digests map[int]attest.Digest) (scan.Target, artifact, error) {
 	const i = 0 // the package read live
 	p := doc.Server.Packages[i]
 	tmpl, ok := s.template(p.RegistryType)
@@ -228,7 +228,7 @@ func packageDigest(doc *serverjson.Document, i int, digests map[int]attest.Diges
 
 // fetchNPM fetches and prepares an npm package; d may be zero (nothing
 // declared).
-func (s *Service) fetchNPM(ctx context.Context, p model.Package, d attest.Digest) (*fetch.Package, error) {
+func (s *Scans) fetchNPM(ctx context.Context, p model.Package, d attest.Digest) (*fetch.Package, error) {
 	if s.scanning.NPM == nil {
 		return nil, fmt.Errorf("%w: npm package %s: this registry does not fetch npm packages, and launching one unfetched would run whatever npm resolves at launch",
 			ErrFailedPrecondition, p.Identifier)
@@ -236,7 +236,7 @@ func (s *Service) fetchNPM(ctx context.Context, p model.Package, d attest.Digest
 	return s.scanning.NPM.Fetch(ctx, p.Identifier, p.Version, d)
 }
 
-func (s *Service) template(registryType string) (LaunchTemplate, bool) {
+func (s *Scans) template(registryType string) (LaunchTemplate, bool) {
 	for _, t := range s.scanning.Templates {
 		if t.RegistryType == registryType {
 			return t, true

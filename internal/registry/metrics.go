@@ -39,7 +39,7 @@ func newScanMetrics() *scanMetrics {
 }
 
 // Collectors are the service's Prometheus metrics.
-func (s *Service) Collectors() []prometheus.Collector {
+func (s *Scans) Collectors() []prometheus.Collector {
 	m := s.metrics
 	return []prometheus.Collector{m.scans, m.errors, m.duration, m.drift, m.quarantines, m.leaseTakeovers}
 }

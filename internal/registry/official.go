@@ -90,7 +90,7 @@ func officialVisibility(c *Caller) ([]string, bool, error) {
 }
 
 // OfficialServers answers GET /v0.1/servers.
-func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuery) (*OfficialList, error) {
+func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQuery) (*OfficialList, error) {
 	labels, all, err := officialVisibility(c)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (s *Service) OfficialServers(ctx context.Context, c *Caller, q OfficialQuer
 }
 
 // OfficialVersions answers GET /v0.1/servers/{serverName}/versions.
-func (s *Service) OfficialVersions(ctx context.Context, c *Caller, name string) (*OfficialList, error) {
+func (s *Discovery) OfficialVersions(ctx context.Context, c *Caller, name string) (*OfficialList, error) {
 	out := &OfficialList{Servers: []OfficialServer{}}
 	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
 		for _, v := range ds.versions {
@@ -165,7 +165,7 @@ func (s *Service) OfficialVersions(ctx context.Context, c *Caller, name string) 
 
 // OfficialVersion answers GET /v0.1/servers/{serverName}/versions/{version}
 // ("latest" or an exact version).
-func (s *Service) OfficialVersion(ctx context.Context, c *Caller, name, ver string) (*OfficialServer, error) {
+func (s *Discovery) OfficialVersion(ctx context.Context, c *Caller, name, ver string) (*OfficialServer, error) {
 	var out *OfficialServer
 	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
 		for _, v := range ds.versions {
@@ -188,7 +188,7 @@ func (s *Service) OfficialVersion(ctx context.Context, c *Caller, name, ver stri
 // officialServer calls fn with the named server of the index, what the
 // caller may see of it and its latest visible version; fn is not called
 // for a server with no approved version.
-func (s *Service) officialServer(ctx context.Context, c *Caller, name string,
+func (s *Discovery) officialServer(ctx context.Context, c *Caller, name string,
 	fn func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion)) error {
 	labels, all, err := officialVisibility(c)
 	if err != nil {

@@ -25,7 +25,7 @@ type NPMIntegrity interface {
 
 // WithNPMIntegrity sets where npm integrity values are read (default: the
 // public npm registry).
-func WithNPMIntegrity(n NPMIntegrity) Option { return func(s *Service) { s.npm = n } }
+func WithNPMIntegrity(n NPMIntegrity) Option { return func(s *settings) { s.npm = n } }
 
 // registryObtained reports whether a digest source is one the registry
 // obtained itself rather than the owner's word: the digest in an OCI
@@ -43,7 +43,7 @@ func packageOf(p model.Package) attest.Package {
 // can: the OCI reference's, or the npm registry's integrity for exactly
 // that name and version. An npm registry that does not answer, or has no
 // such version, is an error: the request can be repeated.
-func (s *Service) obtainedDigest(ctx context.Context, pkg model.Package, field string) (attest.Digest, string, error) {
+func (s *Attestations) obtainedDigest(ctx context.Context, pkg model.Package, field string) (attest.Digest, string, error) {
 	switch pkg.RegistryType {
 	case "oci":
 		if _, d, ok := strings.Cut(pkg.Identifier, "@sha256:"); ok {

@@ -9,7 +9,7 @@ import (
 const defaultPageSize = 30
 
 // pageSize clamps a requested page size.
-func (s *Service) pageSize(n int32) int {
+func (s *core) pageSize(n int32) int {
 	switch {
 	case n < 0:
 		return -1

@@ -24,7 +24,7 @@ type Policy struct {
 
 // GetPolicy returns a server's policy in force, and its pending change if
 // any; a server nobody set one for has the zero policy.
-func (s *Service) GetPolicy(ctx context.Context, c *Caller, name string) (*mcpregv1.ServerPolicy, error) {
+func (s *Review) GetPolicy(ctx context.Context, c *Caller, name string) (*mcpregv1.ServerPolicy, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func policyOf(ctx context.Context, tx *ent.Tx, serverID int) (Policy, error) {
 // only when another reviewer or admin confirms it (ConfirmPolicy), so one
 // reviewer cannot weaken a policy and then approve under it alone. Both
 // are audited.
-func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Policy, reason string) (*mcpregv1.ServerPolicy, error) {
+func (s *Review) SetPolicy(ctx context.Context, c *Caller, name string, p Policy, reason string) (*mcpregv1.ServerPolicy, error) {
 	if !c.MayDecide() {
 		return nil, deniedf("role %s may not change server policies", c.Role)
 	}
@@ -90,7 +90,7 @@ func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Polic
 	if reason == "" {
 		return nil, invalidf("reason is required")
 	}
-	if err := s.checkAttestPolicy(p.Attestation); err != nil {
+	if err := s.attest.checkAttestPolicy(p.Attestation); err != nil {
 		return nil, err
 	}
 	var out *mcpregv1.ServerPolicy
@@ -119,7 +119,7 @@ func (s *Service) SetPolicy(ctx context.Context, c *Caller, name string, p Polic
 
 // lockPolicyServer finds a server by name and, where the database locks
 // rows, locks it: policy changes of one server are serialised.
-func (s *Service) lockPolicyServer(ctx context.Context, tx *ent.Tx, name string) (*ent.Server, error) {
+func (s *Review) lockPolicyServer(ctx context.Context, tx *ent.Tx, name string) (*ent.Server, error) {
 	q := tx.Server.Query().Where(server.Name(name))
 	if s.store.RowLocks() {
 		q = q.ForUpdate()
@@ -133,7 +133,7 @@ func (s *Service) lockPolicyServer(ctx context.Context, tx *ent.Tx, name string)
 
 // applyPolicy puts p in force, drops any pending change (a change put in
 // force replaces it) and appends the audit event rec describes.
-func (s *Service) applyPolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, before, p Policy, rec AuditRecord) error {
+func (s *Review) applyPolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, before, p Policy, rec AuditRecord) error {
 	if _, err := s.upsertPolicy(ctx, tx, srv.ID, c, p); err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (s *Service) applyPolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *e
 }
 
 // proposePolicy stores p as the server's pending change, replacing any.
-func (s *Service) proposePolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, before, p Policy, reason string, weak []string) error {
+func (s *Review) proposePolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, before, p Policy, reason string, weak []string) error {
 	if _, err := tx.PendingPolicy.Delete().Where(pendingpolicy.ServerID(srv.ID)).Exec(ctx); err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *Service) proposePolicy(ctx context.Context, tx *ent.Tx, c *Caller, srv 
 // ConfirmPolicy puts a server's pending change in force. The confirmer is
 // an admin or reviewer other than the proposer and names the change by
 // its digest, so a newer proposal is never confirmed unseen. Audited.
-func (s *Service) ConfirmPolicy(ctx context.Context, c *Caller, name, digest, reason string) (*mcpregv1.ServerPolicy, error) {
+func (s *Review) ConfirmPolicy(ctx context.Context, c *Caller, name, digest, reason string) (*mcpregv1.ServerPolicy, error) {
 	if !c.MayDecide() {
 		return nil, deniedf("role %s may not confirm server policies", c.Role)
 	}
@@ -210,7 +210,7 @@ func (s *Service) ConfirmPolicy(ctx context.Context, c *Caller, name, digest, re
 }
 
 // confirmable returns the pending change c may confirm, or why not.
-func (s *Service) confirmable(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, digest string) (*ent.PendingPolicy, Policy, error) {
+func (s *Review) confirmable(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, digest string) (*ent.PendingPolicy, Policy, error) {
 	pp, err := pendingOf(ctx, tx.Client(), srv.ID)
 	switch {
 	case err != nil:
@@ -229,7 +229,7 @@ func (s *Service) confirmable(ctx context.Context, tx *ent.Tx, c *Caller, srv *e
 	}
 	p := Policy{RequireContract: pp.RequireContract, Attestation: ap}
 	// The trusted roots may have changed since it was proposed.
-	return pp, p, s.checkAttestPolicy(p.Attestation)
+	return pp, p, s.attest.checkAttestPolicy(p.Attestation)
 }
 
 func pendingOf(ctx context.Context, c *ent.Client, serverID int) (*ent.PendingPolicy, error) {
@@ -278,7 +278,7 @@ func (p Policy) Digest() string {
 	return sha256Text(data)
 }
 
-func (s *Service) upsertPolicy(ctx context.Context, tx *ent.Tx, serverID int, c *Caller, p Policy) (*ent.ServerPolicy, error) {
+func (s *Review) upsertPolicy(ctx context.Context, tx *ent.Tx, serverID int, c *Caller, p Policy) (*ent.ServerPolicy, error) {
 	existing, err := tx.ServerPolicy.Query().Where(serverpolicy.ServerID(serverID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return tx.ServerPolicy.Create().SetServerID(serverID).SetRequireContract(p.RequireContract).

@@ -33,7 +33,7 @@ func checkReadName(c *Caller, name string) error {
 }
 
 // GetServer returns one server.
-func (s *Service) GetServer(ctx context.Context, c *Caller, name string) (*mcpregv1.Server, error) {
+func (s *Review) GetServer(ctx context.Context, c *Caller, name string) (*mcpregv1.Server, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) GetServer(ctx context.Context, c *Caller, name string) (*mcpre
 
 // GetVersion returns one version with its current snapshot, pins and
 // decisions.
-func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (*mcpregv1.Version, error) {
+func (s *Review) GetVersion(ctx context.Context, c *Caller, name, ver string) (*mcpregv1.Version, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) GetVersion(ctx context.Context, c *Caller, name, ver string) (
 
 // versionByID loads a version for the API, with its snapshot, decisions,
 // findings and attestations.
-func (s *Service) versionByID(ctx context.Context, id int) (*mcpregv1.Version, error) {
+func (s *core) versionByID(ctx context.Context, id int) (*mcpregv1.Version, error) {
 	v, err := s.store.Client.Version.Query().Where(version.ID(id)).WithServer().
 		WithPinRevisions(func(q *ent.PinRevisionQuery) { q.Order(ent.Asc(pinrevision.FieldRevision)) }).
 		WithDecisions(func(q *ent.ReviewDecisionQuery) { q.Order(ent.Asc(reviewdecision.FieldID)) }).
@@ -99,7 +99,7 @@ func currentPins(v *ent.Version) *ent.PinRevision {
 	return nil
 }
 
-func (s *Service) snapshotByID(ctx context.Context, id int) (*mcpregv1.ToolSnapshot, error) {
+func (s *core) snapshotByID(ctx context.Context, id int) (*mcpregv1.ToolSnapshot, error) {
 	snap, err := s.store.Client.ToolSnapshot.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load snapshot %d: %w", id, err)
@@ -196,7 +196,7 @@ type PinRevision struct {
 
 // PinHistory lists every pin revision of a server's versions, newest
 // first, in one query: pins over time.
-func (s *Service) PinHistory(ctx context.Context, c *Caller, name string) ([]PinRevision, error) {
+func (s *Review) PinHistory(ctx context.Context, c *Caller, name string) ([]PinRevision, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ var (
 	owner    = &registry.Caller{Principal: "acme-ci", Role: registry.RoleOwner, Namespaces: []string{"io.github.acme", "com.acme.*"}}
 )
 
-func newService(t *testing.T, st *store.Store) *registry.Service {
+func newService(t *testing.T, st *store.Store) *registry.Services {
 	t.Helper()
 	svc, err := registry.New(context.Background(), st)
 	if err != nil {
@@ -34,15 +34,15 @@ func newService(t *testing.T, st *store.Store) *registry.Service {
 	return svc
 }
 
-func submit(t *testing.T, svc *registry.Service, c *registry.Caller, name, version string) *registry.VersionView {
+func submit(t *testing.T, svc *registry.Services, c *registry.Caller, name, version string) *registry.VersionView {
 	t.Helper()
-	v, err := svc.Submit(context.Background(), c, registry.Submission{ServerJSON: serverJSON(name, version), Tools: []byte(tools)})
+	v, err := svc.Review.Submit(context.Background(), c, registry.Submission{ServerJSON: serverJSON(name, version), Tools: []byte(tools)})
 	if err != nil {
 		t.Fatalf("submit %s@%s: %v", name, version, err)
 	}
 	return v
 }
 
-func forEach(t *testing.T, fn func(t *testing.T, svc *registry.Service, st *store.Store)) {
+func forEach(t *testing.T, fn func(t *testing.T, svc *registry.Services, st *store.Store)) {
 	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) { fn(t, newService(t, st), st) })
 }

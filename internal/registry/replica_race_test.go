@@ -27,11 +27,11 @@ import (
 const raceRounds = 20
 
 type replicaPair struct {
-	a, b *registry.Service
+	a, b *registry.Services
 	st   *store.Store // the first replica's store, for direct checks
 }
 
-func (p replicaPair) replica(i int) *registry.Service { return []*registry.Service{p.a, p.b}[i] }
+func (p replicaPair) replica(i int) *registry.Services { return []*registry.Services{p.a, p.b}[i] }
 
 // forEachReplicaPair runs fn per dialect with two replicas of one fresh
 // database.
@@ -58,11 +58,11 @@ var (
 )
 
 // auditOf lists every audit event (of subject, when not empty), all pages.
-func auditOf(t *testing.T, svc *registry.Service, subject string) []*mcpregv1.AuditEvent {
+func auditOf(t *testing.T, svc *registry.Services, subject string) []*mcpregv1.AuditEvent {
 	t.Helper()
 	var all []*mcpregv1.AuditEvent
 	for tok := ""; ; {
-		evs, next, err := svc.ListAuditEvents(context.Background(), registry.AuditFilter{Subject: subject}, registry.Page{Size: 200, Token: tok})
+		evs, next, err := svc.Audit.ListAuditEvents(context.Background(), registry.AuditFilter{Subject: subject}, registry.Page{Size: 200, Token: tok})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,8 +93,8 @@ func decisionCount(t *testing.T, st *store.Store, ver string) int {
 // exactly want events long.
 func verifyChain(t *testing.T, p replicaPair, want int64) {
 	t.Helper()
-	for i, svc := range []*registry.Service{p.a, p.b} {
-		rep, err := svc.VerifyAuditChain(context.Background())
+	for i, svc := range []*registry.Services{p.a, p.b} {
+		rep, err := svc.Audit.VerifyAuditChain(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestReplicaRaceDoubleApprove(t *testing.T) {
 			callers := []*registry.Caller{as(bob, "approve-a"), as(carol, "approve-b")}
 			errs := make([]error, 2)
 			testkit.Race(2, func(i int) {
-				_, errs[i] = p.replica(i).Transition(ctx, callers[i], registry.ActionApprove, name, ver, "looks right")
+				_, errs[i] = p.replica(i).Review.Transition(ctx, callers[i], registry.ActionApprove, name, ver, "looks right")
 			})
 			winner := -1
 			for i, err := range errs {
@@ -144,7 +144,7 @@ func TestReplicaRaceDoubleApprove(t *testing.T) {
 			if n := decisionCount(t, p.st, ver); n != 1 {
 				t.Fatalf("round %d: %d decision records, want 1", round, n)
 			}
-			v, err := p.b.GetVersion(ctx, reviewer, name, ver)
+			v, err := p.b.Review.GetVersion(ctx, reviewer, name, ver)
 			if err != nil || v.State != "approved" || len(v.Decisions) != 1 || v.Decisions[0].Actor != callers[winner].Principal {
 				t.Fatalf("round %d: version after the race: %v (err %v)", round, v, err)
 			}
@@ -273,7 +273,7 @@ func raceTransitions(t *testing.T, p replicaPair, ver string, setup []registry.A
 	const name = "io.github.acme/race"
 	submit(t, p.a, owner, name, ver)
 	for _, a := range setup {
-		if _, err := p.b.Transition(ctx, admin, a, name, ver, "setup"); err != nil {
+		if _, err := p.b.Review.Transition(ctx, admin, a, name, ver, "setup"); err != nil {
 			t.Fatalf("setup %s: %v", a, err)
 		}
 	}
@@ -288,7 +288,7 @@ func raceTransitions(t *testing.T, p replicaPair, ver string, setup []registry.A
 	got := raceOutcome{refused: make([]string, len(calls))}
 	testkit.Race(len(calls), func(i int) {
 		c := calls[i]
-		_, err := p.replica(c.replica).Transition(ctx, c.by, c.action, name, ver, "racing")
+		_, err := p.replica(c.replica).Review.Transition(ctx, c.by, c.action, name, ver, "racing")
 		var se *registry.StateError
 		switch {
 		case errors.As(err, &se):
@@ -297,7 +297,7 @@ func raceTransitions(t *testing.T, p replicaPair, ver string, setup []registry.A
 			got.refused[i] = "error: " + err.Error()
 		}
 	})
-	v, err := p.a.GetVersion(ctx, reviewer, name, ver)
+	v, err := p.a.Review.GetVersion(ctx, reviewer, name, ver)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,13 +333,13 @@ func TestReplicaRaceIdempotentSubmit(t *testing.T) {
 			sub := registry.Submission{ServerJSON: serverJSON(name, ver), Tools: []byte(tools), IdempotencyKey: fmt.Sprintf("key-%d", round)}
 			got := make([]*registry.VersionView, 2)
 			errs := make([]error, 2)
-			testkit.Race(2, func(i int) { got[i], errs[i] = p.replica(i).Submit(ctx, owner, sub) })
+			testkit.Race(2, func(i int) { got[i], errs[i] = p.replica(i).Review.Submit(ctx, owner, sub) })
 			if errs[0] != nil || errs[1] != nil {
 				t.Fatalf("round %d: submissions with one key: %v", round, errs)
 			}
 			// A later retry, through either replica, returns the original too.
 			for i := range 2 {
-				again, err := p.replica(i).Submit(ctx, owner, sub)
+				again, err := p.replica(i).Review.Submit(ctx, owner, sub)
 				if err != nil {
 					t.Fatalf("round %d: retry through replica %d: %v", round, i, err)
 				}
@@ -381,7 +381,7 @@ func TestReplicaRaceAuditChain(t *testing.T) {
 			r, n := i/perReplica, i%perReplica
 			name, ver := fmt.Sprintf("io.github.acme/chain-%d", n%5), fmt.Sprintf("%d.0.%d", r+1, n)
 			subjects[i] = name + "@" + ver
-			_, errs[i] = p.replica(r).Submit(ctx, as(owner, subjects[i]), registry.Submission{ServerJSON: serverJSON(name, ver), Tools: []byte(tools)})
+			_, errs[i] = p.replica(r).Review.Submit(ctx, as(owner, subjects[i]), registry.Submission{ServerJSON: serverJSON(name, ver), Tools: []byte(tools)})
 		})
 		for i, err := range errs {
 			if err != nil {

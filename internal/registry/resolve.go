@@ -44,10 +44,10 @@ func (d *DiscoverySigner) ttl() time.Duration {
 }
 
 // WithDiscoverySigner enables discovery reads, signed with d's keys.
-func WithDiscoverySigner(d *DiscoverySigner) Option { return func(s *Service) { s.signer = d } }
+func WithDiscoverySigner(d *DiscoverySigner) Option { return func(s *settings) { s.signer = d } }
 
 // DiscoveryKeys are the keys the registry publishes (current and retiring).
-func (s *Service) DiscoveryKeys() []signing.PublishedKey {
+func (s *Discovery) DiscoveryKeys() []signing.PublishedKey {
 	if s.signer == nil {
 		return nil
 	}
@@ -85,7 +85,7 @@ func mayDiscover(c *Caller) error {
 // Resolve answers a discovery read from the in-memory index with a signed
 // document. Answers are kept briefly per (index, environments, query) and
 // re-signed each quarter of their validity.
-func (s *Service) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Resolved, error) {
+func (s *Discovery) Resolve(ctx context.Context, c *Caller, q ResolveQuery) (*Resolved, error) {
 	if err := mayDiscover(c); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ type ReverifyReport struct {
 // An approved version whose attestations no longer satisfy a required
 // policy is quarantined with an audited reason naming the artifact and why.
 // Each version is one transaction; the run itself is audited too.
-func (s *Service) Reverify(ctx context.Context, c *Caller) (*ReverifyReport, error) {
+func (s *Attestations) Reverify(ctx context.Context, c *Caller) (*ReverifyReport, error) {
 	if c.Role != RoleAdmin {
 		return nil, deniedf("role %s may not re-verify attestations", c.Role)
 	}
@@ -56,7 +56,7 @@ func (s *Service) Reverify(ctx context.Context, c *Caller) (*ReverifyReport, err
 	return rep, err
 }
 
-func (s *Service) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id int, rep *ReverifyReport) error {
+func (s *Attestations) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id int, rep *ReverifyReport) error {
 	v, err := s.lockVersionByID(ctx, tx, id)
 	if err != nil {
 		return err
@@ -102,14 +102,14 @@ func (s *Service) reverifyVersion(ctx context.Context, tx *ent.Tx, c *Caller, id
 }
 
 // quarantineForReverify takes an approved version out of discovery at once.
-func (s *Service) quarantineForReverify(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, subject, reason string) error {
+func (s *Attestations) quarantineForReverify(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, subject, reason string) error {
 	return s.quarantine(ctx, tx, c.Principal, c.RequestID, v, subject, states.QuarantineReverify, reason)
 }
 
 // quarantine takes an approved version out of discovery at once for a
 // reason the registry found itself (kind says which), recording the
 // decision and its audit event in tx.
-func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID string, v *ent.Version, subject string, kind states.QuarantineKind, reason string) error {
+func (s *Attestations) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID string, v *ent.Version, subject string, kind states.QuarantineKind, reason string) error {
 	if len(reason) > maxReason {
 		reason = reason[:maxReason]
 	}
@@ -138,7 +138,7 @@ func (s *Service) quarantine(ctx context.Context, tx *ent.Tx, actor, requestID s
 // trusted root this process has not loaded: that is a configuration
 // mistake (a missing --trusted-root), and re-verifying anyway would
 // quarantine every version under that root.
-func (s *Service) checkRootsLoaded(ctx context.Context) error {
+func (s *Attestations) checkRootsLoaded(ctx context.Context) error {
 	ps, err := s.store.Client.ServerPolicy.Query().Where(serverpolicy.AttestationNotNil()).WithServer().All(ctx)
 	if err != nil {
 		return err

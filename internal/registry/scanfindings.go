@@ -22,12 +22,12 @@ const failuresForFinding = 3
 // scanFindings records what a drifted scan's live text shows (poisoning
 // indicators, bait-and-switch between listings) that the version does not
 // already carry.
-func (s *Service) scanFindings(ctx context.Context, tx *ent.Tx, versionID int, snap *livescan.Snapshot) error {
+func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID int, snap *livescan.Snapshot) error {
 	fs := append(diffreview.Poisoning(snap.Tools.Tools, snap.Tools.Instructions), snap.Findings...)
 	return s.addNewFindings(ctx, tx, versionID, fs)
 }
 
-func (s *Service) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []finding.Finding) error {
+func (s *core) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []finding.Finding) error {
 	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID)).All(ctx)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (s *Service) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int,
 
 // noteRepeatedFailures turns a run of failed scans into a finding; the
 // version's state never changes because its server was unreachable.
-func (s *Service) noteRepeatedFailures(ctx context.Context, versionID int, lastErr string) error {
+func (s *Scans) noteRepeatedFailures(ctx context.Context, versionID int, lastErr string) error {
 	recent, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.OutcomeNEQ(string(states.OutcomeRunning))).
 		Order(ent.Desc(scan.FieldID)).Limit(failuresForFinding).All(ctx)
 	if err != nil || len(recent) < failuresForFinding {

@@ -48,21 +48,21 @@ func DefaultReplicaName() string {
 }
 
 // replica is this replica's name in scan records.
-func (s *Service) replica() string {
+func (s *Scans) replica() string {
 	if s.scanning != nil && s.scanning.Replica != "" {
 		return s.scanning.Replica
 	}
 	return s.defaultReplica
 }
 
-func (s *Service) leaseTTL() time.Duration {
+func (s *Scans) leaseTTL() time.Duration {
 	if s.scanning != nil && s.scanning.LeaseTTL > 0 {
 		return s.scanning.LeaseTTL
 	}
 	return DefaultLeaseTTL
 }
 
-func (s *Service) scanInterval() time.Duration {
+func (s *Scans) scanInterval() time.Duration {
 	if s.scanning == nil {
 		return 0
 	}
@@ -77,7 +77,7 @@ type lease struct {
 	holder    string
 }
 
-func (s *Service) newHolder() string {
+func (s *Scans) newHolder() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return s.replica() + "#" + hex.EncodeToString(b[:])
@@ -85,7 +85,7 @@ func (s *Service) newHolder() string {
 
 // dueAfterScan is when the schedule should scan a version scanned now:
 // one interval later plus up to a fifth of it, so versions spread out.
-func (s *Service) dueAfterScan() time.Time {
+func (s *Scans) dueAfterScan() time.Time {
 	iv := s.scanInterval()
 	return s.now().Add(iv + time.Duration(mrand.Int64N(int64(iv)/5+1)))
 }
@@ -93,7 +93,7 @@ func (s *Service) dueAfterScan() time.Time {
 // ensureLeaseRows gives every version under watch a place in the schedule,
 // due at a random moment within one interval (a fleet added at once does
 // not come due at once).
-func (s *Service) ensureLeaseRows(ctx context.Context) error {
+func (s *Scans) ensureLeaseRows(ctx context.Context) error {
 	ids, err := s.store.Client.Version.Query().
 		Where(version.StateIn(watchedStates...), version.Not(version.HasScanLease())).IDs(ctx)
 	if err != nil || len(ids) == 0 {
@@ -115,7 +115,7 @@ func (s *Service) ensureLeaseRows(ctx context.Context) error {
 
 // insertLeases is the statement giving versions ids[i] a free lease due at
 // due[i], skipping versions that have one (another replica's insert).
-func (s *Service) insertLeases(ids []int, due []time.Time) (string, []any) {
+func (s *Scans) insertLeases(ids []int, due []time.Time) (string, []any) {
 	ins := entsql.Dialect(s.store.Dialect).Insert(scanlease.Table).
 		Columns(scanlease.FieldVersionID, scanlease.FieldDueAt, scanlease.FieldHolder)
 	for i, id := range ids {
@@ -128,7 +128,7 @@ func (s *Service) insertLeases(ids []int, due []time.Time) (string, []any) {
 // now: due ones under watch nobody holds, and any whose holder stopped
 // renewing. PostgreSQL skips rows another replica is claiming (SKIP
 // LOCKED); SQLite runs one writer at a time anyway.
-func (s *Service) claimDue(ctx context.Context, n int) ([]lease, error) {
+func (s *Scans) claimDue(ctx context.Context, n int) ([]lease, error) {
 	var out []lease
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		out = out[:0]
@@ -158,7 +158,7 @@ func (s *Service) claimDue(ctx context.Context, n int) ([]lease, error) {
 
 // takeLease makes l this replica's, marking the scan of a holder whose
 // lease expired as abandoned.
-func (s *Service) takeLease(ctx context.Context, tx *ent.Tx, l *ent.ScanLease) (lease, error) {
+func (s *Scans) takeLease(ctx context.Context, tx *ent.Tx, l *ent.ScanLease) (lease, error) {
 	now := s.now()
 	held := lease{versionID: l.VersionID, holder: s.newHolder()}
 	if l.Holder != "" && l.ScanID != nil {
@@ -184,7 +184,7 @@ func replicaOf(holder string) string {
 
 // acquireLease takes one version's lease for an on-demand scan. It reports
 // the holder's replica when another scan holds it.
-func (s *Service) acquireLease(ctx context.Context, versionID int) (lease, string, error) {
+func (s *Scans) acquireLease(ctx context.Context, versionID int) (lease, string, error) {
 	var held lease
 	var other string
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
@@ -214,7 +214,7 @@ func (s *Service) acquireLease(ctx context.Context, versionID int) (lease, strin
 // startScan records a running scan under the lease, in one transaction
 // with the lease naming it: a replica taking the lease over always finds
 // the scan to mark abandoned.
-func (s *Service) startScan(ctx context.Context, l lease, trigger states.ScanTrigger, by string) (*ent.Scan, error) {
+func (s *Scans) startScan(ctx context.Context, l lease, trigger states.ScanTrigger, by string) (*ent.Scan, error) {
 	var sc *ent.Scan
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		var err error
@@ -236,7 +236,7 @@ func (s *Service) startScan(ctx context.Context, l lease, trigger states.ScanTri
 // keepLease renews l every third of the TTL until stop is called; lost is
 // called once if the lease was taken over meanwhile (this replica stalled
 // for longer than the TTL).
-func (s *Service) keepLease(l lease, lost func()) (stop func()) {
+func (s *Scans) keepLease(l lease, lost func()) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -270,7 +270,7 @@ func (s *Service) keepLease(l lease, lost func()) (stop func()) {
 
 // releaseLease hands the lease back with the version's next due time
 // (unchanged when this replica runs no schedule).
-func (s *Service) releaseLease(l lease) {
+func (s *Scans) releaseLease(l lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	u := s.store.Client.ScanLease.Update().Where(scanlease.VersionID(l.versionID), scanlease.Holder(l.holder)).
@@ -290,7 +290,7 @@ var errLeaseLost = errors.New("scan lease lost to another replica")
 // awaitOtherScan waits while another replica scans the version, then
 // answers with the scan that finished after asked. It returns nil when the
 // lease came free without such a scan (the caller scans itself).
-func (s *Service) awaitOtherScan(ctx context.Context, versionID int, asked time.Time, holder string) (*ent.Scan, error) {
+func (s *Scans) awaitOtherScan(ctx context.Context, versionID int, asked time.Time, holder string) (*ent.Scan, error) {
 	deadline := time.Now().Add(maxLeaseWait)
 	for {
 		sc, err := s.store.Client.Scan.Query().

@@ -40,7 +40,7 @@ func Fresh(fresh bool) ScanOption { return func(o *scanOptions) { o.fresh = fres
 // On-demand scans (every trigger but the schedule) spend one of the
 // principal's scans (Limits.ScanRate) and need one of this replica's
 // on-demand slots; over either the answer is a RetryError.
-func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, trigger states.ScanTrigger, opts ...ScanOption) (*mcpregv1.ScanResult, error) {
+func (s *Scans) ScanVersion(ctx context.Context, c *Caller, name, ver string, trigger states.ScanTrigger, opts ...ScanOption) (*mcpregv1.ScanResult, error) {
 	var o scanOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -70,7 +70,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, 
 		}
 	}
 	if onDemand && !o.paid {
-		if err := s.scanGate.allow(c.Principal, time.Now()); err != nil {
+		if err := s.gate.allow(c.Principal, time.Now()); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +78,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, 
 	if o.fresh {
 		key = "fresh:" + key
 	}
-	res, err, _ := s.scans.Do(key, func() (any, error) {
+	res, err, _ := s.merge.Do(key, func() (any, error) {
 		// Again inside the merge: a request that passed the check above
 		// while another scan was finishing must not start a second one.
 		if merge {
@@ -87,7 +87,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, 
 			}
 		}
 		if onDemand {
-			release, err := s.scanGate.acquire()
+			release, err := s.gate.acquire()
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +104,7 @@ func (s *Service) ScanVersion(ctx context.Context, c *Caller, name, ver string, 
 // scanLeased scans a version under its lease. While another replica holds
 // the lease, it waits for that scan and answers with it: requests are
 // merged across replicas as they are within one.
-func (s *Service) scanLeased(ctx context.Context, versionID int, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
+func (s *Scans) scanLeased(ctx context.Context, versionID int, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
 	asked := s.now()
 	for {
 		l, holder, err := s.acquireLease(ctx, versionID)
@@ -127,8 +127,8 @@ func (s *Service) scanLeased(ctx context.Context, versionID int, by string, trig
 // hostMayScan lets a host scan only a version it may resolve: approved,
 // not quarantined or revoked, and allowed in one of its environments. A
 // scan's outcome and stderr are no business of a host otherwise.
-func (s *Service) hostMayScan(ctx context.Context, c *Caller, name, ver string) error {
-	idx, err := s.discoveryIndex(ctx)
+func (s *Scans) hostMayScan(ctx context.Context, c *Caller, name, ver string) error {
+	idx, err := s.discovery.discoveryIndex(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Service) hostMayScan(ctx context.Context, c *Caller, name, ver string) 
 	return deniedf("host %s may scan only versions it may resolve, and %s is not one of them", c.Principal, subjectOf(name, ver))
 }
 
-func (s *Service) findVersion(ctx context.Context, name, ver string) (*ent.Version, error) {
+func (s *core) findVersion(ctx context.Context, name, ver string) (*ent.Version, error) {
 	if !serverNameRE.MatchString(name) {
 		return nil, invalidf("server name %q does not match ^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", name)
 	}
@@ -156,7 +156,7 @@ func versionNamed(name, ver string) []predicate.Version {
 
 // recentScan is the version's latest scan if it finished within the
 // cooldown, marked as merged (nil if there is none).
-func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.ScanResult, error) {
+func (s *Scans) recentScan(ctx context.Context, versionID int) (*mcpregv1.ScanResult, error) {
 	now := s.now()
 	sc, err := s.store.Client.Scan.Query().Where(scan.VersionID(versionID), scan.FinishedAtGT(now.Add(-s.limits.ScanCooldown))).
 		Order(ent.Desc(scan.FieldID)).First(ctx)
@@ -178,7 +178,7 @@ func (s *Service) recentScan(ctx context.Context, versionID int) (*mcpregv1.Scan
 
 // runScan records a scan, reads the server, and settles the outcome, under
 // the version's lease l, which it keeps renewed and hands back at the end.
-func (s *Service) runScan(ctx context.Context, l lease, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
+func (s *Scans) runScan(ctx context.Context, l lease, by string, trigger states.ScanTrigger) (*mcpregv1.ScanResult, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := s.keepLease(l, func() { cancel(errLeaseLost) })
@@ -192,7 +192,7 @@ func (s *Service) runScan(ctx context.Context, l lease, by string, trigger state
 	if err != nil {
 		return nil, fmt.Errorf("stored server.json of %s: %w", subjectOf(v.Edges.Server.Name, v.Version), err)
 	}
-	digests, err := s.attestedDigests(ctx, v.ID)
+	digests, err := s.attest.attestedDigests(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -212,12 +212,12 @@ func (s *Service) runScan(ctx context.Context, l lease, by string, trigger state
 		}
 	}
 	if mismatch != nil {
-		if err := s.artifactMismatch(ctx, v, mismatch); err != nil {
+		if err := s.attest.artifactMismatch(ctx, v, mismatch); err != nil {
 			return nil, err
 		}
 	}
 	if depErr := (*fetch.DependencySpecError)(nil); errors.As(fetchErr, &depErr) {
-		if err := s.dependencyRefused(ctx, v, depErr); err != nil {
+		if err := s.attest.dependencyRefused(ctx, v, depErr); err != nil {
 			return nil, err
 		}
 	}
@@ -249,7 +249,7 @@ func (s *Service) runScan(ctx context.Context, l lease, by string, trigger state
 
 // scanFailed records a scan that could not read its server. It never
 // changes the version's state.
-func (s *Service) scanFailed(ctx context.Context, versionID, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
+func (s *Scans) scanFailed(ctx context.Context, versionID, scanID int, readErr error) (*mcpregv1.ScanResult, error) {
 	err := s.store.Client.Scan.UpdateOneID(scanID).SetOutcome(string(states.OutcomeError)).SetError(readErr.Error()).
 		SetErrorKind(string(scanErrorKind(readErr))).SetFinishedAt(s.now()).Exec(ctx)
 	if err != nil {
@@ -283,7 +283,7 @@ func scanErrorKind(err error) states.ScanErrorKind {
 }
 
 // scanResult loads a scan with its drift event and the version's state.
-func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanResult, error) {
+func (s *Scans) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanResult, error) {
 	sc, err := s.store.Client.Scan.Query().Where(scan.ID(scanID)).
 		WithVersion(func(q *ent.VersionQuery) { q.WithServer() }).Only(ctx)
 	if err != nil {
@@ -301,7 +301,7 @@ func (s *Service) scanResult(ctx context.Context, scanID int) (*mcpregv1.ScanRes
 	return out, nil
 }
 
-func (s *Service) observeScan(trigger states.ScanTrigger, res *mcpregv1.ScanResult) {
+func (s *Scans) observeScan(trigger states.ScanTrigger, res *mcpregv1.ScanResult) {
 	sc := res.GetScan()
 	s.metrics.scanned(trigger, states.ScanOutcome(sc.GetOutcome()), states.ScanErrorKind(sc.GetErrorKind()),
 		sc.GetFinishedAt().AsTime().Sub(sc.GetStartedAt().AsTime()))

@@ -62,7 +62,7 @@ func driftChangeProto(c schema.DriftChange) *mcpregv1.DriftChange {
 }
 
 // ListScans lists a version's scans, newest first.
-func (s *Service) ListScans(ctx context.Context, c *Caller, name, ver string, pg Page) ([]*mcpregv1.Scan, string, error) {
+func (s *Scans) ListScans(ctx context.Context, c *Caller, name, ver string, pg Page) ([]*mcpregv1.Scan, string, error) {
 	if err := checkReadName(c, name); err != nil {
 		return nil, "", err
 	}
@@ -99,7 +99,7 @@ type DriftFilter struct {
 
 // ListDriftEvents lists drift events newest first, within what the caller
 // may read.
-func (s *Service) ListDriftEvents(ctx context.Context, c *Caller, f DriftFilter, pg Page) ([]*mcpregv1.DriftEvent, string, error) {
+func (s *Scans) ListDriftEvents(ctx context.Context, c *Caller, f DriftFilter, pg Page) ([]*mcpregv1.DriftEvent, string, error) {
 	size, before, err := s.intPageArgs(pg, "drift")
 	if err != nil {
 		return nil, "", err

@@ -24,7 +24,7 @@ func schedulePoll(interval time.Duration) time.Duration {
 // is scanned by one of them, and the scans of a replica that died are
 // taken over once its leases expire. Scan failures are recorded on the
 // scans themselves.
-func (s *Service) RunScheduler(ctx context.Context) error {
+func (s *Scans) RunScheduler(ctx context.Context) error {
 	if s.scanning == nil || s.scanning.Interval <= 0 {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (s *Service) RunScheduler(ctx context.Context) error {
 
 // scheduleRound claims as many due versions as there are free slots and
 // starts their scans.
-func (s *Service) scheduleRound(ctx context.Context, slots chan struct{}, running *sync.WaitGroup) error {
+func (s *Scans) scheduleRound(ctx context.Context, slots chan struct{}, running *sync.WaitGroup) error {
 	free := cap(slots) - len(slots)
 	if free == 0 {
 		return nil

@@ -3,15 +3,10 @@ package registry
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/mcpreg/mcpreg/attest"
-	"github.com/mcpreg/mcpreg/internal/auditchain"
 	"github.com/mcpreg/mcpreg/internal/contract"
-	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/pin"
 )
@@ -54,85 +49,100 @@ func DefaultLimits() Limits {
 		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20, HostChecks: DefaultHostCheckLimits()}
 }
 
-// Service implements the registry use-cases over a store.
-type Service struct {
-	store  *store.Store
-	log    *slog.Logger
-	limits Limits
-	now    func() time.Time
-	// scanning is nil when live reads are off.
-	scanning *Scanning
-	// scans merges concurrent scan requests for one version.
-	scans   singleflight.Group
+// core is what every service shares: the store, the clock, the logger,
+// the limits, the scan metrics, the audit writer (appendAudit) and the
+// change feed (what this replica and the others committed).
+type core struct {
+	store   *store.Store
+	log     *slog.Logger
+	limits  Limits
+	now     func() time.Time
 	metrics *scanMetrics
-	// verifier checks attestations (default: the public-good root only).
-	verifier *attest.Verifier
-	// npm reads the integrity the npm registry publishes (default: the
-	// public npm registry).
-	npm NPMIntegrity
-	// disc is the discovery index, rebuilt after changes.
-	disc *discoveryCache
-	// signer signs discovery documents; nil refuses discovery reads.
-	signer *DiscoverySigner
 	// listeners are told of the audited actions other replicas commit.
 	listeners []func(action string)
+	// caches are told of every audited action that may change what
+	// discovery serves, wherever it was committed (the discovery index).
+	caches []func(action string)
 	// applied are audit sequences whose effects were applied at commit.
 	applied appliedSeqs
-	// defaultReplica names this process in scan records when Scanning
-	// does not.
-	defaultReplica string
-	// scanGate bounds on-demand scans (Limits.ScanRate and
-	// ScanOnDemandConcurrency).
-	scanGate *scanGate
-	// hostCheckSweep paces deleting observations past their retention.
-	hostCheckSweep hostCheckSweep
-	// checkpoints configures signed audit checkpoints; nil: none.
-	checkpoints *Checkpoints
-	// seenCheckpoint is the latest checkpoint this replica verified: one
-	// deleted from the database afterwards stops signing.
-	seenCheckpoint atomic.Pointer[auditchain.Checkpoint]
-	// feedStart is the audit chain's length when the service was made:
+	// feedStart is the audit chain's length when the core was made:
 	// where WatchChanges starts reading.
 	feedStart int64
 }
 
-// Option configures a Service.
-type Option func(*Service)
+// Services are the registry's use-cases, one service per job over one
+// core. New builds them together; each has its own constructor naming
+// what it depends on.
+type Services struct {
+	// Review: submission, transitions, policies, the reads of servers
+	// and versions.
+	Review *Review
+	// Scans: scan runs, the scheduler, leases, drift decisions, host
+	// connection checks.
+	Scans *Scans
+	// Discovery: the signed discovery index, resolve, the official API.
+	Discovery *Discovery
+	// Attestations: sigstore bundles, artifacts, re-verification.
+	Attestations *Attestations
+	// Audit: the audit chain, its checkpoints, the change feed.
+	Audit *Audit
+}
+
+// settings are what the options set; New hands each service its part.
+type settings struct {
+	limits      Limits
+	now         func() time.Time
+	log         *slog.Logger
+	listeners   []func(action string)
+	verifier    *attest.Verifier
+	npm         NPMIntegrity
+	signer      *DiscoverySigner
+	scanning    *Scanning
+	checkpoints *Checkpoints
+}
+
+// Option configures the services.
+type Option func(*settings)
 
 // WithLimits sets submission limits.
-func WithLimits(l Limits) Option { return func(s *Service) { s.limits = l } }
+func WithLimits(l Limits) Option { return func(s *settings) { s.limits = l } }
 
 // WithClock replaces the clock (tests).
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+func WithClock(now func() time.Time) Option { return func(s *settings) { s.now = now } }
 
 // WithChangeListener has f told of every audited action another replica
 // committed, as the change feed reads it (the identity service forgets
 // cached tokens on a revocation).
 func WithChangeListener(f func(action string)) Option {
-	return func(s *Service) { s.listeners = append(s.listeners, f) }
+	return func(s *settings) { s.listeners = append(s.listeners, f) }
 }
 
 // WithLogger sets the logger.
-func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.log = l } }
 
-// New returns a Service over a migrated store.
-func New(ctx context.Context, st *store.Store, opts ...Option) (*Service, error) {
-	s := &Service{store: st, log: slog.Default(), limits: DefaultLimits(), now: utcNow, metrics: newScanMetrics(), disc: newDiscoveryCache(),
-		defaultReplica: DefaultReplicaName()}
-	for _, o := range opts {
-		o(s)
+// New returns the services over a migrated store.
+func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error) {
+	o := settings{log: slog.Default(), limits: DefaultLimits(), now: utcNow}
+	for _, f := range opts {
+		f(&o)
 	}
-	s.scanGate = newScanGate(s.limits.ScanRate, s.limits.ScanOnDemandConcurrency)
-	if err := s.defaultVerifier(); err != nil {
+	c := &core{store: st, log: o.log, limits: o.limits, now: o.now, metrics: newScanMetrics(), listeners: o.listeners}
+	if err := c.ensureAuditHead(ctx); err != nil {
 		return nil, err
 	}
-	if s.npm == nil {
-		s.npm = fetch.Packuments{}
-	}
-	if err := s.ensureAuditHead(ctx); err != nil {
+	att, err := newAttestations(c, o.verifier, o.npm)
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	disc := newDiscovery(c, o.signer)
+	scans := newScans(c, o.scanning, att, disc)
+	return &Services{
+		Review:       newReview(c, scans, att, disc),
+		Scans:        scans,
+		Discovery:    disc,
+		Attestations: att,
+		Audit:        newAudit(c, o.checkpoints, o.signer),
+	}, nil
 }
 
 func utcNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -62,7 +62,7 @@ type parsedSubmission struct {
 const maxIdempotencyKey = 200
 
 // Submit stores a new version in pending_review with its snapshot and pins.
-func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*VersionView, error) {
+func (s *Review) Submit(ctx context.Context, c *Caller, sub Submission) (*VersionView, error) {
 	if len(sub.IdempotencyKey) > maxIdempotencyKey {
 		return nil, invalidf("idempotency key longer than %d characters", maxIdempotencyKey)
 	}
@@ -88,7 +88,7 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 	if err := s.checkSubmittedAttestations(ctx, p, sub.Attestations); err != nil {
 		return nil, err
 	}
-	if p.text, err = s.textFindings(ctx, p.doc.Server.Name, p.tools); err != nil {
+	if p.text, err = s.discovery.textFindings(ctx, p.doc.Server.Name, p.tools); err != nil {
 		return nil, err
 	}
 	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
@@ -104,14 +104,14 @@ func (s *Service) Submit(ctx context.Context, c *Caller, sub Submission) (*Versi
 	return s.versionByID(ctx, id)
 }
 
-func (s *Service) submitError(err error, p *parsedSubmission) error {
+func (s *Review) submitError(err error, p *parsedSubmission) error {
 	if store.IsUniqueViolation(err) {
 		return fmt.Errorf("%w: version %s already exists (versions are immutable)", ErrAlreadyExists, p.subject)
 	}
 	return err
 }
 
-func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
+func (s *Review) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	if len(sub.ServerJSON) == 0 {
 		return nil, invalidf("serverJson is required")
 	}
@@ -144,7 +144,7 @@ func (s *Service) parseSubmission(sub Submission) (*parsedSubmission, error) {
 }
 
 // parseServerJSON reads a submitted server.json within its size limit.
-func (s *Service) parseServerJSON(raw []byte) (*serverjson.Document, error) {
+func (s *Review) parseServerJSON(raw []byte) (*serverjson.Document, error) {
 	if len(raw) > s.limits.MaxServerJSONBytes {
 		return nil, fmt.Errorf("%w: serverJson is %d bytes, the limit is %d", ErrTooLarge, len(raw), s.limits.MaxServerJSONBytes)
 	}
@@ -155,7 +155,7 @@ func (s *Service) parseServerJSON(raw []byte) (*serverjson.Document, error) {
 	return doc, nil
 }
 
-func (s *Service) parseSnapshot(toolsJSON, initJSON []byte) (*pin.ToolsList, *InitializeFacts, error) {
+func (s *core) parseSnapshot(toolsJSON, initJSON []byte) (*pin.ToolsList, *InitializeFacts, error) {
 	if len(toolsJSON) == 0 {
 		return nil, nil, invalidf("tools is required (a tools/list result or an array of tools)")
 	}
@@ -204,7 +204,7 @@ func requestHash(sub Submission) string {
 
 // replay returns the first result of a keyed submission, or a conflict when
 // the key was used with another body. (nil, nil) means the key is unused.
-func (s *Service) replay(ctx context.Context, c *Caller, key, reqHash string) (*VersionView, error) {
+func (s *Review) replay(ctx context.Context, c *Caller, key, reqHash string) (*VersionView, error) {
 	k, err := s.store.Client.IdempotencyKey.Query().
 		Where(idempotencykey.Principal(c.Principal), idempotencykey.Key(key)).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -218,7 +218,7 @@ func (s *Service) replay(ctx context.Context, c *Caller, key, reqHash string) (*
 	return s.versionByID(ctx, k.VersionID)
 }
 
-func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p *parsedSubmission) (int, error) {
+func (s *Review) storeSubmission(ctx context.Context, c *Caller, key string, p *parsedSubmission) (int, error) {
 	var id int
 	err := s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		srv, err := s.serverFor(ctx, tx, c, p)
@@ -252,7 +252,7 @@ func (s *Service) storeSubmission(ctx context.Context, c *Caller, key string, p 
 // First versions of a new server may be submitted at once through replicas
 // (PostgreSQL): the insert then waits for the other transaction and skips
 // the name it committed, and the server is read again.
-func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parsedSubmission) (*ent.Server, error) {
+func (s *Review) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parsedSubmission) (*ent.Server, error) {
 	sj := p.doc.Server
 	srv, err := tx.Server.Query().Where(server.Name(sj.Name)).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -281,7 +281,7 @@ func (s *Service) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parse
 // would read as the same server to people and to case-insensitive tools.
 // On PostgreSQL a transaction lock on the folded name makes two replicas
 // creating case variants at once take turns (SQLite writers already do).
-func (s *Service) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string) error {
+func (s *Review) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string) error {
 	if s.store.RowLocks() {
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(lower($1)))", name); err != nil {
 			return fmt.Errorf("lock server name: %w", err)
@@ -300,7 +300,7 @@ func (s *Service) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string
 	return nil
 }
 
-func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, p *parsedSubmission) (*ent.Version, error) {
+func (s *Review) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *ent.Server, p *parsedSubmission) (*ent.Version, error) {
 	v, err := tx.Version.Create().SetServerID(srv.ID).SetVersion(p.versionS).SetServerJSON(p.doc.Raw).
 		SetDescription(p.doc.Server.Description).SetSubmittedBy(c.Principal).SetSubmittedAt(s.now()).
 		SetStateChangedAt(s.now()).SetRequestHash(p.reqHash).SetPinRevision(1).
@@ -323,7 +323,7 @@ func (s *Service) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv 
 
 // createSnapshot stores a snapshot and its tools, each with its hash from the
 // already computed pins.
-func (s *Service) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pin.Pins) (*ent.ToolSnapshot, error) {
+func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pin.Pins) (*ent.ToolSnapshot, error) {
 	sc := tx.ToolSnapshot.Create().SetVersionID(versionID).SetSource(source).
 		SetProtocolVersion(init.ProtocolVersion).SetServerInfo(init.ServerInfo).
 		SetNillableInstructions(tl.Instructions).SetCreatedAt(s.now())
@@ -347,7 +347,7 @@ func (s *Service) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int,
 	return snap, nil
 }
 
-func (s *Service) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, contractHash, by, reason string) error {
+func (s *core) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, contractHash, by, reason string) error {
 	tools := make([]schema.ToolPinRecord, len(p.Tools))
 	for i, t := range p.Tools {
 		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash}
@@ -364,17 +364,17 @@ func subjectOf(name, version string) string { return name + "@" + strings.TrimSp
 // checkSubmittedAttestations resolves a submission's bundles and verifies
 // them under the server's current attestation policy, before the write
 // transaction (verification takes milliseconds).
-func (s *Service) checkSubmittedAttestations(ctx context.Context, p *parsedSubmission, ins []AttestationInput) error {
-	items, err := s.resolveAttestations(ctx, p.doc, ins)
+func (s *Review) checkSubmittedAttestations(ctx context.Context, p *parsedSubmission, ins []AttestationInput) error {
+	items, err := s.attest.resolveAttestations(ctx, p.doc, ins)
 	if err != nil || len(items) == 0 {
 		return err
 	}
-	pol, err := s.attestPolicyByName(ctx, p.doc.Server.Name)
+	pol, err := s.attest.attestPolicyByName(ctx, p.doc.Server.Name)
 	if err != nil {
 		return err
 	}
 	p.attestations = items
-	p.verifications, err = s.verifyItems(items, pol)
+	p.verifications, err = s.attest.verifyItems(items, pol)
 	return err
 }
 
@@ -406,7 +406,7 @@ func checkSubmissionPolicy(ctx context.Context, tx *ent.Tx, srv *ent.Server, p *
 
 // saveSubmissionFindings stores the contract checks and the contract's
 // widenings against the previous approved version.
-func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, p *parsedSubmission) error {
+func (s *Review) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, p *parsedSubmission) error {
 	fs := s.contractFindings(p.contract, p.tools)
 	ws, against, err := widenings(ctx, tx, serverID, versionID, p.contract.normalized)
 	if err != nil {
@@ -420,7 +420,7 @@ func (s *Service) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, server
 // server named by its server.json.
 // The caller's namespace is checked first: nobody makes the registry launch
 // or dial a server they may not submit.
-func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) error {
+func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error {
 	if len(sub.Tools) > 0 || len(sub.InitializeResult) > 0 {
 		return invalidf("a live submission reads tools and initializeResult from the server: leave them empty")
 	}
@@ -431,7 +431,7 @@ func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) erro
 	if !c.OwnsNamespace(doc.Namespace) {
 		return deniedf("%s may not submit in namespace %q", c.Principal, doc.Namespace)
 	}
-	items, err := s.resolveAttestations(ctx, doc, sub.Attestations)
+	items, err := s.attest.resolveAttestations(ctx, doc, sub.Attestations)
 	if err != nil {
 		return err
 	}
@@ -439,7 +439,7 @@ func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) erro
 	for _, it := range items {
 		digests[it.index] = it.digest
 	}
-	target, _, err := s.liveTarget(ctx, doc, digests)
+	target, _, err := s.scans.liveTarget(ctx, doc, digests)
 	var mismatch *fetch.DigestMismatchError
 	switch {
 	case errors.As(err, &mismatch):
@@ -449,7 +449,7 @@ func (s *Service) readLive(ctx context.Context, c *Caller, sub *Submission) erro
 	case err != nil:
 		return err
 	}
-	snap, err := s.scanning.Reader.Read(ctx, target)
+	snap, err := s.scans.scanning.Reader.Read(ctx, target)
 	if err != nil {
 		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(snap))
 	}

@@ -12,7 +12,7 @@ import (
 // servers' tools come from the discovery index (the highest approved
 // version of each server, every environment), so the cost of a
 // submission does not grow with the fleet.
-func (s *Service) textFindings(ctx context.Context, serverName string, tl *pin.ToolsList) ([]recorded, error) {
+func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin.ToolsList) ([]recorded, error) {
 	var out []recorded
 	for _, f := range diffreview.Poisoning(tl.Tools, tl.Instructions) {
 		out = append(out, recorded{Finding: f, Source: SourceSubmission})

@@ -44,7 +44,7 @@ const maxReason = 2000
 // Approval and release pass checkAdmission: acks must cover every widening
 // of the version's capability contract against the previous approved
 // version.
-func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string, acks ...string) (*mcpregv1.Version, error) {
+func (s *Review) Transition(ctx context.Context, c *Caller, a Action, name, ver, reason string, acks ...string) (*mcpregv1.Version, error) {
 	rule, ok := lifecycle[a]
 	if !ok {
 		return nil, invalidf("unknown action %q", a)
@@ -64,7 +64,7 @@ func (s *Service) Transition(ctx context.Context, c *Caller, a Action, name, ver
 		id = v.ID
 		details := ""
 		if a == ActionApprove || a == ActionRelease {
-			if details, err = s.checkAdmission(ctx, tx, v, a, subjectOf(name, ver), acks); err != nil {
+			if details, err = s.attest.checkAdmission(ctx, tx, v, a, subjectOf(name, ver), acks); err != nil {
 				return err
 			}
 		}
@@ -100,7 +100,7 @@ func checkTransitionArgs(c *Caller, name, reason string) error {
 	return nil
 }
 
-func (s *Service) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
+func (s *core) lockVersion(ctx context.Context, tx *ent.Tx, name, ver string) (*ent.Version, error) {
 	q := tx.Version.Query().Where(versionNamed(name, ver)...)
 	if s.store.RowLocks() {
 		q = q.ForUpdate()
@@ -130,7 +130,7 @@ func checkTransition(c *Caller, a Action, rule transitionRule, v *ent.Version, s
 	return nil
 }
 
-func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason, details string) error {
+func (s *Review) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a Action, rule transitionRule, v *ent.Version, subject, reason, details string) error {
 	now := s.now()
 	upd := tx.Version.UpdateOneID(v.ID).SetState(rule.to).SetStateReason(reason).SetStateChangedAt(now)
 	if a == ActionQuarantine {
@@ -157,7 +157,7 @@ func (s *Service) applyTransition(ctx context.Context, tx *ent.Tx, c *Caller, a 
 // after a scan newer than the quarantine matched the approved pins (besides
 // the gates of checkAdmission); other quarantines need the reviewer's
 // decision alone.
-func (s *Service) checkDriftRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
+func (s *Review) checkDriftRelease(ctx context.Context, tx *ent.Tx, v *ent.Version, subject string) error {
 	if states.QuarantineKind(v.QuarantineKind) != states.QuarantineDrift {
 		return nil
 	}

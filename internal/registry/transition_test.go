@@ -50,13 +50,13 @@ func TestLifecycle(t *testing.T) {
 			{registry.ActionReject, &registry.Caller{Principal: "h", Role: registry.RoleHost}, "", registry.ErrPermissionDenied},
 		}},
 	}
-	forEach(t, func(t *testing.T, svc *registry.Service, _ *store.Store) {
+	forEach(t, func(t *testing.T, svc *registry.Services, _ *store.Store) {
 		for i, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				ver := "1.0." + string(rune('0'+i))
 				submit(t, svc, owner, "io.github.acme/life", ver)
 				for _, s := range c.steps {
-					v, err := svc.Transition(context.Background(), s.by, s.action, "io.github.acme/life", ver, "because")
+					v, err := svc.Review.Transition(context.Background(), s.by, s.action, "io.github.acme/life", ver, "because")
 					if s.err != nil {
 						if !errors.Is(err, s.err) {
 							t.Fatalf("%s by %s: err %v, want %v", s.action, s.by.Principal, err, s.err)
@@ -73,9 +73,9 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestStateErrorNamesCurrentState(t *testing.T) {
-	forEach(t, func(t *testing.T, svc *registry.Service, _ *store.Store) {
+	forEach(t, func(t *testing.T, svc *registry.Services, _ *store.Store) {
 		submit(t, svc, owner, "io.github.acme/x", "1.0.0")
-		_, err := svc.Transition(context.Background(), reviewer, registry.ActionRevoke, "io.github.acme/x", "1.0.0", "r")
+		_, err := svc.Review.Transition(context.Background(), reviewer, registry.ActionRevoke, "io.github.acme/x", "1.0.0", "r")
 		var se *registry.StateError
 		if !errors.As(err, &se) || se.Current != "pending_review" || !strings.Contains(err.Error(), "pending_review") {
 			t.Fatalf("err = %v", err)
@@ -84,16 +84,16 @@ func TestStateErrorNamesCurrentState(t *testing.T) {
 }
 
 func TestFourEyes(t *testing.T) {
-	forEach(t, func(t *testing.T, svc *registry.Service, _ *store.Store) {
+	forEach(t, func(t *testing.T, svc *registry.Services, _ *store.Store) {
 		ctx := context.Background()
 		// The same principal through another token is still the same principal.
 		rootOther := &registry.Caller{Principal: "root", Role: registry.RoleAdmin, TokenID: "tok_other"}
 		submit(t, svc, admin, "io.github.acme/self", "1.0.0")
-		if _, err := svc.Transition(ctx, rootOther, registry.ActionApprove, "io.github.acme/self", "1.0.0", "ok"); !errors.Is(err, registry.ErrPermissionDenied) {
+		if _, err := svc.Review.Transition(ctx, rootOther, registry.ActionApprove, "io.github.acme/self", "1.0.0", "ok"); !errors.Is(err, registry.ErrPermissionDenied) {
 			t.Fatalf("self approval: %v", err)
 		}
 		// Rejecting one's own submission is allowed: it only ever narrows.
-		if _, err := svc.Transition(ctx, admin, registry.ActionReject, "io.github.acme/self", "1.0.0", "withdrawn"); err != nil {
+		if _, err := svc.Review.Transition(ctx, admin, registry.ActionReject, "io.github.acme/self", "1.0.0", "withdrawn"); err != nil {
 			t.Fatalf("self reject: %v", err)
 		}
 	})

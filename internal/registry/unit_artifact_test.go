@@ -90,7 +90,7 @@ func TestUnitArtifactQuarantine(t *testing.T) {
 	if resolvable(t, svc, weather) {
 		t.Fatal("quarantined version still resolves")
 	}
-	_, err = svc.Transition(ctx, reviewer, registry.ActionRelease, weather, weatherVersion, "looks fine")
+	_, err = svc.Review.Transition(ctx, reviewer, registry.ActionRelease, weather, weatherVersion, "looks fine")
 	if !errors.Is(err, registry.ErrFailedPrecondition) || !strings.Contains(err.Error(), "cannot release") {
 		t.Fatalf("release of a mismatched artifact: %v, want refused", err)
 	}

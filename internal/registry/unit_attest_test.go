@@ -45,7 +45,7 @@ func TestUnitAttestationGate(t *testing.T) {
 	env := newUnitEnv(t)
 	svc := env.service(t, registry.Scanning{Reader: &fakeReader{}}, registry.WithAttestation(verifier), registry.WithNPMIntegrity(publishedIntegrity{}))
 	tarball := []byte("weather-1.0.0.tgz")
-	_, err = svc.Submit(ctx, owner, registry.Submission{ServerJSON: npmServerJSON(weather, tarball), Tools: []byte(weatherTools)})
+	_, err = svc.Review.Submit(ctx, owner, registry.Submission{ServerJSON: npmServerJSON(weather, tarball), Tools: []byte(weatherTools)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,16 +53,16 @@ func TestUnitAttestationGate(t *testing.T) {
 	// with the npm registry's sha512: the owner's word, allowed here.
 	pol := registry.Policy{Attestation: &attest.Policy{Required: true, TrustedRoot: "acme",
 		Identities: []attest.Identity{{Issuer: issuer, SAN: signer}}, AllowUnfetchedDigests: true}}
-	proposed, err := svc.SetPolicy(ctx, reviewer, weather, pol, "signed releases only")
+	proposed, err := svc.Review.SetPolicy(ctx, reviewer, weather, pol, "signed releases only")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bob := &registry.Caller{Principal: "bob", Role: registry.RoleReviewer}
-	if _, err := svc.ConfirmPolicy(ctx, bob, weather, proposed.GetPending().GetDigest(), "agreed"); err != nil {
+	if _, err := svc.Review.ConfirmPolicy(ctx, bob, weather, proposed.GetPending().GetDigest(), "agreed"); err != nil {
 		t.Fatal(err)
 	}
 	approve := func() error {
-		_, err := svc.Transition(ctx, reviewer, registry.ActionApprove, weather, weatherVersion, "reviewed")
+		_, err := svc.Review.Transition(ctx, reviewer, registry.ActionApprove, weather, weatherVersion, "reviewed")
 		return err
 	}
 	refused := func(why string) {
@@ -82,7 +82,7 @@ func TestUnitAttestationGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.AddAttestation(ctx, owner, weather, weatherVersion, registry.AttestationInput{Bundle: bundle}); err != nil {
+		if _, err := svc.Attestations.AddAttestation(ctx, owner, weather, weatherVersion, registry.AttestationInput{Bundle: bundle}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -135,7 +135,7 @@ func TestUnitDriftQuarantine(t *testing.T) {
 		!v.StateChangedAt.Equal(env.clock.Now()) || !strings.Contains(v.StateReason, "description_changed (get_forecast)") {
 		t.Fatalf("stored version: kind %q drift %v changed %s reason %q", v.QuarantineKind, v.QuarantineDriftID, v.StateChangedAt, v.StateReason)
 	}
-	got, err := svc.GetVersion(context.Background(), reviewer, weather, weatherVersion)
+	got, err := svc.Review.GetVersion(context.Background(), reviewer, weather, weatherVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

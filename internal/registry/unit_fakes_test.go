@@ -158,7 +158,7 @@ func newUnitEnv(t *testing.T) *unitEnv {
 // service is a replica on the env's database and clock, reading live
 // through sc (its Replica names it). On-demand scans are never merged
 // (no cooldown), so every scan a test asks for reads the fake.
-func (e *unitEnv) service(t *testing.T, sc registry.Scanning, opts ...registry.Option) *registry.Service {
+func (e *unitEnv) service(t *testing.T, sc registry.Scanning, opts ...registry.Option) *registry.Services {
 	t.Helper()
 	key, err := signing.GenerateKey()
 	if err != nil {
@@ -178,24 +178,24 @@ func (e *unitEnv) service(t *testing.T, sc registry.Scanning, opts ...registry.O
 
 // approve submits sub as the owner, with weatherTools and weatherInfo
 // unless it carries tools, and approves name@weatherVersion as a reviewer.
-func approve(t *testing.T, svc *registry.Service, sub registry.Submission, name string) {
+func approve(t *testing.T, svc *registry.Services, sub registry.Submission, name string) {
 	t.Helper()
 	ctx := context.Background()
 	if sub.Tools == nil {
 		sub.Tools, sub.InitializeResult = []byte(weatherTools), []byte(initializeResult(weatherInfo))
 	}
-	if _, err := svc.Submit(ctx, owner, sub); err != nil {
+	if _, err := svc.Review.Submit(ctx, owner, sub); err != nil {
 		t.Fatalf("submit %s: %v", name, err)
 	}
-	if _, err := svc.Transition(ctx, reviewer, registry.ActionApprove, name, weatherVersion, "reviewed"); err != nil {
+	if _, err := svc.Review.Transition(ctx, reviewer, registry.ActionApprove, name, weatherVersion, "reviewed"); err != nil {
 		t.Fatalf("approve %s: %v", name, err)
 	}
 }
 
 // scanNow scans name@weatherVersion on demand, as a reviewer.
-func scanNow(t *testing.T, svc *registry.Service, name string) *mcpregv1.ScanResult {
+func scanNow(t *testing.T, svc *registry.Services, name string) *mcpregv1.ScanResult {
 	t.Helper()
-	res, err := svc.ScanVersion(context.Background(), reviewer, name, weatherVersion, states.TriggerManual)
+	res, err := svc.Scans.ScanVersion(context.Background(), reviewer, name, weatherVersion, states.TriggerManual)
 	if err != nil {
 		t.Fatalf("scan %s: %v", name, err)
 	}
@@ -214,9 +214,9 @@ func versionRow(t *testing.T, st *store.Store, name string) *ent.Version {
 }
 
 // resolvable reports whether discovery lists name (a reviewer's view).
-func resolvable(t *testing.T, svc *registry.Service, name string) bool {
+func resolvable(t *testing.T, svc *registry.Services, name string) bool {
 	t.Helper()
-	res, err := svc.Resolve(context.Background(), reviewer, registry.ResolveQuery{Name: name})
+	res, err := svc.Discovery.Resolve(context.Background(), reviewer, registry.ResolveQuery{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,17 +26,17 @@ func TestUnitLeaseTakeover(t *testing.T) {
 			b := env.service(t, registry.Scanning{Reader: liveB, Replica: "replica-b", Interval: time.Hour})
 			approve(t, a, registry.Submission{ServerJSON: serverJSON(weather, weatherVersion)}, weather)
 			liveB.serve(liveSnapshot(t, weatherTools, weatherInfo))
-			stalled, err := a.StallScan(ctx, weather, weatherVersion)
+			stalled, err := a.Scans.StallScan(ctx, weather, weatherVersion)
 			if err != nil {
 				t.Fatal(err)
 			}
 
 			env.clock.Advance(registry.DefaultLeaseTTL - time.Second)
 			if trigger == states.TriggerSchedule {
-				if err := b.ScheduleRound(ctx); err != nil {
+				if err := b.Scans.ScheduleRound(ctx); err != nil {
 					t.Fatal(err)
 				}
-			} else if holder, err := b.LeaseHolder(ctx, weather, weatherVersion); err != nil || holder != "replica-a" {
+			} else if holder, err := b.Scans.LeaseHolder(ctx, weather, weatherVersion); err != nil || holder != "replica-a" {
 				t.Fatalf("before expiry the lease holder is %q (%v), want replica-a", holder, err)
 			}
 			if n := len(liveB.reads()); n != 0 {
@@ -48,7 +48,7 @@ func TestUnitLeaseTakeover(t *testing.T) {
 
 			env.clock.Advance(2 * time.Second)
 			if trigger == states.TriggerSchedule {
-				if err := b.ScheduleRound(ctx); err != nil {
+				if err := b.Scans.ScheduleRound(ctx); err != nil {
 					t.Fatal(err)
 				}
 			} else {

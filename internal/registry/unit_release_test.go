@@ -30,7 +30,7 @@ func TestUnitDriftRelease(t *testing.T) {
 		}
 	}
 	release := func() error {
-		_, err := svc.Transition(ctx, reviewer, registry.ActionRelease, weather, weatherVersion, "the server is fixed")
+		_, err := svc.Review.Transition(ctx, reviewer, registry.ActionRelease, weather, weatherVersion, "the server is fixed")
 		return err
 	}
 	refused := func(when string) {
@@ -64,7 +64,7 @@ func TestUnitDriftRelease(t *testing.T) {
 		t.Fatal("released version does not resolve")
 	}
 
-	if _, err := svc.Transition(ctx, reviewer, registry.ActionQuarantine, weather, weatherVersion, "incident"); err != nil {
+	if _, err := svc.Review.Transition(ctx, reviewer, registry.ActionQuarantine, weather, weatherVersion, "incident"); err != nil {
 		t.Fatal(err)
 	}
 	if err := release(); err != nil {

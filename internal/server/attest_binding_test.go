@@ -229,7 +229,7 @@ func TestAttestationOnApprovedVersionIsPending(t *testing.T) {
 			t.Fatalf("attestation on an approved version: %v (state %v)", a, r.json(t)["state"])
 		}
 		id := a[1]["id"].(string)
-		e.in.Service.InvalidateDiscovery()
+		e.in.Service.Discovery.InvalidateDiscovery()
 		if after := resolve(); after != before {
 			t.Fatalf("a pending attestation changed discovery:\nbefore %s\nafter  %s", before, after)
 		}

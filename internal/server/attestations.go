@@ -21,12 +21,12 @@ func attestationInput(a *mcpregv1.AttestationInput) registry.AttestationInput {
 }
 
 func (s *registryServer) AddAttestation(ctx context.Context, r *mcpregv1.AddAttestationRequest) (*mcpregv1.Version, error) {
-	v, err := s.svc.AddAttestation(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), attestationInput(r.GetAttestation()))
+	v, err := s.svc.Attestations.AddAttestation(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), attestationInput(r.GetAttestation()))
 	return v, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) VerifyAttestation(ctx context.Context, r *mcpregv1.VerifyAttestationRequest) (*mcpregv1.VerifyAttestationResponse, error) {
-	a, err := s.svc.VerifyAttestation(ctx, s.caller(ctx), []byte(r.GetBundle()), r.GetArtifactDigest(), r.GetArtifact(),
+	a, err := s.svc.Attestations.VerifyAttestation(ctx, s.caller(ctx), []byte(r.GetBundle()), r.GetArtifactDigest(), r.GetArtifact(),
 		registry.AttestPolicyFromProto(r.GetPolicy()))
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
@@ -35,7 +35,7 @@ func (s *registryServer) VerifyAttestation(ctx context.Context, r *mcpregv1.Veri
 }
 
 func (s *registryServer) ReverifyAttestations(ctx context.Context, _ *mcpregv1.ReverifyAttestationsRequest) (*mcpregv1.ReverifyAttestationsResponse, error) {
-	rep, err := s.svc.Reverify(ctx, s.caller(ctx))
+	rep, err := s.svc.Attestations.Reverify(ctx, s.caller(ctx))
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -44,6 +44,6 @@ func (s *registryServer) ReverifyAttestations(ctx context.Context, _ *mcpregv1.R
 }
 
 func (s *registryServer) ConfirmAttestation(ctx context.Context, r *mcpregv1.ConfirmAttestationRequest) (*mcpregv1.Version, error) {
-	v, err := s.svc.ConfirmAttestation(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), r.GetId(), r.GetReason())
+	v, err := s.svc.Attestations.ConfirmAttestation(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), r.GetId(), r.GetReason())
 	return v, toStatus(ctx, s.log, err)
 }

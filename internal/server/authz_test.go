@@ -216,7 +216,7 @@ func badCredentials(t *testing.T, in *servertest.Instance) map[string]metadata.M
 	// The expired token is issued by a service over the same database whose
 	// clock is an hour behind: it expired 59 minutes ago, with no sleep.
 	clock := testkit.NewClock(time.Now().UTC().Add(-time.Hour))
-	past := identity.New(in.Store, in.Service.AuditWriter(), identity.WithClock(clock.Now))
+	past := identity.New(in.Store, in.Service.Audit.AuditWriter(), identity.WithClock(clock.Now))
 	expiring, err := past.CreateToken(ctx, admin, identity.NewToken{Principal: "m-expired", Role: registry.RoleAdmin, TTL: time.Minute})
 	if err != nil {
 		t.Fatal(err)

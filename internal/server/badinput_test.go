@@ -95,7 +95,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 			if after := counts(t, in.Store); after != before {
 				t.Fatalf("bad input changed stored data: %v -> %v", before, after)
 			}
-			if rep, err := in.Service.VerifyAuditChain(context.Background()); err != nil || !rep.OK {
+			if rep, err := in.Service.Audit.VerifyAuditChain(context.Background()); err != nil || !rep.OK {
 				t.Fatalf("audit chain after bad input: %+v %v", rep, err)
 			}
 		})

@@ -44,7 +44,7 @@ func ServiceOptions(cfg Config, log *slog.Logger) ([]registry.Option, error) {
 // Services are the use-case services the transport and the web UI call,
 // built over one store.
 type Services struct {
-	Registry *registry.Service
+	Registry *registry.Services
 	Identity *identity.Service
 }
 
@@ -59,7 +59,7 @@ func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ..
 	if err != nil {
 		return nil, err
 	}
-	id.svc = identity.New(st, reg.AuditWriter(), identity.WithLogger(log))
+	id.svc = identity.New(st, reg.Audit.AuditWriter(), identity.WithLogger(log))
 	return &Services{Registry: reg, Identity: id.svc}, nil
 }
 

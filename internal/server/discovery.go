@@ -17,8 +17,10 @@ import (
 // discoveryServer implements DiscoveryService over gRPC.
 type discoveryServer struct {
 	mcpregv1.UnimplementedDiscoveryServiceServer
-	svc *registry.Service
-	log *slog.Logger
+	svc *registry.Discovery
+	// scans takes hosts' connection checks (and the scans they ask for).
+	scans *registry.Scans
+	log   *slog.Logger
 }
 
 func (s *discoveryServer) ResolveServers(ctx context.Context, r *mcpregv1.ResolveServersRequest) (*mcpregv1.ResolveServersResponse, error) {
@@ -30,7 +32,7 @@ func (s *discoveryServer) ResolveServers(ctx context.Context, r *mcpregv1.Resolv
 }
 
 func (s *discoveryServer) CheckConnection(ctx context.Context, r *mcpregv1.CheckConnectionRequest) (*mcpregv1.CheckConnectionResponse, error) {
-	out, err := s.svc.CheckConnection(ctx, s.caller(ctx), registry.CheckInput{Name: r.GetName(), Version: r.GetVersion(),
+	out, err := s.scans.CheckConnection(ctx, s.caller(ctx), registry.CheckInput{Name: r.GetName(), Version: r.GetVersion(),
 		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult())})
 	return out, toStatus(ctx, s.log, err)
 }
@@ -48,7 +50,7 @@ func resolveQuery(r *mcpregv1.ResolveServersRequest) registry.ResolveQuery {
 // in-memory index without the gateway's round trip: hosts restarting
 // together must not hurt. It authenticates and authorises exactly as the
 // gRPC method does, and answers 304 to a matching If-None-Match.
-func discoveryHTTP(svc *registry.Service, id authenticator, log *slog.Logger) http.HandlerFunc {
+func discoveryHTTP(svc *registry.Discovery, id authenticator, log *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		c, err := authorize(ctx, id, log, r.Header.Values("Authorization"), mcpregv1.DiscoveryService_ResolveServers_FullMethodName)
@@ -152,7 +154,7 @@ const AuditCheckpointPath = "/.well-known/mcpreg/audit-checkpoint"
 // use is to be copied as widely as possible (auditors, other systems,
 // backups) so that a later rewrite of the database cannot match all
 // copies. A forged answer gains nothing: it must verify with the key.
-func auditCheckpoint(svc *registry.Service, log *slog.Logger) http.HandlerFunc {
+func auditCheckpoint(svc *registry.Audit, log *slog.Logger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		note, err := svc.LatestCheckpoint(r.Context())
 		if err != nil {
@@ -167,7 +169,7 @@ func auditCheckpoint(svc *registry.Service, log *slog.Logger) http.HandlerFunc {
 
 // discoveryKeys serves the registry's discovery public keys (public: hosts
 // should still be configured with the key they trust).
-func discoveryKeys(svc *registry.Service) http.HandlerFunc {
+func discoveryKeys(svc *registry.Discovery) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=60")
 		writeJSON(w, http.StatusOK, map[string]any{"keys": svc.DiscoveryKeys()})

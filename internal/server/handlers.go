@@ -14,10 +14,10 @@ import (
 // carry a submission's idempotency key.
 const HeaderIdempotencyKey = "idempotency-key"
 
-// registryServer adapts registry.Service to the RegistryService API.
+// registryServer adapts the registry services to the RegistryService API.
 type registryServer struct {
 	mcpregv1.UnimplementedRegistryServiceServer
-	svc *registry.Service
+	svc *registry.Services
 	log *slog.Logger
 }
 
@@ -30,7 +30,7 @@ func (s *registryServer) SubmitVersion(ctx context.Context, r *mcpregv1.SubmitVe
 	if key == "" {
 		key = firstMetadata(ctx, HeaderIdempotencyKey)
 	}
-	v, err := s.svc.Submit(ctx, s.caller(ctx), registry.Submission{ServerJSON: []byte(r.GetServerJson()),
+	v, err := s.svc.Review.Submit(ctx, s.caller(ctx), registry.Submission{ServerJSON: []byte(r.GetServerJson()),
 		Tools: []byte(r.GetTools()), InitializeResult: []byte(r.GetInitializeResult()), Contract: []byte(r.GetContract()),
 		IdempotencyKey: key, Live: r.GetLive(), Attestations: attestationInputs(r.GetAttestations())})
 	return v, toStatus(ctx, s.log, err)
@@ -46,7 +46,7 @@ func firstMetadata(ctx context.Context, key string) string {
 
 func (s *registryServer) ListServers(ctx context.Context, r *mcpregv1.ListServersRequest) (*mcpregv1.ListServersResponse, error) {
 	f := registry.ServerFilter{State: r.GetState(), Owner: r.GetOwner(), Namespace: r.GetNamespace(), Query: r.GetQuery()}
-	servers, next, err := s.svc.ListServers(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	servers, next, err := s.svc.Review.ListServers(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -54,13 +54,13 @@ func (s *registryServer) ListServers(ctx context.Context, r *mcpregv1.ListServer
 }
 
 func (s *registryServer) GetServer(ctx context.Context, r *mcpregv1.GetServerRequest) (*mcpregv1.Server, error) {
-	srv, err := s.svc.GetServer(ctx, s.caller(ctx), r.GetName())
+	srv, err := s.svc.Review.GetServer(ctx, s.caller(ctx), r.GetName())
 	return srv, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) ListVersions(ctx context.Context, r *mcpregv1.ListVersionsRequest) (*mcpregv1.ListVersionsResponse, error) {
 	f := registry.ServerFilter{State: r.GetState(), Owner: r.GetOwner(), Namespace: r.GetNamespace(), Query: r.GetQuery()}
-	vs, next, err := s.svc.ListVersions(ctx, s.caller(ctx), r.GetName(), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	vs, next, err := s.svc.Review.ListVersions(ctx, s.caller(ctx), r.GetName(), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -68,12 +68,12 @@ func (s *registryServer) ListVersions(ctx context.Context, r *mcpregv1.ListVersi
 }
 
 func (s *registryServer) GetVersion(ctx context.Context, r *mcpregv1.GetVersionRequest) (*mcpregv1.Version, error) {
-	v, err := s.svc.GetVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion())
+	v, err := s.svc.Review.GetVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion())
 	return v, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) transition(ctx context.Context, a registry.Action, r *mcpregv1.TransitionRequest) (*mcpregv1.Version, error) {
-	v, err := s.svc.Transition(ctx, s.caller(ctx), a, r.GetName(), r.GetVersion(), r.GetReason(), r.GetAcknowledgedWidenings()...)
+	v, err := s.svc.Review.Transition(ctx, s.caller(ctx), a, r.GetName(), r.GetVersion(), r.GetReason(), r.GetAcknowledgedWidenings()...)
 	return v, toStatus(ctx, s.log, err)
 }
 
@@ -99,7 +99,7 @@ func (s *registryServer) RevokeVersion(ctx context.Context, r *mcpregv1.Transiti
 
 func (s *registryServer) ListAuditEvents(ctx context.Context, r *mcpregv1.ListAuditEventsRequest) (*mcpregv1.ListAuditEventsResponse, error) {
 	f := registry.AuditFilter{Subject: r.GetSubject(), Actor: r.GetActor(), Action: r.GetAction()}
-	evs, next, err := s.svc.ListAuditEvents(ctx, f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	evs, next, err := s.svc.Audit.ListAuditEvents(ctx, f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -107,7 +107,7 @@ func (s *registryServer) ListAuditEvents(ctx context.Context, r *mcpregv1.ListAu
 }
 
 func (s *registryServer) VerifyAuditChain(ctx context.Context, _ *mcpregv1.VerifyAuditChainRequest) (*mcpregv1.VerifyAuditChainResponse, error) {
-	rep, err := s.svc.VerifyAuditChain(ctx)
+	rep, err := s.svc.Audit.VerifyAuditChain(ctx)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -116,7 +116,7 @@ func (s *registryServer) VerifyAuditChain(ctx context.Context, _ *mcpregv1.Verif
 }
 
 func (s *registryServer) ListAuditCheckpoints(ctx context.Context, r *mcpregv1.ListAuditCheckpointsRequest) (*mcpregv1.ListAuditCheckpointsResponse, error) {
-	cps, next, err := s.svc.ListCheckpoints(ctx, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	cps, next, err := s.svc.Audit.ListCheckpoints(ctx, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -124,19 +124,19 @@ func (s *registryServer) ListAuditCheckpoints(ctx context.Context, r *mcpregv1.L
 }
 
 func (s *registryServer) GetServerPolicy(ctx context.Context, r *mcpregv1.GetServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
-	p, err := s.svc.GetPolicy(ctx, s.caller(ctx), r.GetName())
+	p, err := s.svc.Review.GetPolicy(ctx, s.caller(ctx), r.GetName())
 	return p, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) UpdateServerPolicy(ctx context.Context, r *mcpregv1.UpdateServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
 	p := registry.Policy{RequireContract: r.GetPolicy().GetRequireContract(),
 		Attestation: registry.AttestPolicyFromProto(r.GetPolicy().GetAttestation())}
-	out, err := s.svc.SetPolicy(ctx, s.caller(ctx), r.GetName(), p, r.GetReason())
+	out, err := s.svc.Review.SetPolicy(ctx, s.caller(ctx), r.GetName(), p, r.GetReason())
 	return out, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) ConfirmServerPolicy(ctx context.Context, r *mcpregv1.ConfirmServerPolicyRequest) (*mcpregv1.ServerPolicy, error) {
-	out, err := s.svc.ConfirmPolicy(ctx, s.caller(ctx), r.GetName(), r.GetDigest(), r.GetReason())
+	out, err := s.svc.Review.ConfirmPolicy(ctx, s.caller(ctx), r.GetName(), r.GetDigest(), r.GetReason())
 	return out, toStatus(ctx, s.log, err)
 }
 

@@ -34,10 +34,10 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 		}
 	}
 	mux.Handle("/v1/", gw)
-	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc, id, log))
-	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc))
-	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc, log))
-	(&officialAPI{svc: svc, id: id, log: log, public: publicRead}).register(mux)
+	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc.Discovery, id, log))
+	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc.Discovery))
+	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc.Audit, log))
+	(&officialAPI{svc: svc.Discovery, id: id, log: log, public: publicRead}).register(mux)
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

@@ -22,7 +22,7 @@ import (
 // use mcpreg as a private allowlist. Reads need a token of a role that
 // reads discovery unless public is set.
 type officialAPI struct {
-	svc    *registry.Service
+	svc    *registry.Discovery
 	id     authenticator
 	log    *slog.Logger
 	public bool

@@ -58,10 +58,10 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 		return err
 	}
 	m := newMetrics()
-	m.reg.MustRegister(svc.Collectors()...)
+	m.reg.MustRegister(svc.Scans.Collectors()...)
 	m.reg.MustRegister(svcs.Identity.Collectors()...)
-	m.reg.MustRegister(sandboxGauge(svc.ScanSandboxMode()))
-	warnSandbox(log, svc)
+	m.reg.MustRegister(sandboxGauge(svc.Scans.ScanSandboxMode()))
+	warnSandbox(log, svc.Scans)
 	var creds credentials.TransportCredentials
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 		return err
 	}
 	opt := web.Options{Secure: tlsCfg != nil || cfg.SecureCookies, TrustedProxies: proxies}
-	if notice := sandboxNotice(svc); notice != "" {
+	if notice := sandboxNotice(svc.Scans); notice != "" {
 		opt.AdminNotices = append(opt.AdminNotices, notice)
 	}
 	if cfg.OIDCIssuer != "" {
@@ -109,9 +109,9 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 	g.Go(func() error { return serveGRPC(gwServer, internal) })
 	g.Go(func() error { return serveHTTP(httpSrv, l.HTTP, tlsCfg != nil) })
 	g.Go(func() error { return serveHTTP(metricsSrv, l.Metrics, false) })
-	g.Go(func() error { return svc.RunScheduler(gctx) })
-	g.Go(func() error { return svc.WatchChanges(gctx, registry.DefaultChangePoll) })
-	g.Go(func() error { return svc.RunCheckpoints(gctx) })
+	g.Go(func() error { return svc.Scans.RunScheduler(gctx) })
+	g.Go(func() error { return svc.Audit.WatchChanges(gctx, registry.DefaultChangePoll) })
+	g.Go(func() error { return svc.Audit.RunCheckpoints(gctx) })
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	log.Info("mcpregd serving", "http", l.HTTP.Addr().String(), "grpc", l.GRPC.Addr().String(),
 		"metrics", l.Metrics.Addr().String(), "db", st.Dialect, "tls", tlsCfg != nil)

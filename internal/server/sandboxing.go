@@ -131,7 +131,7 @@ func sandboxGauge(mode string) prometheus.Collector {
 
 // sandboxNotice is the warning logged at every start and shown to admins
 // when stdio scans are not confined, or "".
-func sandboxNotice(svc *registry.Service) string {
+func sandboxNotice(svc *registry.Scans) string {
 	switch svc.ScanSandboxMode() {
 	case SandboxOff:
 		return "stdio servers under scan run without the sandbox (--scan-sandbox=off): they share this host's network and can leave processes behind; run mcpregd as root with bubblewrap installed and drop --scan-sandbox=off"
@@ -142,7 +142,7 @@ func sandboxNotice(svc *registry.Service) string {
 }
 
 // warnSandbox logs the sandbox's state at start.
-func warnSandbox(log *slog.Logger, svc *registry.Service) {
+func warnSandbox(log *slog.Logger, svc *registry.Scans) {
 	if notice := sandboxNotice(svc); notice != "" {
 		args := []any{"mode", svc.ScanSandboxMode()}
 		if sb := svc.ScanSandbox(); sb != nil && sb.Err() != nil {

@@ -10,12 +10,12 @@ import (
 )
 
 func (s *registryServer) ScanVersion(ctx context.Context, r *mcpregv1.ScanVersionRequest) (*mcpregv1.ScanResult, error) {
-	res, err := s.svc.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), states.TriggerManual, registry.Fresh(r.GetFresh()))
+	res, err := s.svc.Scans.ScanVersion(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), states.TriggerManual, registry.Fresh(r.GetFresh()))
 	return res, toStatus(ctx, s.log, err)
 }
 
 func (s *registryServer) ListScans(ctx context.Context, r *mcpregv1.ListScansRequest) (*mcpregv1.ListScansResponse, error) {
-	scans, next, err := s.svc.ListScans(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	scans, next, err := s.svc.Scans.ListScans(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -24,7 +24,7 @@ func (s *registryServer) ListScans(ctx context.Context, r *mcpregv1.ListScansReq
 
 func (s *registryServer) ListDriftEvents(ctx context.Context, r *mcpregv1.ListDriftEventsRequest) (*mcpregv1.ListDriftEventsResponse, error) {
 	f := registry.DriftFilter{Name: r.GetName(), Version: r.GetVersion(), Status: states.DriftStatus(r.GetStatus())}
-	evs, next, err := s.svc.ListDriftEvents(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	evs, next, err := s.svc.Scans.ListDriftEvents(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -35,7 +35,7 @@ func (s *registryServer) AcceptDrift(ctx context.Context, r *mcpregv1.DriftDecis
 	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
 		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
 	}
-	v, err := s.svc.AcceptDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason(), r.GetAcknowledgedWidenings()...)
+	v, err := s.svc.Scans.AcceptDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason(), r.GetAcknowledgedWidenings()...)
 	return v, toStatus(ctx, s.log, err)
 }
 
@@ -43,6 +43,6 @@ func (s *registryServer) DeclineDrift(ctx context.Context, r *mcpregv1.DriftDeci
 	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
 		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
 	}
-	v, err := s.svc.DeclineDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason())
+	v, err := s.svc.Scans.DeclineDrift(ctx, s.caller(ctx), int(r.GetId()), r.GetReason())
 	return v, toStatus(ctx, s.log, err)
 }

@@ -27,7 +27,7 @@ func TestAdminNoticesOnlyForAdmins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := identity.New(st, svc.AuditWriter())
+	id := identity.New(st, svc.Audit.AuditWriter())
 	h, err := web.New(svc, id, slog.New(slog.DiscardHandler), web.Options{AdminNotices: []string{notice}})
 	if err != nil {
 		t.Fatal(err)

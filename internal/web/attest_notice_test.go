@@ -24,7 +24,7 @@ func TestReviewShowsOwnersWordDigest(t *testing.T) {
 	doc := fmt.Appendf(nil, `{"$schema":%q,"name":%q,"description":"Py weather","version":"1.0.0",
  "packages":[{"registryType":"pypi","identifier":"weather-mcp","version":"1.0.0","transport":{"type":"stdio"}}],
  "_meta":{"io.mcpreg/registry":{"packages":[{"identifier":"weather-mcp","digest":"sha256:%s"}]}}}`, schemaURL, weather, strings.Repeat("ab", 32))
-	_, err = e.svc.Submit(context.Background(), bootstrapAs("root"), registry.Submission{ServerJSON: doc, Tools: []byte(tools),
+	_, err = e.svc.Review.Submit(context.Background(), bootstrapAs("root"), registry.Submission{ServerJSON: doc, Tools: []byte(tools),
 		Attestations: []registry.AttestationInput{{PackageIndex: 0, Bundle: bundle}}})
 	if err != nil {
 		t.Fatal(err)

@@ -23,12 +23,12 @@ func (a *app) audit(w http.ResponseWriter, r *http.Request) {
 	view := auditView{Subject: strings.TrimSpace(q.Get("subject")), Actor: strings.TrimSpace(q.Get("actor")),
 		Action: strings.TrimSpace(q.Get("action"))}
 	f := registry.AuditFilter{Subject: view.Subject, Actor: view.Actor, Action: view.Action}
-	evs, next, err := a.svc.ListAuditEvents(r.Context(), f, registry.Page{Size: 100, Token: q.Get("page")})
+	evs, next, err := a.auditLog.ListAuditEvents(r.Context(), f, registry.Page{Size: 100, Token: q.Get("page")})
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
 	}
-	if view.Chain, err = a.svc.VerifyAuditChain(r.Context()); err != nil {
+	if view.Chain, err = a.auditLog.VerifyAuditChain(r.Context()); err != nil {
 		a.serviceError(w, r, err)
 		return
 	}

@@ -37,7 +37,7 @@ func (a *app) transition(w http.ResponseWriter, r *http.Request) {
 	}
 	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
 	reason, acks := r.PostForm.Get("reason"), r.PostForm["ack"]
-	_, err := a.svc.Transition(r.Context(), viewerFrom(r).caller, act, name, ver, reason, acks...)
+	_, err := a.reviews.Transition(r.Context(), viewerFrom(r).caller, act, name, ver, reason, acks...)
 	if err != nil {
 		a.refused(w, r, err, decisionForm{Action: string(act), Reason: reason, Acked: setOf(acks)})
 		return
@@ -62,9 +62,9 @@ func (a *app) decideDrift(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if decision == "accept" {
-		_, err = a.svc.AcceptDrift(r.Context(), c, int(id), reason, r.PostForm["ack"]...)
+		_, err = a.scans.AcceptDrift(r.Context(), c, int(id), reason, r.PostForm["ack"]...)
 	} else {
-		_, err = a.svc.DeclineDrift(r.Context(), c, int(id), reason)
+		_, err = a.scans.DeclineDrift(r.Context(), c, int(id), reason)
 	}
 	if err != nil {
 		a.refused(w, r, err, form)
@@ -76,7 +76,7 @@ func (a *app) decideDrift(w http.ResponseWriter, r *http.Request) {
 // checkDriftOf makes sure the event belongs to the version the page shows,
 // so that a reviewer never decides an event they were not looking at.
 func (a *app) checkDriftOf(r *http.Request, c *registry.Caller, name, ver string, id int64) error {
-	evs, _, err := a.svc.ListDriftEvents(r.Context(), c, registry.DriftFilter{Name: name, Version: ver}, registry.Page{Size: 200})
+	evs, _, err := a.scans.ListDriftEvents(r.Context(), c, registry.DriftFilter{Name: name, Version: ver}, registry.Page{Size: 200})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func driftForms(v *reviewView, d driftView) driftFormsView {
 // shows the outcome; drift shows up in the page's Drift section.
 func (a *app) scan(w http.ResponseWriter, r *http.Request) {
 	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
-	res, err := a.svc.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, states.TriggerManual)
+	res, err := a.scans.ScanVersion(r.Context(), viewerFrom(r).caller, name, ver, states.TriggerManual)
 	if err == nil && states.ScanOutcome(res.GetScan().GetOutcome()) == states.OutcomeError {
 		err = fmt.Errorf("%w: the scan could not read the server (%s): %s", registry.ErrFailedPrecondition,
 			res.GetScan().GetErrorKind(), res.GetScan().GetError())

@@ -5,7 +5,7 @@
 // tokens. Pages are server-rendered with html/template and work without
 // JavaScript; templates and assets are embedded in the binary.
 //
-// The UI calls the same registry.Service methods as the REST and gRPC API,
+// The UI calls the same registry service methods as the REST and gRPC API,
 // with the signed-in principal as caller, so the same authorisation rules
 // apply, four-eyes included. Every state-changing form carries the
 // session's CSRF token, and cross-origin browser POSTs are refused

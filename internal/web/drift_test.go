@@ -62,7 +62,7 @@ func TestDriftIsShownAndAccepted(t *testing.T) {
 	ctx := context.Background()
 	sj := `{"$schema":"` + schemaURL + `","name":"` + weather + `","description":"Weather","version":"1.0.0",
  "remotes":[{"type":"streamable-http","url":"` + live.url + `"}]}`
-	if _, err := in.Service.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(sj), Live: true}); err != nil {
+	if _, err := in.Service.Review.Submit(ctx, owner, registry.Submission{ServerJSON: []byte(sj), Live: true}); err != nil {
 		t.Fatal(err)
 	}
 	alice := e.browser(t).signIn("alice")

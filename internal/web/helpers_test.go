@@ -36,7 +36,7 @@ var owner = &registry.Caller{Principal: "acme-ci", Role: registry.RoleOwner, Nam
 type env struct {
 	mu    sync.Mutex
 	users map[string]bool // principals given a password so far
-	svc   *registry.Service
+	svc   *registry.Services
 	id    *identity.Service
 	st    *store.Store
 	h     http.Handler
@@ -60,9 +60,9 @@ func newEnvWith(t testing.TB, secure bool) *env {
 }
 
 // envOn serves the web UI of an existing service.
-func envOn(t testing.TB, svc *registry.Service, st *store.Store, secure bool) *env {
+func envOn(t testing.TB, svc *registry.Services, st *store.Store, secure bool) *env {
 	t.Helper()
-	id := identity.New(st, svc.AuditWriter(), identity.WithLogger(slog.New(slog.DiscardHandler)))
+	id := identity.New(st, svc.Audit.AuditWriter(), identity.WithLogger(slog.New(slog.DiscardHandler)))
 	h, err := web.New(svc, id, slog.New(slog.DiscardHandler), web.Options{Secure: secure})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ const tools = `{"tools":[{"name":"get_forecast","description":"Get the forecast 
 // submit stores a version as caller c.
 func (e *env) submit(t testing.TB, c *registry.Caller, name, version, toolsJSON string) {
 	t.Helper()
-	_, err := e.svc.Submit(context.Background(), c, registry.Submission{ServerJSON: serverJSON(name, version, "Weather forecasts"),
+	_, err := e.svc.Review.Submit(context.Background(), c, registry.Submission{ServerJSON: serverJSON(name, version, "Weather forecasts"),
 		Tools: []byte(toolsJSON)})
 	if err != nil {
 		t.Fatalf("submit %s@%s: %v", name, version, err)
@@ -92,7 +92,7 @@ func (e *env) submit(t testing.TB, c *registry.Caller, name, version, toolsJSON 
 // weatherState is the state of version 1.0.0 of io.github.acme/weather.
 func (e *env) weatherState(t testing.TB) string {
 	t.Helper()
-	v, err := e.svc.GetVersion(context.Background(), &registry.Caller{Principal: "t", Role: registry.RoleAdmin}, weather, "1.0.0")
+	v, err := e.svc.Review.GetVersion(context.Background(), &registry.Caller{Principal: "t", Role: registry.RoleAdmin}, weather, "1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func bootstrapAs(name string) *registry.Caller {
 
 func (e *env) submitContract(t testing.TB, name, version, toolsJSON, contract string) {
 	t.Helper()
-	_, err := e.svc.Submit(context.Background(), owner, registry.Submission{ServerJSON: serverJSON(name, version, "Tickets"),
+	_, err := e.svc.Review.Submit(context.Background(), owner, registry.Submission{ServerJSON: serverJSON(name, version, "Tickets"),
 		Tools: []byte(toolsJSON), Contract: []byte(contract)})
 	if err != nil {
 		t.Fatalf("submit %s@%s: %v", name, version, err)

@@ -67,7 +67,7 @@ func (a *app) queue(w http.ResponseWriter, r *http.Request) {
 func (a *app) pendingVersions(ctx context.Context, c *registry.Caller) ([]*mcpregv1.Version, bool, error) {
 	f := registry.ServerFilter{State: "pending_review"}
 	out, more, err := readAll(func(token string) ([]*mcpregv1.Version, string, error) {
-		return a.svc.ListVersions(ctx, c, "", f, registry.Page{Size: queuePage, Token: token})
+		return a.reviews.ListVersions(ctx, c, "", f, registry.Page{Size: queuePage, Token: token})
 	})
 	slices.SortStableFunc(out, func(x, y *mcpregv1.Version) int {
 		return x.GetSubmittedAt().AsTime().Compare(y.GetSubmittedAt().AsTime())
@@ -78,7 +78,7 @@ func (a *app) pendingVersions(ctx context.Context, c *registry.Caller) ([]*mcpre
 // openDrift lists drift events waiting for a decision, oldest first.
 func (a *app) openDrift(ctx context.Context, c *registry.Caller) ([]*mcpregv1.DriftEvent, bool, error) {
 	out, more, err := readAll(func(token string) ([]*mcpregv1.DriftEvent, string, error) {
-		return a.svc.ListDriftEvents(ctx, c, registry.DriftFilter{Status: states.DriftOpen}, registry.Page{Size: queuePage, Token: token})
+		return a.scans.ListDriftEvents(ctx, c, registry.DriftFilter{Status: states.DriftOpen}, registry.Page{Size: queuePage, Token: token})
 	})
 	slices.Reverse(out)
 	return out, more, err
@@ -117,7 +117,7 @@ func (a *app) queueRows(ctx context.Context, c *registry.Caller, vs []*mcpregv1.
 	if len(vs) == 0 {
 		return rows, nil
 	}
-	counts, err := a.svc.FindingCounts(ctx, c, subjects)
+	counts, err := a.scans.FindingCounts(ctx, c, subjects)
 	if err != nil {
 		return nil, err
 	}

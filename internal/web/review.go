@@ -83,11 +83,11 @@ func (a *app) showReview(w http.ResponseWriter, r *http.Request, status int, msg
 // reviewData loads a version (one GetVersion: snapshot, pins, findings,
 // attestations, decisions) and its drift events (one list).
 func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver string) (*reviewView, error) {
-	v, err := a.svc.GetVersion(ctx, c, name, ver)
+	v, err := a.reviews.GetVersion(ctx, c, name, ver)
 	if err != nil {
 		return nil, err
 	}
-	evs, _, err := a.svc.ListDriftEvents(ctx, c, registry.DriftFilter{Name: name, Version: ver}, registry.Page{Size: 50})
+	evs, _, err := a.scans.ListDriftEvents(ctx, c, registry.DriftFilter{Name: name, Version: ver}, registry.Page{Size: 50})
 	if err != nil {
 		return nil, err
 	}

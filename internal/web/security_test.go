@@ -15,7 +15,7 @@ const weather = "io.github.acme/weather"
 
 func auditCount(t *testing.T, e *env) int64 {
 	t.Helper()
-	rep, err := e.svc.VerifyAuditChain(context.Background())
+	rep, err := e.svc.Audit.VerifyAuditChain(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestHTMLInDescriptionsAndNamesIsEscaped(t *testing.T) {
 	hostile := `{"tools":[{"name":"x<b>bold</b>","title":"<img src=x onerror=alert(2)>",
  "description":"Reads the weather. <script>alert(1)</script> \"quoted\" & more\u200b",
  "inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"</pre><script>alert(3)</script>"}}}}]}`
-	_, err := e.svc.Submit(context.Background(), owner, registry.Submission{
+	_, err := e.svc.Review.Submit(context.Background(), owner, registry.Submission{
 		ServerJSON: serverJSON(weather, "1.0.0", "<script>alert(4)</script>"), Tools: []byte(hostile)})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func (a *app) servers(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	view := serversView{Query: strings.TrimSpace(q.Get("q")), State: q.Get("state"), States: versionStates}
 	f := registry.ServerFilter{Query: view.Query, State: view.State}
-	list, next, err := a.svc.ListServers(r.Context(), viewerFrom(r).caller, f, registry.Page{Size: 50, Token: q.Get("page")})
+	list, next, err := a.reviews.ListServers(r.Context(), viewerFrom(r).caller, f, registry.Page{Size: 50, Token: q.Get("page")})
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
@@ -49,19 +49,19 @@ type serverView struct {
 func (a *app) server(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("ns") + "/" + r.PathValue("name")
 	c := viewerFrom(r).caller
-	srv, err := a.svc.GetServer(r.Context(), c, name)
+	srv, err := a.reviews.GetServer(r.Context(), c, name)
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
 	}
 	vs, more, err := readAll(func(token string) ([]*mcpregv1.Version, string, error) {
-		return a.svc.ListVersions(r.Context(), c, name, registry.ServerFilter{}, registry.Page{Size: queuePage, Token: token})
+		return a.reviews.ListVersions(r.Context(), c, name, registry.ServerFilter{}, registry.Page{Size: queuePage, Token: token})
 	})
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
 	}
-	pins, err := a.svc.PinHistory(r.Context(), c, name)
+	pins, err := a.reviews.PinHistory(r.Context(), c, name)
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
@@ -78,7 +78,7 @@ type quarantineView struct {
 func (a *app) quarantine(w http.ResponseWriter, r *http.Request) {
 	f := registry.ServerFilter{State: "quarantined"}
 	vs, more, err := readAll(func(token string) ([]*mcpregv1.Version, string, error) {
-		return a.svc.ListVersions(r.Context(), viewerFrom(r).caller, "", f, registry.Page{Size: queuePage, Token: token})
+		return a.reviews.ListVersions(r.Context(), viewerFrom(r).caller, "", f, registry.Page{Size: queuePage, Token: token})
 	})
 	if err != nil {
 		a.serviceError(w, r, err)

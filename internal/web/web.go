@@ -40,17 +40,19 @@ var Prefixes = []string{"/signin", "/signin/sso", "/signin/sso/callback", "/sign
 
 // app holds what every handler needs.
 type app struct {
-	svc   *registry.Service
-	id    *identity.Service
-	log   *slog.Logger
-	opt   Options
-	pages map[string]*template.Template
-	cop   *http.CrossOriginProtection
-	sso   *sso // nil without OIDC
+	reviews  *registry.Review
+	scans    *registry.Scans
+	auditLog *registry.Audit
+	id       *identity.Service
+	log      *slog.Logger
+	opt      Options
+	pages    map[string]*template.Template
+	cop      *http.CrossOriginProtection
+	sso      *sso // nil without OIDC
 }
 
 // New returns the web UI handler.
-func New(svc *registry.Service, id *identity.Service, log *slog.Logger, opt Options) (http.Handler, error) {
+func New(svc *registry.Services, id *identity.Service, log *slog.Logger, opt Options) (http.Handler, error) {
 	if svc == nil {
 		return nil, errors.New("web: no registry service")
 	}
@@ -66,7 +68,7 @@ func New(svc *registry.Service, id *identity.Service, log *slog.Logger, opt Opti
 	}
 	secret := opt.FlowSecret
 	opt.FlowSecret = nil // the app keeps the derived key only
-	a := &app{svc: svc, id: id, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
+	a := &app{reviews: svc.Review, scans: svc.Scans, auditLog: svc.Audit, id: id, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
 	if opt.OIDC != nil {
 		if a.sso, err = newSSO(opt.OIDC, secret); err != nil {
 			return nil, err

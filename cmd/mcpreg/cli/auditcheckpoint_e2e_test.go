@@ -57,7 +57,7 @@ func TestAuditVerifyCheckpointCLI(t *testing.T) {
 		host := in.HostToken(t, "laptop")
 		in.Token(t, "alice", registry.RoleReviewer)
 		in.Token(t, "bob", registry.RoleReviewer) // 8 events: principal and token each
-		if _, err := in.Service.WriteCheckpoints(ctx); err != nil {
+		if _, err := in.Service.Audit.WriteCheckpoints(ctx); err != nil {
 			t.Fatal(err)
 		}
 

@@ -29,7 +29,7 @@ type Instance struct {
 	GRPCAddr string
 	Metrics  string
 	Store    *store.Store
-	Service  *registry.Service
+	Service  *registry.Services
 	Identity *identity.Service
 	// Logs holds everything the service logged, at debug level.
 	Logs *SyncBuffer
