@@ -137,6 +137,19 @@ func ParsePublicKey(pemBytes []byte) (ed25519.PublicKey, error) {
 	return pub, nil
 }
 
+// ParseAnyPublicKey reads a PEM Ed25519 public key, or the public half of a
+// PEM Ed25519 private key (a retired signing key file, say).
+func ParseAnyPublicKey(pemBytes []byte) (ed25519.PublicKey, error) {
+	if pub, err := ParsePublicKey(pemBytes); err == nil {
+		return pub, nil
+	}
+	k, err := ParsePrivateKey(pemBytes)
+	if err != nil {
+		return nil, failf(ErrInvalidKey, "not an Ed25519 public or private key in PEM")
+	}
+	return k.Public(), nil
+}
+
 // decodePEM returns the bytes of the one PEM block of type want that makes up
 // data, apart from surrounding white space.
 func decodePEM(data []byte, want string) ([]byte, error) {

@@ -59,6 +59,31 @@ func TestKeyPEMRoundTrip(t *testing.T) {
 	}
 }
 
+// TestParseAnyPublicKey: a public key file and a private key file give
+// the same public key; anything else is ErrInvalidKey.
+func TestParseAnyPublicKey(t *testing.T) {
+	k := newKey(t)
+	priv, err := signing.MarshalPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := signing.MarshalPublicKey(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"public": pub, "private": priv} {
+		if got, err := signing.ParseAnyPublicKey(data); err != nil || !got.Equal(k.Public()) {
+			t.Errorf("%s key file: %v", name, err)
+		}
+	}
+	for name, data := range map[string][]byte{"empty": nil, "text": []byte("key"), "certificate": pemOf("CERTIFICATE", []byte{1, 2})} {
+		if _, err := signing.ParseAnyPublicKey(data); !errors.Is(err, signing.ErrInvalidKey) ||
+			!strings.Contains(err.Error(), "not an Ed25519 public or private key in PEM") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 func pemOf(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 // openApp opens and migrates the store and builds the services.
@@ -35,7 +36,7 @@ func openAppMigrating(ctx context.Context, g *globalOpts, log *slog.Logger, migr
 		_ = st.Close()
 		return nil, nil, fmt.Errorf("migrate: %w", err)
 	}
-	svc, err := server.NewServices(ctx, st, log, opts...)
+	svc, err := wiring.NewServices(ctx, st, log, opts...)
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, err

@@ -7,8 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 func addTrustedRootFlag(f *pflag.FlagSet, roots *[]string) {
@@ -28,7 +30,7 @@ func newReverifyCmd(g *globalOpts) *cobra.Command {
 		Short: "Re-verify every stored bundle against the current trusted roots and policies; quarantine approved versions that no longer satisfy a required policy",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			verifier, err := server.VerifierFrom(server.Config{TrustedRoots: roots})
+			verifier, err := wiring.VerifierFrom(config.Config{TrustedRoots: roots})
 			if err != nil {
 				return err
 			}

@@ -12,10 +12,11 @@ import (
 
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/attest/attesttest"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 const (
@@ -69,7 +70,7 @@ func approvedUnder(t *testing.T, dsn, root string, ss *attesttest.Sigstore) {
 	if err := st.MigrateUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v, err := server.VerifierFrom(server.Config{TrustedRoots: []string{root}})
+	v, err := wiring.VerifierFrom(config.Config{TrustedRoots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,14 +86,7 @@ func readPublicKey(path string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pub, err := signing.ParsePublicKey(data); err == nil {
-		return pub, nil
-	}
-	k, err := signing.ParsePrivateKey(data)
-	if err != nil {
-		return nil, errors.New("not an Ed25519 public or private key in PEM")
-	}
-	return k.Public(), nil
+	return signing.ParseAnyPublicKey(data)
 }
 
 func readLimited(path string, limit int64) ([]byte, error) {

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/store"
 )
 
@@ -59,7 +59,7 @@ func (g *globalOpts) pool() []store.Option {
 }
 
 func newRootCmd() *cobra.Command {
-	def := server.DefaultConfig()
+	def := config.DefaultConfig()
 	g := &globalOpts{}
 	root := &cobra.Command{
 		Use:           "mcpregd",

@@ -5,11 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 func newServeCmd(g *globalOpts) *cobra.Command {
-	cfg := server.DefaultConfig()
+	cfg := config.DefaultConfig()
 	migrate := true
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -25,7 +27,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			opts, err := server.ServiceOptions(cfg, log)
+			opts, err := wiring.ServiceOptions(cfg, log)
 			if err != nil {
 				return err
 			}

@@ -13,47 +13,99 @@ import (
 //   - services: the use-cases over the store (registry, identity) and the
 //     vocabulary they share (domain);
 //   - transport: gRPC, REST and the official API (server) and the web UI
-//     (web), which call services;
-//   - wiring: cmd/ and the store, migrations and ent packages, which are
-//     the only ones to open databases.
+//     (web), which call services and read the configuration (config);
+//   - wiring: what opens databases, fetchers and sandboxes and builds the
+//     services from a configuration (wiring, store, migrations, fetch,
+//     sandbox), used by cmd/ and the test helpers only.
 var (
 	services  = []string{"internal/registry", "internal/identity", "internal/domain"}
 	transport = []string{"internal/server", "internal/web"}
+	wiring    = []string{"internal/wiring", "internal/store", "internal/migrations", "internal/fetch", "internal/sandbox"}
+	// builders may build services: they import the wiring package.
+	builders = []string{"cmd"}
+	// storeOwners may import the store and the migrations: the services
+	// own the store, the wiring opens it, cmd/ migrates it.
+	storeOwners = []string{"internal/registry", "internal/identity", "internal/wiring", "internal/store", "internal/migrations", "cmd"}
 )
-
-// knownImports are the layering exceptions that exist today, each with
-// why; the tests fail on any other. The builder that turns a Config into services and opens the
-// store belongs to the wiring, not the transport.
-var knownImports = map[string]string{
-	"internal/server -> internal/store":      "Run takes the store for the health check; the builder (ServiceOptions) lives in server",
-	"internal/server -> internal/fetch":      "the builder configures the npm fetcher",
-	"internal/server -> internal/sandbox":    "the builder sets up the scan sandbox",
-	"internal/server -> internal/auditchain": "the builder reads the checkpoint signing key",
-}
 
 // maxServiceMethods is the most exported methods a service type may have.
 const maxServiceMethods = 15
 
-// TestLayers: services import no transport; the transport imports no ent
-// package and no wiring beyond the known exceptions.
+// TestLayers: services import no transport and no gRPC; the transport
+// imports no ent package and no wiring; only cmd/ builds services (imports
+// the wiring package); only services, the wiring and cmd/ import the store
+// and the migrations. Test helpers (packages ending in "test") may do
+// what tests need.
 func TestLayers(t *testing.T) {
 	pkgs := load(t, packages.NeedName|packages.NeedImports, module+"/...")
+	checked := 0
 	for _, p := range pkgs {
 		rel := relPath(p.PkgPath)
+		if strings.HasSuffix(rel, "test") {
+			continue
+		}
 		for imp := range p.Imports {
 			irel := relPath(imp)
-			switch {
-			case inLayer(rel, services) && inLayer(irel, transport):
-				t.Errorf("service %s imports the transport %s", rel, irel)
-			case inLayer(rel, services) && strings.HasPrefix(imp, "google.golang.org/grpc"):
-				t.Errorf("service %s imports gRPC (%s): status codes belong to the transport", rel, imp)
-			case inLayer(rel, transport) && !strings.HasSuffix(rel, "test") && strings.HasPrefix(irel, "internal/ent"):
-				t.Errorf("transport %s imports the ent package %s: it calls services, which own the store", rel, irel)
-			case inLayer(rel, transport) && !strings.HasSuffix(rel, "test") && isWiring(irel):
-				if _, ok := knownImports[rel+" -> "+irel]; !ok {
-					t.Errorf("transport %s imports %s: only cmd/ wires stores and fetchers", rel, irel)
-				}
+			checked++
+			for _, err := range layerErrors(rel, irel, imp) {
+				t.Error(err)
 			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d imports: did the packages load?", checked)
+	}
+}
+
+// layerErrors are the rules one import of package rel breaks.
+func layerErrors(rel, irel, imp string) []string {
+	var errs []string
+	if inLayer(rel, services) && inLayer(irel, transport) {
+		errs = append(errs, "service "+rel+" imports the transport "+irel)
+	}
+	if inLayer(rel, services) && strings.HasPrefix(imp, "google.golang.org/grpc") {
+		errs = append(errs, "service "+rel+" imports gRPC ("+imp+"): status codes belong to the transport")
+	}
+	if inLayer(rel, transport) && strings.HasPrefix(irel, "internal/ent") {
+		errs = append(errs, "transport "+rel+" imports the ent package "+irel+": it calls services, which own the store")
+	}
+	if inLayer(rel, transport) && inLayer(irel, wiring) {
+		errs = append(errs, "transport "+rel+" imports "+irel+": only cmd/ wires stores, fetchers and sandboxes")
+	}
+	if irel == "internal/wiring" && !inLayer(rel, builders) {
+		errs = append(errs, rel+" imports internal/wiring: only cmd/ builds services")
+	}
+	if (irel == "internal/store" || irel == "internal/migrations") && !inLayer(rel, storeOwners) {
+		errs = append(errs, rel+" imports "+irel+": only services, the wiring and cmd/ reach the store")
+	}
+	return errs
+}
+
+// TestLayerRules: each rule catches the import it is about (so a rule
+// that can never fire fails here, not silently in TestLayers).
+func TestLayerRules(t *testing.T) {
+	for _, tc := range []struct{ from, to, imp string }{
+		{"internal/registry", "internal/server", ""},
+		{"internal/identity", "", "google.golang.org/grpc/codes"},
+		{"internal/web", "internal/ent/version", ""},
+		{"internal/server", "internal/store", ""},
+		{"internal/server", "internal/sandbox", ""},
+		{"internal/server", "internal/wiring", ""},
+		{"internal/registry", "internal/wiring", ""},
+		{"internal/diffreview", "internal/store", ""},
+	} {
+		imp := tc.imp
+		if imp == "" {
+			imp = module + "/" + tc.to
+		}
+		if len(layerErrors(tc.from, tc.to, imp)) == 0 {
+			t.Errorf("%s importing %s breaks no rule", tc.from, imp)
+		}
+	}
+	for _, ok := range [][2]string{{"cmd/mcpregd", "internal/wiring"}, {"internal/server", "internal/config"},
+		{"internal/wiring", "internal/store"}, {"internal/registry", "internal/store"}, {"internal/server", "internal/registry"}} {
+		if errs := layerErrors(ok[0], ok[1], module+"/"+ok[1]); len(errs) > 0 {
+			t.Errorf("%s importing %s is allowed, got %v", ok[0], ok[1], errs)
 		}
 	}
 }
@@ -116,9 +168,4 @@ func relPath(path string) string {
 
 func inLayer(rel string, layer []string) bool {
 	return slices.ContainsFunc(layer, func(l string) bool { return rel == l || strings.HasPrefix(rel, l+"/") })
-}
-
-func isWiring(rel string) bool {
-	return slices.ContainsFunc([]string{"internal/store", "internal/migrations", "internal/fetch", "internal/sandbox", "internal/auditchain"},
-		func(w string) bool { return rel == w || strings.HasPrefix(rel, w+"/") })
 }

@@ -21,7 +21,7 @@ func TestReplicaCachesFollowChanges(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		// Each replica's identity service hears of the other's revocations
-		// through its registry's change feed, as server.NewServices wires it.
+		// through its registry's change feed, as wiring.NewServices wires it.
 		var idB *identity.Service
 		a := discoveryService(t, st)
 		b := discoveryService(t, st, registry.WithChangeListener(func(action string) { idB.Changed(action) }))

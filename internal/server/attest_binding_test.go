@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpreg/mcpreg/attest/attesttest"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -34,7 +34,7 @@ func TestForeignProvenanceDoesNotApprove(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		npm := startFakeNPM(t)
 		npm.publish("totally-different-evil-pkg", "6.6.6", npmIntegrity13)
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.ScanNPMRegistry = npm.srv.URL })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.ScanNPMRegistry = npm.srv.URL })
 		owner := in.Token(t, "mallory", registry.RoleOwner, "io.github.evil")
 		reviewer := in.Token(t, "rita", registry.RoleReviewer)
 		const name = "io.github.evil/pkg"

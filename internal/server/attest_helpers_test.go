@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/attest/attesttest"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 )
 
@@ -57,7 +57,7 @@ func startAttest(t *testing.T, dialect string) *attestEnv {
 	for _, v := range []string{"0.1.0", "1.0.0", "1.1.0", "1.2.0", "1.3.0", "2.0.0", "3.0.0"} {
 		npm.publish(attestPackage, v, npmIntegrity(tarball(v)))
 	}
-	in := servertest.Start(t, dialect, func(c *server.Config) {
+	in := servertest.Start(t, dialect, func(c *config.Config) {
 		c.TrustedRoots = append(c.TrustedRoots, acmeRoot+"="+path, acmeTSARoot+"="+tsaPath)
 		c.ScanNPMRegistry = npm.srv.URL
 	})

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -24,7 +24,7 @@ func counts(t *testing.T, st *store.Store) [6]int {
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 	for _, dialect := range storetest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			in := servertest.Start(t, dialect, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })
+			in := servertest.Start(t, dialect, func(c *config.Config) { c.MaxBodyBytes = 64 << 10 })
 			owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 			reviewer := in.Token(t, "bob", registry.RoleReviewer)
 			host := in.Token(t, "edge", registry.RoleHost)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/testkit"
@@ -19,20 +19,20 @@ import (
 func TestCheckpointFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		set  func(*server.Config)
+		set  func(*config.Config)
 		want string
 	}{
-		{"defaults", func(*server.Config) {}, ""},
-		{"both off", func(c *server.Config) { c.AuditCheckpointEvery, c.AuditCheckpointInterval = 0, 0 }, ""},
-		{"negative count", func(c *server.Config) { c.AuditCheckpointEvery = -1 }, "--audit-checkpoint-every -1"},
-		{"tiny interval", func(c *server.Config) { c.AuditCheckpointInterval = time.Second }, "--audit-checkpoint-interval 1s"},
-		{"negative interval", func(c *server.Config) { c.AuditCheckpointInterval = -time.Minute }, "--audit-checkpoint-interval -1m0s"},
-		{"origin with space", func(c *server.Config) { c.AuditCheckpointOrigin = "my registry" }, "--audit-checkpoint-origin"},
-		{"origin with plus", func(c *server.Config) { c.AuditCheckpointOrigin = "a+b" }, "--audit-checkpoint-origin"},
-		{"origin", func(c *server.Config) { c.AuditCheckpointOrigin = "registry.example.com/audit" }, ""},
+		{"defaults", func(*config.Config) {}, ""},
+		{"both off", func(c *config.Config) { c.AuditCheckpointEvery, c.AuditCheckpointInterval = 0, 0 }, ""},
+		{"negative count", func(c *config.Config) { c.AuditCheckpointEvery = -1 }, "--audit-checkpoint-every -1"},
+		{"tiny interval", func(c *config.Config) { c.AuditCheckpointInterval = time.Second }, "--audit-checkpoint-interval 1s"},
+		{"negative interval", func(c *config.Config) { c.AuditCheckpointInterval = -time.Minute }, "--audit-checkpoint-interval -1m0s"},
+		{"origin with space", func(c *config.Config) { c.AuditCheckpointOrigin = "my registry" }, "--audit-checkpoint-origin"},
+		{"origin with plus", func(c *config.Config) { c.AuditCheckpointOrigin = "a+b" }, "--audit-checkpoint-origin"},
+		{"origin", func(c *config.Config) { c.AuditCheckpointOrigin = "registry.example.com/audit" }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := server.DefaultConfig()
+			cfg := config.DefaultConfig()
 			tc.set(&cfg)
 			err := cfg.Verify()
 			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
@@ -46,7 +46,7 @@ func TestCheckpointFlags(t *testing.T) {
 // itself and serves the latest without a token; before the first, the
 // endpoint answers 404.
 func TestServeWritesCheckpoints(t *testing.T) {
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) {
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) {
 		c.AuditCheckpointEvery, c.AuditCheckpointInterval = 2, 10*time.Second
 	})
 	get := func() (int, string) {

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -131,7 +131,7 @@ func TestContractWideningNeedsAcknowledgement(t *testing.T) {
 
 func TestContractBadInputAndPolicy(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.MaxBodyBytes = 1 << 20 })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.MaxBodyBytes = 1 << 20 })
 		owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		if r := call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/tickets", "0.9.0", ticketTools)); r.Status != 200 {
@@ -192,7 +192,7 @@ func TestContractBadInputAndPolicy(t *testing.T) {
 // TestContractMaxTokenTTLFromConfig: --contract-max-token-ttl reaches the
 // service the test server runs, as it does under `mcpregd serve`.
 func TestContractMaxTokenTTLFromConfig(t *testing.T) {
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ContractMaxTokenTTL = 10 * time.Minute })
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) { c.ContractMaxTokenTTL = 10 * time.Minute })
 	owner := in.Token(t, "support-ci", registry.RoleOwner, "io.github.acme")
 	r := call(t, "POST", in.URL+"/v1/versions", owner, ticketsWithContract("1.0.0", contractV1))
 	if r.Status != http.StatusOK {

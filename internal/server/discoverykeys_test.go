@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 	"github.com/mcpreg/mcpreg/signing"
 )
 
@@ -30,7 +31,7 @@ func TestDiscoveryKeyRotation(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "old.pub"), oldPub, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.DiscoveryKey = filepath.Join(dir, "new.key")
 			c.DiscoveryPreviousKeys = []string{filepath.Join(dir, "old.pub")}
 		})
@@ -71,13 +72,13 @@ func TestDiscoveryKeyRotation(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = os.Chmod(loose, 0o644)
-		cfg := server.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.DiscoveryKey = loose
-		if _, err := server.DiscoverySignerFrom(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+		if _, err := wiring.DiscoverySignerFrom(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 			t.Fatal("a world-readable signing key was accepted")
 		}
 		cfg.DiscoveryKey, cfg.DiscoveryPreviousKeys = filepath.Join(dir, "new.key"), []string{filepath.Join(dir, "missing.pub")}
-		if _, err := server.DiscoverySignerFrom(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+		if _, err := wiring.DiscoverySignerFrom(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 			t.Fatal("a missing previous key was accepted")
 		}
 	})

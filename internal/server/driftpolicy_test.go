@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 const warnOnDescriptions = `{"classes":{
@@ -33,7 +34,7 @@ func TestConfiguredDriftPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		fx := newFixture(t)
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.DriftPolicy = path })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.DriftPolicy = path })
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
@@ -63,9 +64,9 @@ func TestDriftPolicyFileIsValidated(t *testing.T) {
 		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfg := server.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.DriftPolicy = path
-		if _, err := server.ScanningFrom(cfg); err == nil || !strings.Contains(err.Error(), "--drift-policy") {
+		if _, err := wiring.ScanningFrom(cfg); err == nil || !strings.Contains(err.Error(), "--drift-policy") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

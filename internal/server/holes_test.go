@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -54,7 +54,7 @@ func TestLaunchArgumentInjection(t *testing.T) {
 		if err := os.Chmod(dir, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.ScanLaunchTemplates = []string{"pypi=" + launcher + " {identifier}=={version}"}
 		})
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")

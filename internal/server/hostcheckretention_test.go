@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/ent/hostcheck"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -19,7 +19,7 @@ import (
 // --host-check-retention.
 func TestHostCheckRetention(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.HostCheckMaxBytes, c.HostCheckKeep, c.HostCheckRetention = 4096, 3, time.Hour
 		})
 		ctx := t.Context()

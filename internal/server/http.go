@@ -18,13 +18,16 @@ import (
 	"github.com/mcpreg/mcpreg/internal/web"
 )
 
-// pinger is what readiness needs of the store.
-type pinger interface {
+// Database is what health, readiness and the start-up log need of the
+// store (the transport does not open or query it).
+type Database interface {
 	Ping(ctx context.Context) error
+	// DialectName is "sqlite3" or "postgres".
+	DialectName() string
 }
 
 // httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
-func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int64, m *metrics, svcs *Services, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
+func httpHandler(gw http.Handler, db Database, draining *atomic.Bool, maxBody int64, m *metrics, svcs *Services, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
 	svc, id := svcs.Registry, svcs.Identity
 	mux := http.NewServeMux()
 	if ui != nil {
@@ -49,7 +52,7 @@ func httpHandler(gw http.Handler, db pinger, draining *atomic.Bool, maxBody int6
 	return withRequestIDHeader(securityHeaders(gateBody(maxBody, id, log, m.instrument(mux))))
 }
 
-func healthz(db pinger) http.HandlerFunc {
+func healthz(db Database) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
@@ -61,7 +64,7 @@ func healthz(db pinger) http.HandlerFunc {
 	}
 }
 
-func readyz(db pinger, draining *atomic.Bool) http.HandlerFunc {
+func readyz(db Database, draining *atomic.Bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -42,7 +42,7 @@ func TestScannerRunsTheAttestedNPMPackage(t *testing.T) {
 	}
 	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.ScanLaunchTemplates = []string{"npm=node {package_bin} stdio"}
 			c.ScanNPMDir = npmDir
 			sandboxWhenRoot(c)

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/fetch/fetchtest"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -82,7 +82,7 @@ func TestScannerFetchesEveryNPMPackage(t *testing.T) {
 	reg := fetchtest.NewRegistry(t, tiny, evil, broken)
 	tinyDigest, _ := attest.ParseDigest(tiny.Integrity)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.ScanLaunchTemplates = []string{"npm=node {package_bin}"}
 			c.ScanNPMRegistry = reg.URL
 		})

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/officialapi"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -118,7 +118,7 @@ func TestOfficialReadAPI(t *testing.T) {
 // the versions whose contracts do not restrict environments.
 func TestOfficialReadAPIPublic(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.PublicReadAPI = true })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.PublicReadAPI = true })
 		owner := in.Token(t, "olga", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		ok(t, "submit", call(t, "POST", in.URL+"/v1/versions", owner, submitBody("io.github.acme/weather", "1.0.0", toolsJSON)))

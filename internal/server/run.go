@@ -18,8 +18,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/web"
 	"github.com/mcpreg/mcpreg/signing"
 )
@@ -31,7 +31,7 @@ type Listeners struct {
 }
 
 // Listen binds the configured addresses.
-func Listen(cfg Config) (*Listeners, error) {
+func Listen(cfg config.Config) (*Listeners, error) {
 	var l Listeners
 	var err error
 	if l.HTTP, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
@@ -51,7 +51,7 @@ func Listen(cfg Config) (*Listeners, error) {
 
 // Run serves until ctx ends, then stops gracefully within the configured
 // deadline. It owns neither the store nor the service.
-func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *Services, log *slog.Logger) error {
+func Run(ctx context.Context, cfg config.Config, l *Listeners, db Database, svcs *Services, log *slog.Logger) error {
 	svc := svcs.Registry
 	tlsCfg, err := loadTLS(cfg)
 	if err != nil {
@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 		return fmt.Errorf("gateway: %w", err)
 	}
 	var draining atomic.Bool
-	proxies, err := ParseTrustedProxies(cfg.TrustedProxies)
+	proxies, err := config.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 	if err != nil {
 		return err
 	}
-	httpSrv := newHTTPServer(httpHandler(gw, st, &draining, cfg.MaxBodyBytes, m, svcs, log, cfg.PublicReadAPI, ui), tlsCfg, log)
+	httpSrv := newHTTPServer(httpHandler(gw, db, &draining, cfg.MaxBodyBytes, m, svcs, log, cfg.PublicReadAPI, ui), tlsCfg, log)
 	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg Config, l *Listeners, st *store.Store, svcs *S
 	g.Go(func() error { return svc.Audit.RunCheckpoints(gctx) })
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	log.Info("mcpregd serving", "http", l.HTTP.Addr().String(), "grpc", l.GRPC.Addr().String(),
-		"metrics", l.Metrics.Addr().String(), "db", st.Dialect, "tls", tlsCfg != nil)
+		"metrics", l.Metrics.Addr().String(), "db", db.DialectName(), "tls", tlsCfg != nil)
 	g.Go(func() error {
 		<-gctx.Done()
 		draining.Store(true)
@@ -183,7 +183,7 @@ func stopGRPC(ctx context.Context, gs *grpc.Server) {
 	}
 }
 
-func loadTLS(cfg Config) (*tls.Config, error) {
+func loadTLS(cfg config.Config) (*tls.Config, error) {
 	if cfg.TLSCert == "" {
 		return nil, nil
 	}
@@ -197,7 +197,7 @@ func loadTLS(cfg Config) (*tls.Config, error) {
 // ssoFlowSecret is the secret every replica already shares, from which the
 // web UI derives its single sign-on flow key under its own HKDF label: the
 // seed of the discovery signing key (DiscoverySignerFrom made the file).
-func ssoFlowSecret(cfg Config) ([]byte, error) {
+func ssoFlowSecret(cfg config.Config) ([]byte, error) {
 	key, err := signing.LoadKeyFile(cfg.DiscoveryKey)
 	if err != nil {
 		return nil, fmt.Errorf("--discovery-key (single sign-on flow key): %w", err)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/testkit"
@@ -37,14 +37,14 @@ done
 // hostileRegistry starts a registry whose pypi launch template runs the
 // bash MCP server with prelude, which the returned function (re)writes.
 // It needs root: the registry confines stdio servers then.
-func hostileRegistry(t *testing.T, mutate ...func(*server.Config)) (*servertest.Instance, string, func(prelude string)) {
+func hostileRegistry(t *testing.T, mutate ...func(*config.Config)) (*servertest.Instance, string, func(prelude string)) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testkit.Unavailable(t, "%s", "hostile stdio servers are only run confined, which needs root")
 	}
 	dir := servertest.ScanUserDir(t)
 	path := filepath.Join(dir, "hostile.sh")
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) {
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) {
 		c.ScanLaunchTemplates = []string{"pypi=" + path}
 		for _, m := range mutate {
 			m(c)
@@ -62,9 +62,9 @@ func hostileRegistry(t *testing.T, mutate ...func(*server.Config)) (*servertest.
 // sandboxWhenRoot keeps the default sandbox when the tests run as root
 // (as in CI) and turns it off otherwise, for tests that read a real server
 // and can do so either way.
-func sandboxWhenRoot(c *server.Config) {
+func sandboxWhenRoot(c *config.Config) {
 	if os.Geteuid() != 0 {
-		c.ScanSandbox = server.SandboxOff
+		c.ScanSandbox = config.SandboxOff
 	}
 }
 
@@ -139,7 +139,7 @@ desc="loopback=$lo metadata=$md"`, l.Addr().(*net.TCPAddr).Port))
 // its scan with an error naming the process cap, leaves no process, and
 // the registry keeps answering.
 func TestScannedServerForkBomb(t *testing.T) {
-	in, owner, write := hostileRegistry(t, func(c *server.Config) { c.ScanDeadline, c.ScanSandboxPids = 3*time.Second, 64 })
+	in, owner, write := hostileRegistry(t, func(c *config.Config) { c.ScanDeadline, c.ScanSandboxPids = 3*time.Second, 64 })
 	marker := fmt.Sprintf("%d", 7000000+time.Now().UnixNano()%1000000)
 	// The bomb runs in the foreground: the server answers nothing until
 	// forks fail, so the scan cannot finish before the cap is reached

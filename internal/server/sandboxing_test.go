@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/testkit"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 // TestSandboxOffIsLoud: --scan-sandbox=off logs a warning at start and
 // sets mcpreg_scan_sandbox{mode="off"}; with the sandbox on (as root) the
 // gauge says bwrap.
 func TestSandboxOffIsLoud(t *testing.T) {
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ScanSandbox = server.SandboxOff })
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) { c.ScanSandbox = config.SandboxOff })
 	if !strings.Contains(in.Logs.String(), "run without the sandbox (--scan-sandbox=off)") {
 		t.Fatalf("no warning about --scan-sandbox=off in the log:\n%s", in.Logs.String())
 	}
@@ -43,37 +44,37 @@ func TestSandboxRefusesDownloadingTemplates(t *testing.T) {
 	testkit.RequireRoot(t, "the templates are checked when the sandbox is set up")
 	for _, tmpl := range []string{"npm=npx -y {identifier}@{version}", "pypi=uvx {identifier}=={version}", "pypi=pipx run {identifier}",
 		"oci=docker run -i --rm {identifier}:{version}", "npm=/usr/bin/env npm exec {identifier}", "npm=sh -c 'bunx {identifier}'"} {
-		cfg := server.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.ScanLaunchTemplates, cfg.ScanNPMDir = []string{tmpl}, servertest.ScanUserDir(t)
-		_, err := server.ScanningFrom(cfg)
+		_, err := wiring.ScanningFrom(cfg)
 		if err == nil || !strings.Contains(err.Error(), `--scan-launch-template "`+tmpl+`"`) || !strings.Contains(err.Error(), "no network") {
 			t.Errorf("%s: %v", tmpl, err)
 		}
-		cfg.ScanSandbox = server.SandboxOff
-		if _, err := server.ScanningFrom(cfg); err != nil {
+		cfg.ScanSandbox = config.SandboxOff
+		if _, err := wiring.ScanningFrom(cfg); err != nil {
 			t.Errorf("%s with the sandbox off: %v", tmpl, err)
 		}
 	}
-	cfg := server.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.ScanLaunchTemplates, cfg.ScanNPMDir = []string{"npm=node {package_bin} stdio", "pypi=/usr/local/bin/run-{identifier}"}, servertest.ScanUserDir(t)
-	if _, err := server.ScanningFrom(cfg); err != nil {
+	if _, err := wiring.ScanningFrom(cfg); err != nil {
 		t.Fatalf("installed commands: %v", err)
 	}
 }
 
 func TestSandboxFlagsVerified(t *testing.T) {
 	for _, tt := range []struct {
-		mutate func(*server.Config)
+		mutate func(*config.Config)
 		want   string
 	}{
-		{func(c *server.Config) { c.ScanSandbox = "auto" }, `--scan-sandbox "auto": want bwrap or off`},
-		{func(c *server.Config) { c.ScanStdioNetwork = "host" }, `--scan-stdio-network "host": want none`},
-		{func(c *server.Config) { c.ScanUIDRange = "100063-100000" }, "--scan-uid-range"},
-		{func(c *server.Config) { c.ScanUIDRange = "0-10" }, "below 1000"},
-		{func(c *server.Config) { c.ScanSandboxTmpfsMiB, c.ScanSandboxMemoryMiB = 512, 256 }, "tmpfs"},
-		{func(c *server.Config) { c.ScanSandboxPids = -1 }, "want 0 (default) or more"},
+		{func(c *config.Config) { c.ScanSandbox = "auto" }, `--scan-sandbox "auto": want bwrap or off`},
+		{func(c *config.Config) { c.ScanStdioNetwork = "host" }, `--scan-stdio-network "host": want none`},
+		{func(c *config.Config) { c.ScanUIDRange = "100063-100000" }, "--scan-uid-range"},
+		{func(c *config.Config) { c.ScanUIDRange = "0-10" }, "below 1000"},
+		{func(c *config.Config) { c.ScanSandboxTmpfsMiB, c.ScanSandboxMemoryMiB = 512, 256 }, "tmpfs"},
+		{func(c *config.Config) { c.ScanSandboxPids = -1 }, "want 0 (default) or more"},
 	} {
-		cfg := server.DefaultConfig()
+		cfg := config.DefaultConfig()
 		tt.mutate(&cfg)
 		if err := cfg.Verify(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v, want %q", err, tt.want)

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/daemon"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/store"
@@ -30,7 +30,7 @@ func slowFixture(t *testing.T, delay time.Duration) string {
 }
 
 // replicas starts n services named r0, r1, ... on one database.
-func replicas(t *testing.T, dialect string, n int, mutate func(*server.Config)) []*servertest.Instance {
+func replicas(t *testing.T, dialect string, n int, mutate func(*config.Config)) []*servertest.Instance {
 	dsn := storetest.DSN(t, dialect)
 	var out []*servertest.Instance
 	for i := range n {
@@ -39,7 +39,7 @@ func replicas(t *testing.T, dialect string, n int, mutate func(*server.Config)) 
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = st.Close() })
-		out = append(out, servertest.StartOn(t, st, func(c *server.Config) {
+		out = append(out, servertest.StartOn(t, st, func(c *config.Config) {
 			c.Replica, c.ScanLeaseTTL = fmt.Sprintf("r%d", i), time.Second
 			if mutate != nil {
 				mutate(c)
@@ -133,7 +133,7 @@ func TestScheduleSharedByReplicas(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			url := slowFixture(t, 40*time.Millisecond)
 			const n, interval = 8, 600 * time.Millisecond
-			rs := replicas(t, dialect, 2, func(c *server.Config) { c.ScanInterval, c.ScanConcurrency = interval, 2 })
+			rs := replicas(t, dialect, 2, func(c *config.Config) { c.ScanInterval, c.ScanConcurrency = interval, 2 })
 			owner := rs[0].Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 			alice := rs[1].Token(t, "alice", registry.RoleReviewer)
 			for i := range n {

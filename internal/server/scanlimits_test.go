@@ -15,9 +15,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/daemon"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -51,7 +51,7 @@ func wantRetry(t *testing.T, r response, limit string) {
 func TestScanRatePerPrincipal(t *testing.T) {
 	fleet := httptest.NewServer(daemon.Fleet(1, 0))
 	defer fleet.Close()
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ScanRate = "2/1m" })
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) { c.ScanRate = "2/1m" })
 	ci1 := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	ci2 := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	alice := in.Token(t, "alice", registry.RoleReviewer)
@@ -95,7 +95,7 @@ func TestScanRatePerPrincipal(t *testing.T) {
 func TestScanOnDemandCap(t *testing.T) {
 	fleet := httptest.NewServer(daemon.Fleet(2, 200*time.Millisecond))
 	defer fleet.Close()
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ScanOnDemandConcurrency = 1 })
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) { c.ScanOnDemandConcurrency = 1 })
 	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	alice := in.Token(t, "alice", registry.RoleReviewer)
 	first, second := submitFleet(t, in, owner, fleet.URL, 0), submitFleet(t, in, owner, fleet.URL, 1)
@@ -118,7 +118,7 @@ func TestScanOnDemandCap(t *testing.T) {
 func TestScanMergedAndFresh(t *testing.T) {
 	fleet := httptest.NewServer(daemon.Fleet(1, 0))
 	defer fleet.Close()
-	in := servertest.Start(t, store.DialectSQLite, func(c *server.Config) { c.ScanCooldown = time.Minute })
+	in := servertest.Start(t, store.DialectSQLite, func(c *config.Config) { c.ScanCooldown = time.Minute })
 	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	alice := in.Token(t, "alice", registry.RoleReviewer)
 	admin := in.Token(t, "root", registry.RoleAdmin)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -16,7 +16,7 @@ import (
 func TestScanRequestsAreMerged(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		fx := newFixture(t)
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.ScanCooldown = time.Minute })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.ScanCooldown = time.Minute })
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		host := in.Token(t, "edge-host", registry.RoleHost)
 		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -18,7 +18,7 @@ import (
 func TestScheduleRescansApprovedVersions(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		fx := newFixture(t)
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.ScanInterval = 200 * time.Millisecond })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.ScanInterval = 200 * time.Millisecond })
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		if r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON("io.github.acme/weather", fx.url), "live": true}); r.Status != 200 {

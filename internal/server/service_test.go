@@ -26,9 +26,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -106,7 +106,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 func TestTLS(t *testing.T) {
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
 		cert, key, pool := selfSigned(t)
-		in := servertest.Start(t, dialect, func(c *server.Config) { c.TLSCert, c.TLSKey = cert, key })
+		in := servertest.Start(t, dialect, func(c *config.Config) { c.TLSCert, c.TLSKey = cert, key })
 		cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
 		var resp *http.Response
 		var err error

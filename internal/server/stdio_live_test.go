@@ -4,8 +4,8 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/testkit"
@@ -21,7 +21,7 @@ func TestLiveSubmitThroughLaunchTemplate(t *testing.T) {
 	}
 	npmDir := everythingNPMDir(t)
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			// The template names no {package_bin}: npm packages run
 			// from the prepared copy as node {package_bin} all the same.
 			c.ScanLaunchTemplates = []string{"npm=" + bin + " stdio"}

@@ -84,6 +84,9 @@ func (s *Store) Close() error {
 	return s.Client.Close()
 }
 
+// DialectName is the store's dialect (DialectSQLite, DialectPostgres).
+func (s *Store) DialectName() string { return s.Dialect }
+
 // RowLocks reports whether SELECT ... FOR UPDATE is available. SQLite has no
 // row locks; its write transactions start with the database write lock.
 func (s *Store) RowLocks() bool { return s.Dialect == DialectPostgres }

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -177,7 +177,7 @@ func startReplica(t *testing.T, dialect, dsn, key string, idp *fakeIDP, lb *bala
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() }) // after the service stops
-	return servertest.StartOn(t, st, func(c *server.Config) {
+	return servertest.StartOn(t, st, func(c *config.Config) {
 		c.DiscoveryKey = key
 		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret = idp.URL, idp.clientID, idp.secret
 		c.OIDCRedirectURL = lb.redirectURL()

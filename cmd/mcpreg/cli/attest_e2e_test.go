@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/attest/attesttest"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 )
@@ -50,7 +50,7 @@ func newAttestFixture(t *testing.T, dialect string) *attestFixture {
 	rootPath := f.write(t, "trusted_root.json", string(rootJSON))
 	npm := httptest.NewServer(http.HandlerFunc(servePackument))
 	t.Cleanup(npm.Close)
-	f.in = servertest.Start(t, dialect, func(c *server.Config) {
+	f.in = servertest.Start(t, dialect, func(c *config.Config) {
 		c.TrustedRoots = append(c.TrustedRoots, "acme="+rootPath)
 		c.ScanNPMRegistry = npm.URL
 	})

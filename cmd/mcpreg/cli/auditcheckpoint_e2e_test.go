@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mcpreg/mcpreg/internal/auditchain"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
-	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/signing"
@@ -50,7 +50,7 @@ func TestAuditVerifyCheckpointCLI(t *testing.T) {
 		dir := t.TempDir()
 		keyFile, pubFile := writeKey(t, dir, "discovery")
 		otherKey, otherPub := writeKey(t, dir, "other")
-		in := servertest.Start(t, dialect, func(c *server.Config) {
+		in := servertest.Start(t, dialect, func(c *config.Config) {
 			c.DiscoveryKey, c.AuditCheckpointEvery, c.AuditCheckpointOrigin = keyFile, 4, "registry.example.com"
 		})
 		admin := in.Token(t, "root", registry.RoleAdmin)

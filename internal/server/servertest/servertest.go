@@ -15,12 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/daemon"
 	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 // Instance is a running service.
@@ -43,19 +45,19 @@ type SyncBuffer = daemon.Buffer
 
 // Start runs the service on a fresh database of the dialect until the test
 // ends.
-func Start(t testing.TB, dialect string, mutate ...func(*server.Config)) *Instance {
+func Start(t testing.TB, dialect string, mutate ...func(*config.Config)) *Instance {
 	t.Helper()
 	st := storetest.Open(t, dialect)
 	return StartOn(t, st, mutate...)
 }
 
 // StartOn runs the service over an existing store.
-func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Instance {
+func StartOn(t testing.TB, st *store.Store, mutate ...func(*config.Config)) *Instance {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := server.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.HTTPAddr, cfg.GRPCAddr, cfg.MetricsAddr = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.ScanInterval = 0 // tests scan on demand
@@ -69,14 +71,14 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*server.Config)) *Ins
 	if cfg.ScanNPMDir == "" {
 		cfg.ScanNPMDir = ScanUserDir(t)
 	}
-	if cfg.DiscoveryKey == server.DefaultConfig().DiscoveryKey {
+	if cfg.DiscoveryKey == config.DefaultConfig().DiscoveryKey {
 		cfg.DiscoveryKey = filepath.Join(t.TempDir(), "discovery.key")
 	}
-	opts, err := server.ServiceOptions(cfg, log)
+	opts, err := wiring.ServiceOptions(cfg, log)
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	svcs, err := server.NewServices(ctx, st, log, opts...)
+	svcs, err := wiring.NewServices(ctx, st, log, opts...)
 	if err != nil {
 		t.Fatalf("services: %v", err)
 	}

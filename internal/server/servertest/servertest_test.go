@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -36,8 +36,8 @@ func (f *fatalRecorder) FailNow() { runtime.Goexit() }
 // with Verify's words.
 func TestStartRefusesInvalidConfig(t *testing.T) {
 	st := storetest.Open(t, store.DialectSQLite)
-	bad := func(c *server.Config) { c.ContractMaxTokenTTL = 0 }
-	cfg := server.DefaultConfig()
+	bad := func(c *config.Config) { c.ContractMaxTokenTTL = 0 }
+	cfg := config.DefaultConfig()
 	bad(&cfg)
 	want := cfg.Verify()
 	if want == nil || !strings.Contains(want.Error(), "--contract-max-token-ttl 0s") {

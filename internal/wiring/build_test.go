@@ -1,4 +1,4 @@
-package server_test
+package wiring_test
 
 import (
 	"io"
@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpreg/mcpreg/internal/server"
+	"github.com/mcpreg/mcpreg/internal/config"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 // TestServiceOptionsVerifies: the one builder of the registry service
@@ -16,21 +17,21 @@ func TestServiceOptionsVerifies(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, tc := range []struct {
 		name string
-		set  func(*server.Config)
+		set  func(*config.Config)
 	}{
-		{"contract token ttl", func(c *server.Config) { c.ContractMaxTokenTTL = 0 }},
-		{"scan rate", func(c *server.Config) { c.ScanRate = "fast" }},
-		{"replica name", func(c *server.Config) { c.Replica = "a#b" }},
+		{"contract token ttl", func(c *config.Config) { c.ContractMaxTokenTTL = 0 }},
+		{"scan rate", func(c *config.Config) { c.ScanRate = "fast" }},
+		{"replica name", func(c *config.Config) { c.Replica = "a#b" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := server.DefaultConfig()
+			cfg := config.DefaultConfig()
 			cfg.DiscoveryKey = filepath.Join(t.TempDir(), "discovery.key")
 			tc.set(&cfg)
 			want := cfg.Verify()
 			if want == nil {
 				t.Fatal("the case is valid: it proves nothing")
 			}
-			opts, err := server.ServiceOptions(cfg, log)
+			opts, err := wiring.ServiceOptions(cfg, log)
 			if err == nil || err.Error() != want.Error() || opts != nil {
 				t.Fatalf("ServiceOptions = %d options, %v; want Verify's error %q", len(opts), err, want)
 			}

@@ -1,4 +1,4 @@
-package server
+package wiring
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/registry"
@@ -20,7 +21,7 @@ import (
 )
 
 // ScanningFrom builds the live-read settings of `serve`.
-func ScanningFrom(cfg Config) (registry.Scanning, error) {
+func ScanningFrom(cfg config.Config) (registry.Scanning, error) {
 	allow, err := scan.ParseAllowList(strings.Join(cfg.ScanAllowHosts, ","))
 	if err != nil {
 		return registry.Scanning{}, fmt.Errorf("--scan-allow-hosts: %w", err)
@@ -64,7 +65,7 @@ func ScanningFrom(cfg Config) (registry.Scanning, error) {
 // under /var/cache when stdio servers run as a scan user (root's home is
 // private). The scan user must be able to reach the folder, since it runs
 // the packages from there.
-func npmFetcher(cfg Config, cred *syscall.Credential) (*fetch.NPM, error) {
+func npmFetcher(cfg config.Config, cred *syscall.Credential) (*fetch.NPM, error) {
 	dir := cfg.ScanNPMDir
 	if dir == "" {
 		cache, err := os.UserCacheDir()

@@ -1,11 +1,13 @@
-package server
+package wiring
 
 import (
 	"context"
 	"log/slog"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
 )
 
@@ -16,11 +18,11 @@ import (
 // touches no database, so a bad configuration is refused before the store
 // is opened; the caller passes the options to registry.New over the opened
 // store.
-func ServiceOptions(cfg Config, log *slog.Logger) ([]registry.Option, error) {
+func ServiceOptions(cfg config.Config, log *slog.Logger) ([]registry.Option, error) {
 	if err := cfg.Verify(); err != nil {
 		return nil, err
 	}
-	limits, err := limitsFrom(cfg)
+	limits, err := cfg.Limits()
 	if err != nil {
 		return nil, err
 	}
@@ -41,18 +43,11 @@ func ServiceOptions(cfg Config, log *slog.Logger) ([]registry.Option, error) {
 		registry.WithCheckpoints(checkpointsFrom(cfg, log))}, nil
 }
 
-// Services are the use-case services the transport and the web UI call,
-// built over one store.
-type Services struct {
-	Registry *registry.Services
-	Identity *identity.Service
-}
-
 // NewServices builds every service over a migrated store, logging to log:
 // the registry with opts (ServiceOptions gives them), and the identity service writing its
 // audit events into the registry's chain and told of other replicas'
 // revocations by the registry's change feed.
-func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ...registry.Option) (*Services, error) {
+func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ...registry.Option) (*server.Services, error) {
 	id := &identityRef{}
 	opts = append([]registry.Option{registry.WithLogger(log)}, opts...)
 	reg, err := registry.New(ctx, st, append(opts, registry.WithChangeListener(id.changed))...)
@@ -60,7 +55,7 @@ func NewServices(ctx context.Context, st *store.Store, log *slog.Logger, opts ..
 		return nil, err
 	}
 	id.svc = identity.New(st, reg.Audit.AuditWriter(), identity.WithLogger(log))
-	return &Services{Registry: reg, Identity: id.svc}, nil
+	return &server.Services{Registry: reg, Identity: id.svc}, nil
 }
 
 // identityRef lets the registry's change feed reach the identity service,
@@ -71,4 +66,14 @@ func (r *identityRef) changed(action string) {
 	if r.svc != nil {
 		r.svc.Changed(action)
 	}
+}
+
+// checkpointsFrom is the audit checkpoint schedule of cfg; it warns when
+// both triggers are off.
+func checkpointsFrom(cfg config.Config, log *slog.Logger) registry.Checkpoints {
+	if cfg.AuditCheckpointEvery == 0 && cfg.AuditCheckpointInterval == 0 {
+		log.Warn("audit checkpoints are off (--audit-checkpoint-every 0 and --audit-checkpoint-interval 0): " +
+			"nothing outside the database anchors the audit log")
+	}
+	return cfg.Checkpoints()
 }

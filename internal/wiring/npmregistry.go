@@ -1,6 +1,7 @@
-package server
+package wiring
 
 import (
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/registry"
 )
@@ -9,6 +10,6 @@ import (
 // npm registry scans fetch from (--scan-npm-registry), so the digest an
 // attestation is checked against and the tarball the scanner runs come
 // from one place.
-func npmIntegrityFrom(cfg Config) registry.Option {
+func npmIntegrityFrom(cfg config.Config) registry.Option {
 	return registry.WithNPMIntegrity(fetch.Packuments{Registry: cfg.ScanNPMRegistry})
 }

@@ -1,4 +1,4 @@
-package server
+package wiring
 
 import (
 	"crypto/ed25519"
@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/signing"
 )
@@ -18,7 +19,7 @@ import (
 // needs no set-up; replicas share one key file. Previous keys stay listed
 // as retiring for one document lifetime after this start, long enough
 // for every document they signed to expire.
-func DiscoverySignerFrom(cfg Config, log *slog.Logger) (*registry.DiscoverySigner, error) {
+func DiscoverySignerFrom(cfg config.Config, log *slog.Logger) (*registry.DiscoverySigner, error) {
 	if cfg.DiscoveryKey == "" {
 		return nil, errors.New("--discovery-key: a key file is required")
 	}
@@ -61,12 +62,5 @@ func previousKey(path string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pub, err := signing.ParsePublicKey(data); err == nil {
-		return pub, nil
-	}
-	k, err := signing.ParsePrivateKey(data)
-	if err != nil {
-		return nil, errors.New("not an Ed25519 public or private key in PEM")
-	}
-	return k.Public(), nil
+	return signing.ParseAnyPublicKey(data)
 }

@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"errors"
@@ -204,10 +204,10 @@ func (c Config) Verify() error {
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes))
 	}
-	if _, err := parseTrustedRoots(c.TrustedRoots); err != nil {
+	if _, err := ParseTrustedRoots(c.TrustedRoots); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := sandboxConfig(c); err != nil {
+	if _, err := c.Sandbox(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
@@ -253,8 +253,8 @@ func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// limitsFrom is the registry's limits under this configuration.
-func limitsFrom(c Config) (registry.Limits, error) {
+// Limits are the registry's limits under this configuration.
+func (c Config) Limits() (registry.Limits, error) {
 	l := registry.DefaultLimits()
 	l.ContractMaxTokenTTL, l.ScanCooldown = c.ContractMaxTokenTTL, c.ScanCooldown
 	r, err := registry.ParseScanRate(c.ScanRate)
@@ -282,12 +282,7 @@ func (c Config) verifyCheckpoints() []error {
 	return errs
 }
 
-// checkpointsFrom is the audit checkpoint schedule of cfg; it warns when
-// both triggers are off.
-func checkpointsFrom(cfg Config, log *slog.Logger) registry.Checkpoints {
-	if cfg.AuditCheckpointEvery == 0 && cfg.AuditCheckpointInterval == 0 {
-		log.Warn("audit checkpoints are off (--audit-checkpoint-every 0 and --audit-checkpoint-interval 0): " +
-			"nothing outside the database anchors the audit log")
-	}
-	return registry.Checkpoints{Every: cfg.AuditCheckpointEvery, Interval: cfg.AuditCheckpointInterval, Origin: cfg.AuditCheckpointOrigin}
+// Checkpoints is the audit checkpoint schedule.
+func (c Config) Checkpoints() registry.Checkpoints {
+	return registry.Checkpoints{Every: c.AuditCheckpointEvery, Interval: c.AuditCheckpointInterval, Origin: c.AuditCheckpointOrigin}
 }
