@@ -87,6 +87,21 @@ func (c *Client) GetVersion(ctx context.Context, name, version string) (*mcpregv
 	return out, c.call(ctx, http.MethodGet, p, nil, nil, out)
 }
 
+// CompareVersions compares name@version with base, or, when base is
+// empty, with the highest version below it that was approved and is not
+// revoked: what its reviewer sees.
+func (c *Client) CompareVersions(ctx context.Context, name, version, base string) (*mcpregv1.VersionComparison, error) {
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	if base != "" && !plainSegment(base) {
+		return nil, fmt.Errorf("%w: base %q: want a version without \"/\"", ErrInvalid, base)
+	}
+	out := &mcpregv1.VersionComparison{}
+	return out, c.call(ctx, http.MethodGet, p+"/compare", url.Values(query{}.str("base", base)), nil, out)
+}
+
 // Transition moves a version through its lifecycle. The reason is required
 // and recorded in the audit log; acks acknowledge contract widenings (by
 // their widening ids) when approving.

@@ -46,6 +46,8 @@ type Widening struct {
 	// "scope_added:repo:write" or "tool_timeout_longer:run_shell:10:60".
 	ID string `json:"id"`
 	finding.Finding
+	// values are the subject and values the ID names, unescaped.
+	values []string
 }
 
 // Unacknowledged returns the widenings whose ID is not in acked.
@@ -86,7 +88,7 @@ func widening(kind, tool, ptr, msg string, parts ...string) Widening {
 	for _, p := range parts {
 		id += ":" + idEscaper.Replace(p)
 	}
-	return Widening{ID: id, Finding: finding.Finding{Kind: kind, Severity: finding.High, Tool: tool, Pointer: ptr, Message: msg}}
+	return Widening{ID: id, Finding: finding.Finding{Kind: kind, Severity: finding.High, Tool: tool, Pointer: ptr, Message: msg}, values: parts}
 }
 
 var idEscaper = strings.NewReplacer("%", "%25", ":", "%3A")

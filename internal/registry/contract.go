@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/contract"
@@ -83,40 +84,52 @@ func (s *core) contractFindings(pc *parsedContract, tools *pin.ToolsList) []reco
 	return out
 }
 
-// previousApproved returns the contract of the server's highest approved
-// version other than exclude, or false when there is none.
-func previousApproved(ctx context.Context, tx *ent.Tx, serverID, exclude int) (contract.Normalized, string, bool, error) {
+// baseStates are the states of a version that was approved and is not
+// revoked: quarantine is entered from approved only.
+var baseStates = []version.State{version.StateApproved, version.StateQuarantined}
+
+// baseVersion is the version another is reviewed against, one rule for
+// the contract widenings approval must acknowledge and for the version
+// comparison reviewers read: the highest version of the server below ver
+// that was approved and is not revoked, other than exclude; nil when there
+// is none.
+func baseVersion(ctx context.Context, client *ent.Client, serverID, exclude int, ver string) (*ent.Version, error) {
 	// Filter the state here, not in SQL: without statistics SQLite would
 	// walk the state index (every approved version of the fleet) instead
 	// of this server's few versions.
-	vs, err := tx.Version.Query().Where(version.ServerID(serverID)).
-		Select(version.FieldID, version.FieldVersion, version.FieldState, version.FieldContract).All(ctx)
+	vs, err := client.Version.Query().Where(version.ServerID(serverID)).
+		Select(version.FieldID, version.FieldVersion, version.FieldState, version.FieldContract, version.FieldPinRevision).All(ctx)
 	if err != nil {
-		return contract.Normalized{}, "", false, err
+		return nil, err
 	}
+	return pickBase(vs, exclude, ver), nil
+}
+
+// pickBase is baseVersion over the versions of one server.
+func pickBase(vs []*ent.Version, exclude int, ver string) *ent.Version {
 	var best *ent.Version
 	for _, v := range vs {
-		if v.State == version.StateApproved && v.ID != exclude && (best == nil || higherVersion(v.Version, best.Version)) {
+		if v.ID == exclude || !slices.Contains(baseStates, v.State) || !higherVersion(ver, v.Version) {
+			continue
+		}
+		if best == nil || higherVersion(v.Version, best.Version) {
 			best = v
 		}
 	}
-	if best == nil {
-		return contract.Normalized{}, "", false, nil
-	}
-	n, err := contract.DecodeNormalized(best.Contract)
-	if err != nil {
-		return contract.Normalized{}, "", false, fmt.Errorf("stored contract of %s: %w", best.Version, err)
-	}
-	return n, best.Version, true, nil
+	return best
 }
 
-// widenings compares a version's contract with the previous approved one.
-func widenings(ctx context.Context, tx *ent.Tx, serverID, versionID int, next contract.Normalized) ([]contract.Widening, string, error) {
-	prev, prevVersion, ok, err := previousApproved(ctx, tx, serverID, versionID)
-	if err != nil || !ok {
+// widenings compares a version's contract with its base's (baseVersion).
+func widenings(ctx context.Context, tx *ent.Tx, serverID, versionID int, ver string, next contract.Normalized) ([]contract.Widening, string, error) {
+	base, err := baseVersion(ctx, tx.Client(), serverID, versionID, ver)
+	if err != nil || base == nil {
 		return nil, "", err
 	}
-	return contract.Widenings(prev, next), prevVersion, nil
+	prev, err := contract.DecodeNormalized(base.Contract)
+	if err != nil {
+		return nil, "", fmt.Errorf("stored contract of %s: %w", base.Version, err)
+	}
+	return contract.Widenings(prev, next), base.Version, nil
 }
 
 func wideningRecords(ws []contract.Widening, against string) []recorded {
@@ -129,15 +142,15 @@ func wideningRecords(ws []contract.Widening, against string) []recorded {
 	return out
 }
 
-// checkAcknowledged refuses approval (and release, and accepting drift) while any widening against the
-// previous approved version is not acknowledged; it returns the
+// checkAcknowledged refuses approval (and release, and accepting drift)
+// while any widening against the base version is not acknowledged; it returns the
 // acknowledged ids for the audit event.
 func checkAcknowledged(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string, acks []string) ([]string, error) {
 	next, err := contract.DecodeNormalized(v.Contract)
 	if err != nil {
 		return nil, fmt.Errorf("stored contract of %s: %w", subject, err)
 	}
-	ws, prevVersion, err := widenings(ctx, tx, v.ServerID, v.ID, next)
+	ws, prevVersion, err := widenings(ctx, tx, v.ServerID, v.ID, v.Version, next)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 
 // approvedSnapshot rebuilds the tools list and serverInfo a version's
 // current pins were computed from.
-func (s *Scans) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
+func (s *core) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/internal/ent"
@@ -65,17 +64,9 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 // subject ("NAME@VERSION") → severity → count. Versions the caller may
 // not read are left out.
 func (s *Scans) FindingCounts(ctx context.Context, c *Caller, subjects []string) (map[string]map[string]int, error) {
-	want := map[string]bool{}
-	var names []string
-	for _, sub := range subjects {
-		name, _, ok := strings.Cut(sub, "@")
-		if !ok || !serverNameRE.MatchString(name) {
-			return nil, invalidf("subject %q: want NAME@VERSION", sub)
-		}
-		if !want[sub] {
-			names = append(names, name)
-		}
-		want[sub] = true
+	want, names, err := subjectNames(subjects)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]map[string]int{}
 	for chunk := range slices.Chunk(names, 500) {

@@ -49,15 +49,7 @@ func driftChangeProto(c schema.DriftChange) *mcpregv1.DriftChange {
 	if json.Unmarshal(c.Detail, &d) != nil {
 		return out
 	}
-	for _, w := range d.Words {
-		out.Words = append(out.Words, &mcpregv1.DiffSegment{Op: string(w.Op), Text: w.Text})
-	}
-	for _, sc := range d.Schema {
-		out.Schema = append(out.Schema, &mcpregv1.JsonChange{Pointer: sc.Pointer, Op: string(sc.Op), Before: sc.Before, After: sc.After})
-	}
-	for _, a := range d.Annotations {
-		out.Annotations = append(out.Annotations, &mcpregv1.JsonChange{Pointer: "/" + a.Name, Op: string(a.Op), Before: a.Before, After: a.After})
-	}
+	out.Words, out.Schema, out.Annotations = detailProto(d.Words, d.Schema, d.Annotations)
 	return out
 }
 

@@ -405,10 +405,10 @@ func checkSubmissionPolicy(ctx context.Context, tx *ent.Tx, srv *ent.Server, p *
 }
 
 // saveSubmissionFindings stores the contract checks and the contract's
-// widenings against the previous approved version.
+// widenings against the base version (baseVersion).
 func (s *Review) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, p *parsedSubmission) error {
 	fs := s.contractFindings(p.contract, p.tools)
-	ws, against, err := widenings(ctx, tx, serverID, versionID, p.contract.normalized)
+	ws, against, err := widenings(ctx, tx, serverID, versionID, p.doc.Server.Version, p.contract.normalized)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.RegistryService_GetServer_FullMethodName:            readers,
 	mcpregv1.RegistryService_ListVersions_FullMethodName:         readers,
 	mcpregv1.RegistryService_GetVersion_FullMethodName:           readers,
+	mcpregv1.RegistryService_CompareVersions_FullMethodName:      readers,
 	mcpregv1.RegistryService_ApproveVersion_FullMethodName:       deciders,
 	mcpregv1.RegistryService_RejectVersion_FullMethodName:        deciders,
 	mcpregv1.RegistryService_QuarantineVersion_FullMethodName:    deciders,

@@ -72,6 +72,11 @@ func (s *registryServer) GetVersion(ctx context.Context, r *mcpregv1.GetVersionR
 	return v, toStatus(ctx, s.log, err)
 }
 
+func (s *registryServer) CompareVersions(ctx context.Context, r *mcpregv1.CompareVersionsRequest) (*mcpregv1.VersionComparison, error) {
+	c, err := s.svc.Review.CompareVersions(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), r.GetBase())
+	return c, toStatus(ctx, s.log, err)
+}
+
 func (s *registryServer) transition(ctx context.Context, a registry.Action, r *mcpregv1.TransitionRequest) (*mcpregv1.Version, error) {
 	v, err := s.svc.Review.Transition(ctx, s.caller(ctx), a, r.GetName(), r.GetVersion(), r.GetReason(), r.GetAcknowledgedWidenings()...)
 	return v, toStatus(ctx, s.log, err)

@@ -14,7 +14,7 @@ import (
 
 func newVersionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "versions", Short: "List and show server versions"}
-	cmd.AddCommand(newVersionsListCmd(g), newVersionsGetCmd(g))
+	cmd.AddCommand(newVersionsListCmd(g), newVersionsGetCmd(g), newVersionsDiffCmd(g))
 	return cmd
 }
 

@@ -726,6 +726,556 @@ func (x *GetVersionRequest) GetVersion() string {
 	return ""
 }
 
+// CompareVersionsRequest names the version compared and, optionally, the
+// version it is compared with.
+type CompareVersionsRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// base is the version compared with; empty: the highest version below
+	// this one that was approved and is not revoked.
+	Base          string `protobuf:"bytes,3,opt,name=base,proto3" json:"base,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompareVersionsRequest) Reset() {
+	*x = CompareVersionsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompareVersionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompareVersionsRequest) ProtoMessage() {}
+
+func (x *CompareVersionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompareVersionsRequest.ProtoReflect.Descriptor instead.
+func (*CompareVersionsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CompareVersionsRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CompareVersionsRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *CompareVersionsRequest) GetBase() string {
+	if x != nil {
+		return x.Base
+	}
+	return ""
+}
+
+// VersionComparison is what changed from a base version to a version.
+type VersionComparison struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// base is the version compared with; empty when there is none.
+	Base string `protobuf:"bytes,3,opt,name=base,proto3" json:"base,omitempty"`
+	// base_source is default (the highest version below this one that was
+	// approved and is not revoked), chosen (the request named it) or none
+	// (no version to compare with: first_version is set).
+	BaseSource string `protobuf:"bytes,4,opt,name=base_source,json=baseSource,proto3" json:"base_source,omitempty"`
+	// first_version is set when the server has no version to compare with
+	// by default; everything else is then empty.
+	FirstVersion bool               `protobuf:"varint,5,opt,name=first_version,json=firstVersion,proto3" json:"first_version,omitempty"`
+	Summary      *ComparisonSummary `protobuf:"bytes,6,opt,name=summary,proto3" json:"summary,omitempty"`
+	// tools are every tool of either version, by name: changed, added and
+	// removed ones with their changes, unchanged ones with none.
+	Tools []*ToolComparison `protobuf:"bytes,7,rep,name=tools,proto3" json:"tools,omitempty"`
+	// instructions are the changes of the server instructions (class
+	// instructions_changed), with the word diff.
+	Instructions []*DriftChange `protobuf:"bytes,8,rep,name=instructions,proto3" json:"instructions,omitempty"`
+	// contract lists the capability contract's widenings (which approval
+	// must acknowledge) and narrowings.
+	Contract []*ContractChange `protobuf:"bytes,9,rep,name=contract,proto3" json:"contract,omitempty"`
+	// findings are the version's findings, each new or carried over from
+	// the base.
+	Findings      []*FindingComparison `protobuf:"bytes,10,rep,name=findings,proto3" json:"findings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VersionComparison) Reset() {
+	*x = VersionComparison{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VersionComparison) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VersionComparison) ProtoMessage() {}
+
+func (x *VersionComparison) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VersionComparison.ProtoReflect.Descriptor instead.
+func (*VersionComparison) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *VersionComparison) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *VersionComparison) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *VersionComparison) GetBase() string {
+	if x != nil {
+		return x.Base
+	}
+	return ""
+}
+
+func (x *VersionComparison) GetBaseSource() string {
+	if x != nil {
+		return x.BaseSource
+	}
+	return ""
+}
+
+func (x *VersionComparison) GetFirstVersion() bool {
+	if x != nil {
+		return x.FirstVersion
+	}
+	return false
+}
+
+func (x *VersionComparison) GetSummary() *ComparisonSummary {
+	if x != nil {
+		return x.Summary
+	}
+	return nil
+}
+
+func (x *VersionComparison) GetTools() []*ToolComparison {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *VersionComparison) GetInstructions() []*DriftChange {
+	if x != nil {
+		return x.Instructions
+	}
+	return nil
+}
+
+func (x *VersionComparison) GetContract() []*ContractChange {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+func (x *VersionComparison) GetFindings() []*FindingComparison {
+	if x != nil {
+		return x.Findings
+	}
+	return nil
+}
+
+// ComparisonSummary counts the changes of a comparison.
+type ComparisonSummary struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	ToolsChanged        int32                  `protobuf:"varint,1,opt,name=tools_changed,json=toolsChanged,proto3" json:"tools_changed,omitempty"`
+	ToolsAdded          int32                  `protobuf:"varint,2,opt,name=tools_added,json=toolsAdded,proto3" json:"tools_added,omitempty"`
+	ToolsRemoved        int32                  `protobuf:"varint,3,opt,name=tools_removed,json=toolsRemoved,proto3" json:"tools_removed,omitempty"`
+	ToolsUnchanged      int32                  `protobuf:"varint,4,opt,name=tools_unchanged,json=toolsUnchanged,proto3" json:"tools_unchanged,omitempty"`
+	InstructionsChanged bool                   `protobuf:"varint,5,opt,name=instructions_changed,json=instructionsChanged,proto3" json:"instructions_changed,omitempty"`
+	ContractWidenings   int32                  `protobuf:"varint,6,opt,name=contract_widenings,json=contractWidenings,proto3" json:"contract_widenings,omitempty"`
+	ContractNarrowings  int32                  `protobuf:"varint,7,opt,name=contract_narrowings,json=contractNarrowings,proto3" json:"contract_narrowings,omitempty"`
+	NewFindings         int32                  `protobuf:"varint,8,opt,name=new_findings,json=newFindings,proto3" json:"new_findings,omitempty"`
+	CarriedOverFindings int32                  `protobuf:"varint,9,opt,name=carried_over_findings,json=carriedOverFindings,proto3" json:"carried_over_findings,omitempty"`
+	// new_critical and new_high count the new findings of those severities.
+	NewCritical int32 `protobuf:"varint,10,opt,name=new_critical,json=newCritical,proto3" json:"new_critical,omitempty"`
+	NewHigh     int32 `protobuf:"varint,11,opt,name=new_high,json=newHigh,proto3" json:"new_high,omitempty"`
+	// text says it in one line, e.g. "2 tools changed, 1 added; 3 new
+	// findings, 1 high".
+	Text          string `protobuf:"bytes,12,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ComparisonSummary) Reset() {
+	*x = ComparisonSummary{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ComparisonSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ComparisonSummary) ProtoMessage() {}
+
+func (x *ComparisonSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ComparisonSummary.ProtoReflect.Descriptor instead.
+func (*ComparisonSummary) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ComparisonSummary) GetToolsChanged() int32 {
+	if x != nil {
+		return x.ToolsChanged
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetToolsAdded() int32 {
+	if x != nil {
+		return x.ToolsAdded
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetToolsRemoved() int32 {
+	if x != nil {
+		return x.ToolsRemoved
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetToolsUnchanged() int32 {
+	if x != nil {
+		return x.ToolsUnchanged
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetInstructionsChanged() bool {
+	if x != nil {
+		return x.InstructionsChanged
+	}
+	return false
+}
+
+func (x *ComparisonSummary) GetContractWidenings() int32 {
+	if x != nil {
+		return x.ContractWidenings
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetContractNarrowings() int32 {
+	if x != nil {
+		return x.ContractNarrowings
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetNewFindings() int32 {
+	if x != nil {
+		return x.NewFindings
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetCarriedOverFindings() int32 {
+	if x != nil {
+		return x.CarriedOverFindings
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetNewCritical() int32 {
+	if x != nil {
+		return x.NewCritical
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetNewHigh() int32 {
+	if x != nil {
+		return x.NewHigh
+	}
+	return 0
+}
+
+func (x *ComparisonSummary) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// ToolComparison is one tool of a comparison.
+type ToolComparison struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// status is changed, added, removed or unchanged.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// changes are the tool's differences (classes as in DriftChange:
+	// description_changed with the word diff, schema_changed by JSON
+	// pointer, annotations_changed, title_changed); empty unless changed.
+	Changes       []*DriftChange `protobuf:"bytes,3,rep,name=changes,proto3" json:"changes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolComparison) Reset() {
+	*x = ToolComparison{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolComparison) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolComparison) ProtoMessage() {}
+
+func (x *ToolComparison) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolComparison.ProtoReflect.Descriptor instead.
+func (*ToolComparison) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ToolComparison) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolComparison) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ToolComparison) GetChanges() []*DriftChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+// ContractChange is one change of the capability contract.
+type ContractChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// direction is widening or narrowing.
+	Direction string `protobuf:"bytes,1,opt,name=direction,proto3" json:"direction,omitempty"`
+	// id identifies a widening, for --ack; empty for narrowings.
+	Id   string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	Tool string `protobuf:"bytes,4,opt,name=tool,proto3" json:"tool,omitempty"`
+	// pointer points into the version's contract for widenings, into the
+	// base's for narrowings.
+	Pointer       string `protobuf:"bytes,5,opt,name=pointer,proto3" json:"pointer,omitempty"`
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContractChange) Reset() {
+	*x = ContractChange{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContractChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContractChange) ProtoMessage() {}
+
+func (x *ContractChange) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContractChange.ProtoReflect.Descriptor instead.
+func (*ContractChange) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ContractChange) GetDirection() string {
+	if x != nil {
+		return x.Direction
+	}
+	return ""
+}
+
+func (x *ContractChange) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ContractChange) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ContractChange) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *ContractChange) GetPointer() string {
+	if x != nil {
+		return x.Pointer
+	}
+	return ""
+}
+
+func (x *ContractChange) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// FindingComparison is one finding of the compared version.
+type FindingComparison struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// status is new, or carried_over when the base has a finding of the
+	// same kind, tool and JSON pointer.
+	Status  string   `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Finding *Finding `protobuf:"bytes,2,opt,name=finding,proto3" json:"finding,omitempty"`
+	// base_evidence is the base's evidence of a carried-over finding whose
+	// evidence changed; empty otherwise.
+	BaseEvidence  string `protobuf:"bytes,3,opt,name=base_evidence,json=baseEvidence,proto3" json:"base_evidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindingComparison) Reset() {
+	*x = FindingComparison{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindingComparison) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindingComparison) ProtoMessage() {}
+
+func (x *FindingComparison) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindingComparison.ProtoReflect.Descriptor instead.
+func (*FindingComparison) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *FindingComparison) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *FindingComparison) GetFinding() *Finding {
+	if x != nil {
+		return x.Finding
+	}
+	return nil
+}
+
+func (x *FindingComparison) GetBaseEvidence() string {
+	if x != nil {
+		return x.BaseEvidence
+	}
+	return ""
+}
+
 // TransitionRequest moves a version through its lifecycle.
 type TransitionRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -742,7 +1292,7 @@ type TransitionRequest struct {
 
 func (x *TransitionRequest) Reset() {
 	*x = TransitionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +1304,7 @@ func (x *TransitionRequest) String() string {
 func (*TransitionRequest) ProtoMessage() {}
 
 func (x *TransitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[9]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +1317,7 @@ func (x *TransitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransitionRequest.ProtoReflect.Descriptor instead.
 func (*TransitionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{9}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TransitionRequest) GetName() string {
@@ -833,7 +1383,7 @@ type Version struct {
 
 func (x *Version) Reset() {
 	*x = Version{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +1395,7 @@ func (x *Version) String() string {
 func (*Version) ProtoMessage() {}
 
 func (x *Version) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[10]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +1408,7 @@ func (x *Version) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Version.ProtoReflect.Descriptor instead.
 func (*Version) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{10}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Version) GetName() string {
@@ -1027,7 +1577,7 @@ type Attestation struct {
 
 func (x *Attestation) Reset() {
 	*x = Attestation{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1589,7 @@ func (x *Attestation) String() string {
 func (*Attestation) ProtoMessage() {}
 
 func (x *Attestation) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[11]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1602,7 @@ func (x *Attestation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attestation.ProtoReflect.Descriptor instead.
 func (*Attestation) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{11}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Attestation) GetId() int64 {
@@ -1230,7 +1780,7 @@ type ConfirmAttestationRequest struct {
 
 func (x *ConfirmAttestationRequest) Reset() {
 	*x = ConfirmAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1792,7 @@ func (x *ConfirmAttestationRequest) String() string {
 func (*ConfirmAttestationRequest) ProtoMessage() {}
 
 func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[12]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1805,7 @@ func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmAttestationRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{12}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ConfirmAttestationRequest) GetName() string {
@@ -1298,7 +1848,7 @@ type AddAttestationRequest struct {
 
 func (x *AddAttestationRequest) Reset() {
 	*x = AddAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1860,7 @@ func (x *AddAttestationRequest) String() string {
 func (*AddAttestationRequest) ProtoMessage() {}
 
 func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[13]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1873,7 @@ func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
 func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{13}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AddAttestationRequest) GetName() string {
@@ -1362,7 +1912,7 @@ type VerifyAttestationRequest struct {
 
 func (x *VerifyAttestationRequest) Reset() {
 	*x = VerifyAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1924,7 @@ func (x *VerifyAttestationRequest) String() string {
 func (*VerifyAttestationRequest) ProtoMessage() {}
 
 func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[14]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1937,7 @@ func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{14}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *VerifyAttestationRequest) GetBundle() string {
@@ -1429,7 +1979,7 @@ type VerifyAttestationResponse struct {
 
 func (x *VerifyAttestationResponse) Reset() {
 	*x = VerifyAttestationResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1991,7 @@ func (x *VerifyAttestationResponse) String() string {
 func (*VerifyAttestationResponse) ProtoMessage() {}
 
 func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[15]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +2004,7 @@ func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{15}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
@@ -1473,7 +2023,7 @@ type ReverifyAttestationsRequest struct {
 
 func (x *ReverifyAttestationsRequest) Reset() {
 	*x = ReverifyAttestationsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1485,7 +2035,7 @@ func (x *ReverifyAttestationsRequest) String() string {
 func (*ReverifyAttestationsRequest) ProtoMessage() {}
 
 func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1498,7 +2048,7 @@ func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
 }
 
 // ReverifyAttestationsResponse counts what a re-verification did.
@@ -1515,7 +2065,7 @@ type ReverifyAttestationsResponse struct {
 
 func (x *ReverifyAttestationsResponse) Reset() {
 	*x = ReverifyAttestationsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +2077,7 @@ func (x *ReverifyAttestationsResponse) String() string {
 func (*ReverifyAttestationsResponse) ProtoMessage() {}
 
 func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +2090,7 @@ func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ReverifyAttestationsResponse) GetChecked() int32 {
@@ -1590,7 +2140,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +2152,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +2165,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Finding) GetSource() string {
@@ -1684,7 +2234,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +2246,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +2259,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -1734,7 +2284,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +2296,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +2309,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -1804,7 +2354,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1816,7 +2366,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1829,7 +2379,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -1902,7 +2452,7 @@ type PendingPolicy struct {
 
 func (x *PendingPolicy) Reset() {
 	*x = PendingPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1914,7 +2464,7 @@ func (x *PendingPolicy) String() string {
 func (*PendingPolicy) ProtoMessage() {}
 
 func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1927,7 +2477,7 @@ func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
 func (*PendingPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PendingPolicy) GetRequireContract() bool {
@@ -2001,7 +2551,7 @@ type ConfirmServerPolicyRequest struct {
 
 func (x *ConfirmServerPolicyRequest) Reset() {
 	*x = ConfirmServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2563,7 @@ func (x *ConfirmServerPolicyRequest) String() string {
 func (*ConfirmServerPolicyRequest) ProtoMessage() {}
 
 func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2576,7 @@ func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ConfirmServerPolicyRequest) GetName() string {
@@ -2076,7 +2626,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2638,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2651,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -2174,7 +2724,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2186,7 +2736,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2199,7 +2749,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -2249,7 +2799,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2261,7 +2811,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2274,7 +2824,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -2351,7 +2901,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2913,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2926,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ToolPin) GetName() string {
@@ -2410,7 +2960,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2422,7 +2972,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2985,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -2493,7 +3043,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2505,7 +3055,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2518,7 +3068,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Tool) GetName() string {
@@ -2558,7 +3108,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2570,7 +3120,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2583,7 +3133,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Decision) GetAction() string {
@@ -2649,7 +3199,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2661,7 +3211,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2674,7 +3224,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -2723,7 +3273,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2735,7 +3285,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2748,7 +3298,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -2786,7 +3336,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2798,7 +3348,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2811,7 +3361,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -2907,7 +3457,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2919,7 +3469,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2932,7 +3482,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -2950,7 +3500,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2962,7 +3512,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2975,7 +3525,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -3024,7 +3574,7 @@ type ListAuditCheckpointsRequest struct {
 
 func (x *ListAuditCheckpointsRequest) Reset() {
 	*x = ListAuditCheckpointsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3036,7 +3586,7 @@ func (x *ListAuditCheckpointsRequest) String() string {
 func (*ListAuditCheckpointsRequest) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3049,7 +3599,7 @@ func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
@@ -3077,7 +3627,7 @@ type ListAuditCheckpointsResponse struct {
 
 func (x *ListAuditCheckpointsResponse) Reset() {
 	*x = ListAuditCheckpointsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3089,7 +3639,7 @@ func (x *ListAuditCheckpointsResponse) String() string {
 func (*ListAuditCheckpointsResponse) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3102,7 +3652,7 @@ func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
@@ -3139,7 +3689,7 @@ type AuditCheckpoint struct {
 
 func (x *AuditCheckpoint) Reset() {
 	*x = AuditCheckpoint{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3151,7 +3701,7 @@ func (x *AuditCheckpoint) String() string {
 func (*AuditCheckpoint) ProtoMessage() {}
 
 func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3164,7 +3714,7 @@ func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
 func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *AuditCheckpoint) GetLength() int64 {
@@ -3218,7 +3768,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3230,7 +3780,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3243,7 +3793,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 // Principal is an identity holding tokens.
@@ -3260,7 +3810,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3272,7 +3822,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3285,7 +3835,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Principal) GetName() string {
@@ -3341,7 +3891,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3353,7 +3903,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3366,7 +3916,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -3422,7 +3972,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3434,7 +3984,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3447,7 +3997,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -3474,7 +4024,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3486,7 +4036,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3499,7 +4049,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -3519,7 +4069,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3531,7 +4081,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3544,7 +4094,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -3565,7 +4115,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3577,7 +4127,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3590,7 +4140,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -3624,7 +4174,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3636,7 +4186,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3649,7 +4199,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Token) GetId() string {
@@ -3722,7 +4272,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3734,7 +4284,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3747,7 +4297,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -3787,7 +4337,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3799,7 +4349,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3812,7 +4362,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -3858,7 +4408,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3870,7 +4420,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3883,7 +4433,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -3945,7 +4495,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3957,7 +4507,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3970,7 +4520,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Scan) GetId() int64 {
@@ -4105,7 +4655,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4117,7 +4667,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4130,7 +4680,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -4172,7 +4722,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4184,7 +4734,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4197,7 +4747,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -4238,7 +4788,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4250,7 +4800,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4263,7 +4813,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -4373,7 +4923,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4385,7 +4935,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4398,7 +4948,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -4490,7 +5040,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4502,7 +5052,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4515,7 +5065,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -4546,7 +5096,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4558,7 +5108,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4571,7 +5121,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -4616,7 +5166,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4628,7 +5178,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4641,7 +5191,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -4690,7 +5240,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4702,7 +5252,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4715,7 +5265,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -4747,7 +5297,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4759,7 +5309,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4772,7 +5322,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -4857,7 +5407,54 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"A\n" +
 	"\x11GetVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\x90\x01\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"Z\n" +
+	"\x16CompareVersionsRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
+	"\x04base\x18\x03 \x01(\tR\x04base\"\xb1\x03\n" +
+	"\x11VersionComparison\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
+	"\x04base\x18\x03 \x01(\tR\x04base\x12\x1f\n" +
+	"\vbase_source\x18\x04 \x01(\tR\n" +
+	"baseSource\x12#\n" +
+	"\rfirst_version\x18\x05 \x01(\bR\ffirstVersion\x126\n" +
+	"\asummary\x18\x06 \x01(\v2\x1c.mcpreg.v1.ComparisonSummaryR\asummary\x12/\n" +
+	"\x05tools\x18\a \x03(\v2\x19.mcpreg.v1.ToolComparisonR\x05tools\x12:\n" +
+	"\finstructions\x18\b \x03(\v2\x16.mcpreg.v1.DriftChangeR\finstructions\x125\n" +
+	"\bcontract\x18\t \x03(\v2\x19.mcpreg.v1.ContractChangeR\bcontract\x128\n" +
+	"\bfindings\x18\n" +
+	" \x03(\v2\x1c.mcpreg.v1.FindingComparisonR\bfindings\"\xe3\x03\n" +
+	"\x11ComparisonSummary\x12#\n" +
+	"\rtools_changed\x18\x01 \x01(\x05R\ftoolsChanged\x12\x1f\n" +
+	"\vtools_added\x18\x02 \x01(\x05R\n" +
+	"toolsAdded\x12#\n" +
+	"\rtools_removed\x18\x03 \x01(\x05R\ftoolsRemoved\x12'\n" +
+	"\x0ftools_unchanged\x18\x04 \x01(\x05R\x0etoolsUnchanged\x121\n" +
+	"\x14instructions_changed\x18\x05 \x01(\bR\x13instructionsChanged\x12-\n" +
+	"\x12contract_widenings\x18\x06 \x01(\x05R\x11contractWidenings\x12/\n" +
+	"\x13contract_narrowings\x18\a \x01(\x05R\x12contractNarrowings\x12!\n" +
+	"\fnew_findings\x18\b \x01(\x05R\vnewFindings\x122\n" +
+	"\x15carried_over_findings\x18\t \x01(\x05R\x13carriedOverFindings\x12!\n" +
+	"\fnew_critical\x18\n" +
+	" \x01(\x05R\vnewCritical\x12\x19\n" +
+	"\bnew_high\x18\v \x01(\x05R\anewHigh\x12\x12\n" +
+	"\x04text\x18\f \x01(\tR\x04text\"n\n" +
+	"\x0eToolComparison\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x120\n" +
+	"\achanges\x18\x03 \x03(\v2\x16.mcpreg.v1.DriftChangeR\achanges\"\x9a\x01\n" +
+	"\x0eContractChange\x12\x1c\n" +
+	"\tdirection\x18\x01 \x01(\tR\tdirection\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04tool\x18\x04 \x01(\tR\x04tool\x12\x18\n" +
+	"\apointer\x18\x05 \x01(\tR\apointer\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"~\n" +
+	"\x11FindingComparison\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12,\n" +
+	"\afinding\x18\x02 \x01(\v2\x12.mcpreg.v1.FindingR\afinding\x12#\n" +
+	"\rbase_evidence\x18\x03 \x01(\tR\fbaseEvidence\"\x90\x01\n" +
 	"\x11TransitionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
@@ -5229,14 +5826,15 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x91\x19\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\xa1\x1a\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
 	"\tGetServer\x12\x1b.mcpreg.v1.GetServerRequest\x1a\x11.mcpreg.v1.Server\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/servers/{name=*/*}\x12\x88\x01\n" +
 	"\fListVersions\x12\x1e.mcpreg.v1.ListVersionsRequest\x1a\x1f.mcpreg.v1.ListVersionsResponse\"7\x82\xd3\xe4\x93\x021Z\x0e\x12\f/v1/versions\x12\x1f/v1/servers/{name=*/*}/versions\x12q\n" +
 	"\n" +
-	"GetVersion\x12\x1c.mcpreg.v1.GetVersionRequest\x1a\x12.mcpreg.v1.Version\"1\x82\xd3\xe4\x93\x02+\x12)/v1/servers/{name=*/*}/versions/{version}\x12\x80\x01\n" +
+	"GetVersion\x12\x1c.mcpreg.v1.GetVersionRequest\x1a\x12.mcpreg.v1.Version\"1\x82\xd3\xe4\x93\x02+\x12)/v1/servers/{name=*/*}/versions/{version}\x12\x8d\x01\n" +
+	"\x0fCompareVersions\x12!.mcpreg.v1.CompareVersionsRequest\x1a\x1c.mcpreg.v1.VersionComparison\"9\x82\xd3\xe4\x93\x023\x121/v1/servers/{name=*/*}/versions/{version}/compare\x12\x80\x01\n" +
 	"\x0eApproveVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"<\x82\xd3\xe4\x93\x026:\x01*\"1/v1/servers/{name=*/*}/versions/{version}/approve\x12~\n" +
 	"\rRejectVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/reject\x12\x86\x01\n" +
 	"\x11QuarantineVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"?\x82\xd3\xe4\x93\x029:\x01*\"4/v1/servers/{name=*/*}/versions/{version}/quarantine\x12\x80\x01\n" +
@@ -5279,7 +5877,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -5290,178 +5888,193 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*ListVersionsRequest)(nil),          // 6: mcpreg.v1.ListVersionsRequest
 	(*ListVersionsResponse)(nil),         // 7: mcpreg.v1.ListVersionsResponse
 	(*GetVersionRequest)(nil),            // 8: mcpreg.v1.GetVersionRequest
-	(*TransitionRequest)(nil),            // 9: mcpreg.v1.TransitionRequest
-	(*Version)(nil),                      // 10: mcpreg.v1.Version
-	(*Attestation)(nil),                  // 11: mcpreg.v1.Attestation
-	(*ConfirmAttestationRequest)(nil),    // 12: mcpreg.v1.ConfirmAttestationRequest
-	(*AddAttestationRequest)(nil),        // 13: mcpreg.v1.AddAttestationRequest
-	(*VerifyAttestationRequest)(nil),     // 14: mcpreg.v1.VerifyAttestationRequest
-	(*VerifyAttestationResponse)(nil),    // 15: mcpreg.v1.VerifyAttestationResponse
-	(*ReverifyAttestationsRequest)(nil),  // 16: mcpreg.v1.ReverifyAttestationsRequest
-	(*ReverifyAttestationsResponse)(nil), // 17: mcpreg.v1.ReverifyAttestationsResponse
-	(*Finding)(nil),                      // 18: mcpreg.v1.Finding
-	(*GetServerPolicyRequest)(nil),       // 19: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 20: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 21: mcpreg.v1.ServerPolicy
-	(*PendingPolicy)(nil),                // 22: mcpreg.v1.PendingPolicy
-	(*ConfirmServerPolicyRequest)(nil),   // 23: mcpreg.v1.ConfirmServerPolicyRequest
-	(*AttestationPolicy)(nil),            // 24: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 25: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 26: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 27: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 28: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 29: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 30: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 31: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 32: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 33: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 34: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 35: mcpreg.v1.VerifyAuditChainResponse
-	(*ListAuditCheckpointsRequest)(nil),  // 36: mcpreg.v1.ListAuditCheckpointsRequest
-	(*ListAuditCheckpointsResponse)(nil), // 37: mcpreg.v1.ListAuditCheckpointsResponse
-	(*AuditCheckpoint)(nil),              // 38: mcpreg.v1.AuditCheckpoint
-	(*WhoAmIRequest)(nil),                // 39: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 40: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 41: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 42: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 43: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 44: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 45: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 46: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 47: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 48: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 49: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 50: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 51: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 52: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 53: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 54: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 55: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 56: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 57: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 58: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 59: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 60: google.protobuf.Timestamp
+	(*CompareVersionsRequest)(nil),       // 9: mcpreg.v1.CompareVersionsRequest
+	(*VersionComparison)(nil),            // 10: mcpreg.v1.VersionComparison
+	(*ComparisonSummary)(nil),            // 11: mcpreg.v1.ComparisonSummary
+	(*ToolComparison)(nil),               // 12: mcpreg.v1.ToolComparison
+	(*ContractChange)(nil),               // 13: mcpreg.v1.ContractChange
+	(*FindingComparison)(nil),            // 14: mcpreg.v1.FindingComparison
+	(*TransitionRequest)(nil),            // 15: mcpreg.v1.TransitionRequest
+	(*Version)(nil),                      // 16: mcpreg.v1.Version
+	(*Attestation)(nil),                  // 17: mcpreg.v1.Attestation
+	(*ConfirmAttestationRequest)(nil),    // 18: mcpreg.v1.ConfirmAttestationRequest
+	(*AddAttestationRequest)(nil),        // 19: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 20: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 21: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 22: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 23: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 24: mcpreg.v1.Finding
+	(*GetServerPolicyRequest)(nil),       // 25: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 26: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 27: mcpreg.v1.ServerPolicy
+	(*PendingPolicy)(nil),                // 28: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 29: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 30: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 31: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 32: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 33: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 34: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 35: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 36: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 37: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 38: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 39: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 40: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 41: mcpreg.v1.VerifyAuditChainResponse
+	(*ListAuditCheckpointsRequest)(nil),  // 42: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 43: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 44: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 45: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 46: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 47: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 48: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 49: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 50: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 51: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 52: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 53: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 54: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 55: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 56: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 57: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 58: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 59: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 60: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 61: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 62: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 63: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 64: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 65: mcpreg.v1.DriftDecisionRequest
+	(*timestamppb.Timestamp)(nil),        // 66: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	60, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	60, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
-	10, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	60, // 5: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	60, // 6: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	26, // 7: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	28, // 8: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	30, // 9: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	18, // 10: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
-	11, // 11: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	60, // 12: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	60, // 13: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	60, // 14: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	60, // 15: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
-	1,  // 16: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	24, // 17: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
-	11, // 18: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	21, // 19: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	60, // 20: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	24, // 21: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	22, // 22: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	24, // 23: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	60, // 24: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	25, // 25: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	27, // 26: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	60, // 27: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	29, // 28: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	60, // 29: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	60, // 30: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	33, // 31: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	60, // 32: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	38, // 33: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	60, // 34: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	60, // 35: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	46, // 36: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	46, // 37: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	60, // 38: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	60, // 39: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	60, // 40: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	60, // 41: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	50, // 42: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	53, // 43: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	49, // 44: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	60, // 45: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	60, // 46: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	50, // 47: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	54, // 48: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	60, // 49: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	60, // 50: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	55, // 51: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	56, // 52: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	56, // 53: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	53, // 54: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 55: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 56: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 57: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 58: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 59: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 60: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 61: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 62: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 63: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	9,  // 64: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	47, // 65: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	51, // 66: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	57, // 67: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	59, // 68: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	59, // 69: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	31, // 70: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	34, // 71: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	36, // 72: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	19, // 73: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	20, // 74: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	23, // 75: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	13, // 76: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	12, // 77: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	14, // 78: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	16, // 79: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	39, // 80: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	41, // 81: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	43, // 82: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	45, // 83: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	10, // 84: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 85: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 86: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 87: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	10, // 88: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 89: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	10, // 90: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	10, // 91: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	10, // 92: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	10, // 93: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	48, // 94: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	52, // 95: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	58, // 96: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	10, // 97: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	10, // 98: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	32, // 99: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	35, // 100: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	37, // 101: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	21, // 102: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 103: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	21, // 104: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	10, // 105: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	10, // 106: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	15, // 107: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	17, // 108: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	40, // 109: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	42, // 110: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	44, // 111: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	46, // 112: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	84, // [84:113] is the sub-list for method output_type
-	55, // [55:84] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	66, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	66, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	16, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
+	11, // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
+	12, // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
+	60, // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
+	13, // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
+	14, // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
+	60, // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
+	24, // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
+	66, // 12: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	66, // 13: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	32, // 14: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	34, // 15: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	36, // 16: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	24, // 17: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	17, // 18: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
+	66, // 19: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	66, // 20: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	66, // 21: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	66, // 22: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	1,  // 23: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	30, // 24: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	17, // 25: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	27, // 26: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	66, // 27: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 28: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	28, // 29: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	30, // 30: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	66, // 31: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	31, // 32: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	33, // 33: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	66, // 34: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	35, // 35: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	66, // 36: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	66, // 37: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	39, // 38: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	66, // 39: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	44, // 40: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	66, // 41: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	66, // 42: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	52, // 43: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	52, // 44: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	66, // 45: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	66, // 46: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 47: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	66, // 48: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	56, // 49: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	59, // 50: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	55, // 51: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	66, // 52: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	66, // 53: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	56, // 54: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	60, // 55: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	66, // 56: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	66, // 57: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	61, // 58: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	62, // 59: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	62, // 60: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	59, // 61: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 62: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 63: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 64: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 65: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 66: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 67: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15, // 68: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 69: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 70: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 71: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 72: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	53, // 73: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	57, // 74: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	63, // 75: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	65, // 76: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	65, // 77: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	37, // 78: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	40, // 79: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	42, // 80: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	25, // 81: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	26, // 82: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	29, // 83: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	19, // 84: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	18, // 85: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	20, // 86: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	22, // 87: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	45, // 88: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	47, // 89: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	49, // 90: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	51, // 91: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	16, // 92: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 93: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 94: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 95: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	16, // 96: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 97: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	16, // 98: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	16, // 99: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	16, // 100: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	16, // 101: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	16, // 102: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	54, // 103: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	58, // 104: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	64, // 105: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	16, // 106: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	16, // 107: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	38, // 108: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	41, // 109: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	43, // 110: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	27, // 111: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	27, // 112: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	27, // 113: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	16, // 114: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	16, // 115: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	21, // 116: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	23, // 117: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	46, // 118: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	48, // 119: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	50, // 120: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	52, // 121: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	92, // [92:122] is the sub-list for method output_type
+	62, // [62:92] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -5469,14 +6082,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[28].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[34].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

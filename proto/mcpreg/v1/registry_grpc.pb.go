@@ -24,6 +24,7 @@ const (
 	RegistryService_GetServer_FullMethodName            = "/mcpreg.v1.RegistryService/GetServer"
 	RegistryService_ListVersions_FullMethodName         = "/mcpreg.v1.RegistryService/ListVersions"
 	RegistryService_GetVersion_FullMethodName           = "/mcpreg.v1.RegistryService/GetVersion"
+	RegistryService_CompareVersions_FullMethodName      = "/mcpreg.v1.RegistryService/CompareVersions"
 	RegistryService_ApproveVersion_FullMethodName       = "/mcpreg.v1.RegistryService/ApproveVersion"
 	RegistryService_RejectVersion_FullMethodName        = "/mcpreg.v1.RegistryService/RejectVersion"
 	RegistryService_QuarantineVersion_FullMethodName    = "/mcpreg.v1.RegistryService/QuarantineVersion"
@@ -67,6 +68,11 @@ type RegistryServiceClient interface {
 	// GetVersion returns one version with its tool snapshot, pins and
 	// decisions.
 	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*Version, error)
+	// CompareVersions compares a version with another version of the same
+	// server, as its reviewer sees it: by default with the highest version
+	// below it that was approved and is not revoked (the base contract
+	// widenings are computed against), or with the version given as base.
+	CompareVersions(ctx context.Context, in *CompareVersionsRequest, opts ...grpc.CallOption) (*VersionComparison, error)
 	// ApproveVersion moves pending_review to approved. The approver must not be
 	// the submitter (four-eyes).
 	ApproveVersion(ctx context.Context, in *TransitionRequest, opts ...grpc.CallOption) (*Version, error)
@@ -182,6 +188,16 @@ func (c *registryServiceClient) GetVersion(ctx context.Context, in *GetVersionRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Version)
 	err := c.cc.Invoke(ctx, RegistryService_GetVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) CompareVersions(ctx context.Context, in *CompareVersionsRequest, opts ...grpc.CallOption) (*VersionComparison, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VersionComparison)
+	err := c.cc.Invoke(ctx, RegistryService_CompareVersions_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -418,6 +434,11 @@ type RegistryServiceServer interface {
 	// GetVersion returns one version with its tool snapshot, pins and
 	// decisions.
 	GetVersion(context.Context, *GetVersionRequest) (*Version, error)
+	// CompareVersions compares a version with another version of the same
+	// server, as its reviewer sees it: by default with the highest version
+	// below it that was approved and is not revoked (the base contract
+	// widenings are computed against), or with the version given as base.
+	CompareVersions(context.Context, *CompareVersionsRequest) (*VersionComparison, error)
 	// ApproveVersion moves pending_review to approved. The approver must not be
 	// the submitter (four-eyes).
 	ApproveVersion(context.Context, *TransitionRequest) (*Version, error)
@@ -503,6 +524,9 @@ func (UnimplementedRegistryServiceServer) ListVersions(context.Context, *ListVer
 }
 func (UnimplementedRegistryServiceServer) GetVersion(context.Context, *GetVersionRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetVersion not implemented")
+}
+func (UnimplementedRegistryServiceServer) CompareVersions(context.Context, *CompareVersionsRequest) (*VersionComparison, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompareVersions not implemented")
 }
 func (UnimplementedRegistryServiceServer) ApproveVersion(context.Context, *TransitionRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method ApproveVersion not implemented")
@@ -674,6 +698,24 @@ func _RegistryService_GetVersion_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RegistryServiceServer).GetVersion(ctx, req.(*GetVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_CompareVersions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompareVersionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).CompareVersions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_CompareVersions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).CompareVersions(ctx, req.(*CompareVersionsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1082,6 +1124,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetVersion",
 			Handler:    _RegistryService_GetVersion_Handler,
+		},
+		{
+			MethodName: "CompareVersions",
+			Handler:    _RegistryService_CompareVersions_Handler,
 		},
 		{
 			MethodName: "ApproveVersion",
