@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
 // funcs are the template helpers. None returns template.HTML: everything
@@ -25,6 +26,29 @@ var funcs = template.FuncMap{
 	"serverURL":  serverURL,
 	"driftForms": driftForms,
 	"static":     staticURL,
+	"sides":      sides,
+	"jsonSides":  jsonSides,
+}
+
+// sidesView is a change with the names of its two sides ("Approved" and
+// "Live" for drift, the base and this version for a comparison).
+type sidesView struct {
+	C           *mcpregv1.DriftChange
+	Left, Right string
+}
+
+func sides(c *mcpregv1.DriftChange, left, right string) sidesView {
+	return sidesView{C: c, Left: left, Right: right}
+}
+
+// jsonSidesView is a list of JSON changes with the names of their sides.
+type jsonSidesView struct {
+	Changes     []*mcpregv1.JsonChange
+	Left, Right string
+}
+
+func jsonSides(cs []*mcpregv1.JsonChange, left, right string) jsonSidesView {
+	return jsonSidesView{Changes: cs, Left: left, Right: right}
 }
 
 // textPart is a piece of displayed text; Mark pieces are hidden characters

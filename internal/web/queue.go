@@ -26,6 +26,9 @@ type sevCount struct {
 type queueRow struct {
 	V      *mcpregv1.Version
 	Counts []sevCount
+	// Changes summarizes the comparison with the version's base, e.g.
+	// "2 tools changed, 1 added; 3 new findings, 1 high".
+	Changes string
 }
 
 type driftRow struct {
@@ -105,8 +108,8 @@ func readAll[T any](list func(token string) ([]T, string, error)) ([]T, bool, er
 	}
 }
 
-// queueRows adds finding counts to the versions with one bulk query
-// rather than one per row.
+// queueRows adds finding counts and comparison summaries to the versions
+// with bulk queries rather than some per row.
 func (a *app) queueRows(ctx context.Context, c *registry.Caller, vs []*mcpregv1.Version) ([]queueRow, error) {
 	rows := make([]queueRow, len(vs))
 	subjects := make([]string, len(vs))
@@ -121,8 +124,13 @@ func (a *app) queueRows(ctx context.Context, c *registry.Caller, vs []*mcpregv1.
 	if err != nil {
 		return nil, err
 	}
+	sums, err := a.reviews.CompareSummaries(ctx, c, subjects)
+	if err != nil {
+		return nil, err
+	}
 	for i := range rows {
 		rows[i].Counts = countList(counts[subjects[i]])
+		rows[i].Changes = sums[subjects[i]].GetText()
 	}
 	return rows, nil
 }

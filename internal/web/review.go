@@ -27,6 +27,7 @@ type reviewView struct {
 	Counts       []sevCount
 	Widenings    []*mcpregv1.Finding
 	Drift        []driftView
+	Compare      *compareView
 	Actions      []action
 	OwnSubmitted bool
 	Form         decisionForm
@@ -70,7 +71,7 @@ func (a *app) review(w http.ResponseWriter, r *http.Request) {
 // decision and the form as posted.
 func (a *app) showReview(w http.ResponseWriter, r *http.Request, status int, msg string, form decisionForm) {
 	name, ver := r.PathValue("ns")+"/"+r.PathValue("name"), r.PathValue("version")
-	view, err := a.reviewData(r.Context(), viewerFrom(r).caller, name, ver)
+	view, err := a.reviewData(r.Context(), viewerFrom(r).caller, name, ver, r.URL.Query().Get("base"))
 	if err != nil {
 		a.serviceError(w, r, err)
 		return
@@ -81,8 +82,9 @@ func (a *app) showReview(w http.ResponseWriter, r *http.Request, status int, msg
 }
 
 // reviewData loads a version (one GetVersion: snapshot, pins, findings,
-// attestations, decisions) and its drift events (one list).
-func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver string) (*reviewView, error) {
+// attestations, decisions), its drift events (one list) and its
+// comparison with base (empty: the default base).
+func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, base string) (*reviewView, error) {
 	v, err := a.reviews.GetVersion(ctx, c, name, ver)
 	if err != nil {
 		return nil, err
@@ -105,6 +107,9 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver stri
 	}
 	for _, e := range evs {
 		view.Drift = append(view.Drift, driftViewOf(e))
+	}
+	if view.Compare, err = a.compareData(ctx, c, name, ver, base); err != nil {
+		return nil, err
 	}
 	return view, nil
 }
