@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/internal/storetest"
@@ -86,7 +87,7 @@ func TestCompareVersions(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
 	echo, search := c.GetTools()[0].GetChanges(), c.GetTools()[1].GetChanges()
-	if len(echo) != 1 || echo[0].GetClass() != "description_changed" || echo[0].GetAction() != "" ||
+	if len(echo) != 1 || echo[0].GetClass() != string(diffreview.ClassDescriptionChanged) || echo[0].GetAction() != "" ||
 		!slices.ContainsFunc(echo[0].GetWords(), func(s *mcpregv1.DiffSegment) bool { return s.GetOp() == "insert" && s.GetText() == " quickly" }) {
 		t.Fatalf("echo changes: %v", echo)
 	}

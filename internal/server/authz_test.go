@@ -57,6 +57,9 @@ func rpcCases() []rpcCase {
 		{"GetVersion", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.GetVersion(ctx, &mcpregv1.GetVersionRequest{Name: "io.github.acme/weather", Version: "1.0.0"}))
 		}},
+		{"CompareVersions", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.CompareVersions(ctx, &mcpregv1.CompareVersionsRequest{Name: "io.github.acme/weather", Version: "1.0.0"}))
+		}},
 		{"ApproveVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.ApproveVersion(ctx, tr))
 		}},
