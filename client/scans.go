@@ -45,7 +45,8 @@ func (c *Client) ListScans(ctx context.Context, name, version string, pageSize i
 }
 
 // ListDriftEvents returns one page of drift events, newest first, filtered
-// by req's name, version and status (open, accepted, declined or warned).
+// by req's name, version and status (open, accepted, declined, warned or
+// resolved).
 func (c *Client) ListDriftEvents(ctx context.Context, req *mcpregv1.ListDriftEventsRequest) (*mcpregv1.ListDriftEventsResponse, error) {
 	if req.GetVersion() != "" && req.GetName() == "" {
 		return nil, fmt.Errorf("%w: a drift event filter by version needs the server name too", ErrInvalid)

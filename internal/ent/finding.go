@@ -38,6 +38,12 @@ type Finding struct {
 	WideningID string `json:"widening_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// ScanID holds the value of the "scan_id" field.
+	ScanID *int `json:"scan_id,omitempty"`
+	// ResolvedByDrift holds the value of the "resolved_by_drift" field.
+	ResolvedByDrift *int `json:"resolved_by_drift,omitempty"`
+	// ResolvedAt holds the value of the "resolved_at" field.
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FindingQuery when eager-loading is set.
 	Edges        FindingEdges `json:"edges"`
@@ -69,11 +75,11 @@ func (*Finding) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case finding.FieldID, finding.FieldVersionID:
+		case finding.FieldID, finding.FieldVersionID, finding.FieldScanID, finding.FieldResolvedByDrift:
 			values[i] = new(sql.NullInt64)
 		case finding.FieldSource, finding.FieldKind, finding.FieldSeverity, finding.FieldTool, finding.FieldPointer, finding.FieldMessage, finding.FieldEvidence, finding.FieldWideningID:
 			values[i] = new(sql.NullString)
-		case finding.FieldCreatedAt:
+		case finding.FieldCreatedAt, finding.FieldResolvedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -156,6 +162,27 @@ func (_m *Finding) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
+		case finding.FieldScanID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field scan_id", values[i])
+			} else if value.Valid {
+				_m.ScanID = new(int)
+				*_m.ScanID = int(value.Int64)
+			}
+		case finding.FieldResolvedByDrift:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field resolved_by_drift", values[i])
+			} else if value.Valid {
+				_m.ResolvedByDrift = new(int)
+				*_m.ResolvedByDrift = int(value.Int64)
+			}
+		case finding.FieldResolvedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field resolved_at", values[i])
+			} else if value.Valid {
+				_m.ResolvedAt = new(time.Time)
+				*_m.ResolvedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -226,6 +253,21 @@ func (_m *Finding) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.ScanID; v != nil {
+		builder.WriteString("scan_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ResolvedByDrift; v != nil {
+		builder.WriteString("resolved_by_drift=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ResolvedAt; v != nil {
+		builder.WriteString("resolved_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -123,6 +123,48 @@ func (_c *FindingCreate) SetNillableCreatedAt(v *time.Time) *FindingCreate {
 	return _c
 }
 
+// SetScanID sets the "scan_id" field.
+func (_c *FindingCreate) SetScanID(v int) *FindingCreate {
+	_c.mutation.SetScanID(v)
+	return _c
+}
+
+// SetNillableScanID sets the "scan_id" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableScanID(v *int) *FindingCreate {
+	if v != nil {
+		_c.SetScanID(*v)
+	}
+	return _c
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (_c *FindingCreate) SetResolvedByDrift(v int) *FindingCreate {
+	_c.mutation.SetResolvedByDrift(v)
+	return _c
+}
+
+// SetNillableResolvedByDrift sets the "resolved_by_drift" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableResolvedByDrift(v *int) *FindingCreate {
+	if v != nil {
+		_c.SetResolvedByDrift(*v)
+	}
+	return _c
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (_c *FindingCreate) SetResolvedAt(v time.Time) *FindingCreate {
+	_c.mutation.SetResolvedAt(v)
+	return _c
+}
+
+// SetNillableResolvedAt sets the "resolved_at" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableResolvedAt(v *time.Time) *FindingCreate {
+	if v != nil {
+		_c.SetResolvedAt(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the Version entity.
 func (_c *FindingCreate) SetVersion(v *Version) *FindingCreate {
 	return _c.SetVersionID(v.ID)
@@ -283,6 +325,18 @@ func (_c *FindingCreate) createSpec() (*Finding, *sqlgraph.CreateSpec) {
 		_spec.SetField(finding.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
 	}
+	if value, ok := _c.mutation.ScanID(); ok {
+		_spec.SetField(finding.FieldScanID, field.TypeInt, value)
+		_node.ScanID = &value
+	}
+	if value, ok := _c.mutation.ResolvedByDrift(); ok {
+		_spec.SetField(finding.FieldResolvedByDrift, field.TypeInt, value)
+		_node.ResolvedByDrift = &value
+	}
+	if value, ok := _c.mutation.ResolvedAt(); ok {
+		_spec.SetField(finding.FieldResolvedAt, field.TypeTime, value)
+		_node.ResolvedAt = &value
+	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -352,6 +406,48 @@ type (
 	}
 )
 
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (u *FindingUpsert) SetResolvedByDrift(v int) *FindingUpsert {
+	u.Set(finding.FieldResolvedByDrift, v)
+	return u
+}
+
+// UpdateResolvedByDrift sets the "resolved_by_drift" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateResolvedByDrift() *FindingUpsert {
+	u.SetExcluded(finding.FieldResolvedByDrift)
+	return u
+}
+
+// AddResolvedByDrift adds v to the "resolved_by_drift" field.
+func (u *FindingUpsert) AddResolvedByDrift(v int) *FindingUpsert {
+	u.Add(finding.FieldResolvedByDrift, v)
+	return u
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (u *FindingUpsert) ClearResolvedByDrift() *FindingUpsert {
+	u.SetNull(finding.FieldResolvedByDrift)
+	return u
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (u *FindingUpsert) SetResolvedAt(v time.Time) *FindingUpsert {
+	u.Set(finding.FieldResolvedAt, v)
+	return u
+}
+
+// UpdateResolvedAt sets the "resolved_at" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateResolvedAt() *FindingUpsert {
+	u.SetExcluded(finding.FieldResolvedAt)
+	return u
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (u *FindingUpsert) ClearResolvedAt() *FindingUpsert {
+	u.SetNull(finding.FieldResolvedAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -393,6 +489,9 @@ func (u *FindingUpsertOne) UpdateNewValues() *FindingUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(finding.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.ScanID(); exists {
+			s.SetIgnore(finding.FieldScanID)
+		}
 	}))
 	return u
 }
@@ -422,6 +521,55 @@ func (u *FindingUpsertOne) Update(set func(*FindingUpsert)) *FindingUpsertOne {
 		set(&FindingUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (u *FindingUpsertOne) SetResolvedByDrift(v int) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetResolvedByDrift(v)
+	})
+}
+
+// AddResolvedByDrift adds v to the "resolved_by_drift" field.
+func (u *FindingUpsertOne) AddResolvedByDrift(v int) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.AddResolvedByDrift(v)
+	})
+}
+
+// UpdateResolvedByDrift sets the "resolved_by_drift" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateResolvedByDrift() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateResolvedByDrift()
+	})
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (u *FindingUpsertOne) ClearResolvedByDrift() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearResolvedByDrift()
+	})
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (u *FindingUpsertOne) SetResolvedAt(v time.Time) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetResolvedAt(v)
+	})
+}
+
+// UpdateResolvedAt sets the "resolved_at" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateResolvedAt() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateResolvedAt()
+	})
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (u *FindingUpsertOne) ClearResolvedAt() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearResolvedAt()
+	})
 }
 
 // Exec executes the query.
@@ -630,6 +778,9 @@ func (u *FindingUpsertBulk) UpdateNewValues() *FindingUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(finding.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.ScanID(); exists {
+				s.SetIgnore(finding.FieldScanID)
+			}
 		}
 	}))
 	return u
@@ -660,6 +811,55 @@ func (u *FindingUpsertBulk) Update(set func(*FindingUpsert)) *FindingUpsertBulk 
 		set(&FindingUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (u *FindingUpsertBulk) SetResolvedByDrift(v int) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetResolvedByDrift(v)
+	})
+}
+
+// AddResolvedByDrift adds v to the "resolved_by_drift" field.
+func (u *FindingUpsertBulk) AddResolvedByDrift(v int) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.AddResolvedByDrift(v)
+	})
+}
+
+// UpdateResolvedByDrift sets the "resolved_by_drift" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateResolvedByDrift() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateResolvedByDrift()
+	})
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (u *FindingUpsertBulk) ClearResolvedByDrift() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearResolvedByDrift()
+	})
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (u *FindingUpsertBulk) SetResolvedAt(v time.Time) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetResolvedAt(v)
+	})
+}
+
+// UpdateResolvedAt sets the "resolved_at" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateResolvedAt() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateResolvedAt()
+	})
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (u *FindingUpsertBulk) ClearResolvedAt() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearResolvedAt()
+	})
 }
 
 // Exec executes the query.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -24,6 +25,53 @@ type FindingUpdate struct {
 // Where appends a list predicates to the FindingUpdate builder.
 func (_u *FindingUpdate) Where(ps ...predicate.Finding) *FindingUpdate {
 	_u.mutation.Where(ps...)
+	return _u
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (_u *FindingUpdate) SetResolvedByDrift(v int) *FindingUpdate {
+	_u.mutation.ResetResolvedByDrift()
+	_u.mutation.SetResolvedByDrift(v)
+	return _u
+}
+
+// SetNillableResolvedByDrift sets the "resolved_by_drift" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableResolvedByDrift(v *int) *FindingUpdate {
+	if v != nil {
+		_u.SetResolvedByDrift(*v)
+	}
+	return _u
+}
+
+// AddResolvedByDrift adds value to the "resolved_by_drift" field.
+func (_u *FindingUpdate) AddResolvedByDrift(v int) *FindingUpdate {
+	_u.mutation.AddResolvedByDrift(v)
+	return _u
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (_u *FindingUpdate) ClearResolvedByDrift() *FindingUpdate {
+	_u.mutation.ClearResolvedByDrift()
+	return _u
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (_u *FindingUpdate) SetResolvedAt(v time.Time) *FindingUpdate {
+	_u.mutation.SetResolvedAt(v)
+	return _u
+}
+
+// SetNillableResolvedAt sets the "resolved_at" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableResolvedAt(v *time.Time) *FindingUpdate {
+	if v != nil {
+		_u.SetResolvedAt(*v)
+	}
+	return _u
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (_u *FindingUpdate) ClearResolvedAt() *FindingUpdate {
+	_u.mutation.ClearResolvedAt()
 	return _u
 }
 
@@ -79,6 +127,24 @@ func (_u *FindingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if _u.mutation.ScanIDCleared() {
+		_spec.ClearField(finding.FieldScanID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ResolvedByDrift(); ok {
+		_spec.SetField(finding.FieldResolvedByDrift, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedResolvedByDrift(); ok {
+		_spec.AddField(finding.FieldResolvedByDrift, field.TypeInt, value)
+	}
+	if _u.mutation.ResolvedByDriftCleared() {
+		_spec.ClearField(finding.FieldResolvedByDrift, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ResolvedAt(); ok {
+		_spec.SetField(finding.FieldResolvedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ResolvedAtCleared() {
+		_spec.ClearField(finding.FieldResolvedAt, field.TypeTime)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{finding.Label}
@@ -97,6 +163,53 @@ type FindingUpdateOne struct {
 	fields   []string
 	hooks    []Hook
 	mutation *FindingMutation
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (_u *FindingUpdateOne) SetResolvedByDrift(v int) *FindingUpdateOne {
+	_u.mutation.ResetResolvedByDrift()
+	_u.mutation.SetResolvedByDrift(v)
+	return _u
+}
+
+// SetNillableResolvedByDrift sets the "resolved_by_drift" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableResolvedByDrift(v *int) *FindingUpdateOne {
+	if v != nil {
+		_u.SetResolvedByDrift(*v)
+	}
+	return _u
+}
+
+// AddResolvedByDrift adds value to the "resolved_by_drift" field.
+func (_u *FindingUpdateOne) AddResolvedByDrift(v int) *FindingUpdateOne {
+	_u.mutation.AddResolvedByDrift(v)
+	return _u
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (_u *FindingUpdateOne) ClearResolvedByDrift() *FindingUpdateOne {
+	_u.mutation.ClearResolvedByDrift()
+	return _u
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (_u *FindingUpdateOne) SetResolvedAt(v time.Time) *FindingUpdateOne {
+	_u.mutation.SetResolvedAt(v)
+	return _u
+}
+
+// SetNillableResolvedAt sets the "resolved_at" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableResolvedAt(v *time.Time) *FindingUpdateOne {
+	if v != nil {
+		_u.SetResolvedAt(*v)
+	}
+	return _u
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (_u *FindingUpdateOne) ClearResolvedAt() *FindingUpdateOne {
+	_u.mutation.ClearResolvedAt()
+	return _u
 }
 
 // Mutation returns the FindingMutation object of the builder.
@@ -180,6 +293,24 @@ func (_u *FindingUpdateOne) sqlSave(ctx context.Context) (_node *Finding, err er
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.ScanIDCleared() {
+		_spec.ClearField(finding.FieldScanID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ResolvedByDrift(); ok {
+		_spec.SetField(finding.FieldResolvedByDrift, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedResolvedByDrift(); ok {
+		_spec.AddField(finding.FieldResolvedByDrift, field.TypeInt, value)
+	}
+	if _u.mutation.ResolvedByDriftCleared() {
+		_spec.ClearField(finding.FieldResolvedByDrift, field.TypeInt)
+	}
+	if value, ok := _u.mutation.ResolvedAt(); ok {
+		_spec.SetField(finding.FieldResolvedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ResolvedAtCleared() {
+		_spec.ClearField(finding.FieldResolvedAt, field.TypeTime)
 	}
 	_node = &Finding{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -4371,24 +4371,29 @@ func (m *DriftEventMutation) ResetEdge(name string) error {
 // FindingMutation represents an operation that mutates the Finding nodes in the graph.
 type FindingMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int
-	source         *string
-	kind           *string
-	severity       *string
-	tool           *string
-	pointer        *string
-	message        *string
-	evidence       *string
-	widening_id    *string
-	created_at     *time.Time
-	clearedFields  map[string]struct{}
-	version        *int
-	clearedversion bool
-	done           bool
-	oldValue       func(context.Context) (*Finding, error)
-	predicates     []predicate.Finding
+	op                   Op
+	typ                  string
+	id                   *int
+	source               *string
+	kind                 *string
+	severity             *string
+	tool                 *string
+	pointer              *string
+	message              *string
+	evidence             *string
+	widening_id          *string
+	created_at           *time.Time
+	scan_id              *int
+	addscan_id           *int
+	resolved_by_drift    *int
+	addresolved_by_drift *int
+	resolved_at          *time.Time
+	clearedFields        map[string]struct{}
+	version              *int
+	clearedversion       bool
+	done                 bool
+	oldValue             func(context.Context) (*Finding, error)
+	predicates           []predicate.Finding
 }
 
 var _ ent.Mutation = (*FindingMutation)(nil)
@@ -4849,6 +4854,195 @@ func (m *FindingMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetScanID sets the "scan_id" field.
+func (m *FindingMutation) SetScanID(i int) {
+	m.scan_id = &i
+	m.addscan_id = nil
+}
+
+// ScanID returns the value of the "scan_id" field in the mutation.
+func (m *FindingMutation) ScanID() (r int, exists bool) {
+	v := m.scan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScanID returns the old "scan_id" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldScanID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScanID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScanID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScanID: %w", err)
+	}
+	return oldValue.ScanID, nil
+}
+
+// AddScanID adds i to the "scan_id" field.
+func (m *FindingMutation) AddScanID(i int) {
+	if m.addscan_id != nil {
+		*m.addscan_id += i
+	} else {
+		m.addscan_id = &i
+	}
+}
+
+// AddedScanID returns the value that was added to the "scan_id" field in this mutation.
+func (m *FindingMutation) AddedScanID() (r int, exists bool) {
+	v := m.addscan_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearScanID clears the value of the "scan_id" field.
+func (m *FindingMutation) ClearScanID() {
+	m.scan_id = nil
+	m.addscan_id = nil
+	m.clearedFields[finding.FieldScanID] = struct{}{}
+}
+
+// ScanIDCleared returns if the "scan_id" field was cleared in this mutation.
+func (m *FindingMutation) ScanIDCleared() bool {
+	_, ok := m.clearedFields[finding.FieldScanID]
+	return ok
+}
+
+// ResetScanID resets all changes to the "scan_id" field.
+func (m *FindingMutation) ResetScanID() {
+	m.scan_id = nil
+	m.addscan_id = nil
+	delete(m.clearedFields, finding.FieldScanID)
+}
+
+// SetResolvedByDrift sets the "resolved_by_drift" field.
+func (m *FindingMutation) SetResolvedByDrift(i int) {
+	m.resolved_by_drift = &i
+	m.addresolved_by_drift = nil
+}
+
+// ResolvedByDrift returns the value of the "resolved_by_drift" field in the mutation.
+func (m *FindingMutation) ResolvedByDrift() (r int, exists bool) {
+	v := m.resolved_by_drift
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedByDrift returns the old "resolved_by_drift" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldResolvedByDrift(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedByDrift is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedByDrift requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedByDrift: %w", err)
+	}
+	return oldValue.ResolvedByDrift, nil
+}
+
+// AddResolvedByDrift adds i to the "resolved_by_drift" field.
+func (m *FindingMutation) AddResolvedByDrift(i int) {
+	if m.addresolved_by_drift != nil {
+		*m.addresolved_by_drift += i
+	} else {
+		m.addresolved_by_drift = &i
+	}
+}
+
+// AddedResolvedByDrift returns the value that was added to the "resolved_by_drift" field in this mutation.
+func (m *FindingMutation) AddedResolvedByDrift() (r int, exists bool) {
+	v := m.addresolved_by_drift
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearResolvedByDrift clears the value of the "resolved_by_drift" field.
+func (m *FindingMutation) ClearResolvedByDrift() {
+	m.resolved_by_drift = nil
+	m.addresolved_by_drift = nil
+	m.clearedFields[finding.FieldResolvedByDrift] = struct{}{}
+}
+
+// ResolvedByDriftCleared returns if the "resolved_by_drift" field was cleared in this mutation.
+func (m *FindingMutation) ResolvedByDriftCleared() bool {
+	_, ok := m.clearedFields[finding.FieldResolvedByDrift]
+	return ok
+}
+
+// ResetResolvedByDrift resets all changes to the "resolved_by_drift" field.
+func (m *FindingMutation) ResetResolvedByDrift() {
+	m.resolved_by_drift = nil
+	m.addresolved_by_drift = nil
+	delete(m.clearedFields, finding.FieldResolvedByDrift)
+}
+
+// SetResolvedAt sets the "resolved_at" field.
+func (m *FindingMutation) SetResolvedAt(t time.Time) {
+	m.resolved_at = &t
+}
+
+// ResolvedAt returns the value of the "resolved_at" field in the mutation.
+func (m *FindingMutation) ResolvedAt() (r time.Time, exists bool) {
+	v := m.resolved_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedAt returns the old "resolved_at" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldResolvedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedAt: %w", err)
+	}
+	return oldValue.ResolvedAt, nil
+}
+
+// ClearResolvedAt clears the value of the "resolved_at" field.
+func (m *FindingMutation) ClearResolvedAt() {
+	m.resolved_at = nil
+	m.clearedFields[finding.FieldResolvedAt] = struct{}{}
+}
+
+// ResolvedAtCleared returns if the "resolved_at" field was cleared in this mutation.
+func (m *FindingMutation) ResolvedAtCleared() bool {
+	_, ok := m.clearedFields[finding.FieldResolvedAt]
+	return ok
+}
+
+// ResetResolvedAt resets all changes to the "resolved_at" field.
+func (m *FindingMutation) ResetResolvedAt() {
+	m.resolved_at = nil
+	delete(m.clearedFields, finding.FieldResolvedAt)
+}
+
 // ClearVersion clears the "version" edge to the Version entity.
 func (m *FindingMutation) ClearVersion() {
 	m.clearedversion = true
@@ -4910,7 +5104,7 @@ func (m *FindingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FindingMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 13)
 	if m.version != nil {
 		fields = append(fields, finding.FieldVersionID)
 	}
@@ -4941,6 +5135,15 @@ func (m *FindingMutation) Fields() []string {
 	if m.created_at != nil {
 		fields = append(fields, finding.FieldCreatedAt)
 	}
+	if m.scan_id != nil {
+		fields = append(fields, finding.FieldScanID)
+	}
+	if m.resolved_by_drift != nil {
+		fields = append(fields, finding.FieldResolvedByDrift)
+	}
+	if m.resolved_at != nil {
+		fields = append(fields, finding.FieldResolvedAt)
+	}
 	return fields
 }
 
@@ -4969,6 +5172,12 @@ func (m *FindingMutation) Field(name string) (ent.Value, bool) {
 		return m.WideningID()
 	case finding.FieldCreatedAt:
 		return m.CreatedAt()
+	case finding.FieldScanID:
+		return m.ScanID()
+	case finding.FieldResolvedByDrift:
+		return m.ResolvedByDrift()
+	case finding.FieldResolvedAt:
+		return m.ResolvedAt()
 	}
 	return nil, false
 }
@@ -4998,6 +5207,12 @@ func (m *FindingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldWideningID(ctx)
 	case finding.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case finding.FieldScanID:
+		return m.OldScanID(ctx)
+	case finding.FieldResolvedByDrift:
+		return m.OldResolvedByDrift(ctx)
+	case finding.FieldResolvedAt:
+		return m.OldResolvedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Finding field %s", name)
 }
@@ -5077,6 +5292,27 @@ func (m *FindingMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case finding.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScanID(v)
+		return nil
+	case finding.FieldResolvedByDrift:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedByDrift(v)
+		return nil
+	case finding.FieldResolvedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Finding field %s", name)
 }
@@ -5085,6 +5321,12 @@ func (m *FindingMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *FindingMutation) AddedFields() []string {
 	var fields []string
+	if m.addscan_id != nil {
+		fields = append(fields, finding.FieldScanID)
+	}
+	if m.addresolved_by_drift != nil {
+		fields = append(fields, finding.FieldResolvedByDrift)
+	}
 	return fields
 }
 
@@ -5093,6 +5335,10 @@ func (m *FindingMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case finding.FieldScanID:
+		return m.AddedScanID()
+	case finding.FieldResolvedByDrift:
+		return m.AddedResolvedByDrift()
 	}
 	return nil, false
 }
@@ -5102,6 +5348,20 @@ func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *FindingMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case finding.FieldScanID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddScanID(v)
+		return nil
+	case finding.FieldResolvedByDrift:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddResolvedByDrift(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Finding numeric field %s", name)
 }
@@ -5109,7 +5369,17 @@ func (m *FindingMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *FindingMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(finding.FieldScanID) {
+		fields = append(fields, finding.FieldScanID)
+	}
+	if m.FieldCleared(finding.FieldResolvedByDrift) {
+		fields = append(fields, finding.FieldResolvedByDrift)
+	}
+	if m.FieldCleared(finding.FieldResolvedAt) {
+		fields = append(fields, finding.FieldResolvedAt)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -5122,6 +5392,17 @@ func (m *FindingMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *FindingMutation) ClearField(name string) error {
+	switch name {
+	case finding.FieldScanID:
+		m.ClearScanID()
+		return nil
+	case finding.FieldResolvedByDrift:
+		m.ClearResolvedByDrift()
+		return nil
+	case finding.FieldResolvedAt:
+		m.ClearResolvedAt()
+		return nil
+	}
 	return fmt.Errorf("unknown Finding nullable field %s", name)
 }
 
@@ -5158,6 +5439,15 @@ func (m *FindingMutation) ResetField(name string) error {
 		return nil
 	case finding.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case finding.FieldScanID:
+		m.ResetScanID()
+		return nil
+	case finding.FieldResolvedByDrift:
+		m.ResetResolvedByDrift()
+		return nil
+	case finding.FieldResolvedAt:
+		m.ResetResolvedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Finding field %s", name)

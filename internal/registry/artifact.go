@@ -59,7 +59,7 @@ func (s *Attestations) artifactMismatch(ctx context.Context, v *ent.Version, mm 
 		evidence = fmt.Sprintf("npm registry integrity %s, downloaded %s", mm.Want, mm.Got)
 	}
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		err := s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDigestMismatch, Severity: finding.High,
+		err := s.addNewFindings(ctx, tx, v.ID, 0, []finding.Finding{{Kind: KindDigestMismatch, Severity: finding.High,
 			Message: mm.Error(), Evidence: evidence}})
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func (s *Attestations) artifactMismatch(ctx context.Context, v *ent.Version, mm 
 // finding naming the dependency.
 func (s *Attestations) dependencyRefused(ctx context.Context, v *ent.Version, de *fetch.DependencySpecError) error {
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		return s.addNewFindings(ctx, tx, v.ID, []finding.Finding{{Kind: KindDependencySpec, Severity: finding.High,
+		return s.addNewFindings(ctx, tx, v.ID, 0, []finding.Finding{{Kind: KindDependencySpec, Severity: finding.High,
 			Message:  de.Error(),
 			Evidence: fmt.Sprintf("%s %s: %.200q", de.Where, de.Dependency, de.Spec)}})
 	})

@@ -134,7 +134,8 @@ func (s *core) pinnedTools(ctx context.Context, vs []*ent.Version) (map[int]*pin
 	return out, nil
 }
 
-// findingsOf loads the findings of versions in one query, by version.
+// findingsOf loads the current findings of versions (not those a resolved
+// drift made history) in one query, by version.
 func (s *core) findingsOf(ctx context.Context, vs []*ent.Version) (map[int][]*ent.Finding, error) {
 	out := map[int][]*ent.Finding{}
 	if len(vs) == 0 {
@@ -144,7 +145,8 @@ func (s *core) findingsOf(ctx context.Context, vs []*ent.Version) (map[int][]*en
 	for i, v := range vs {
 		ids[i] = v.ID
 	}
-	fs, err := s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...)).Order(ent.Asc(entfinding.FieldID)).All(ctx)
+	fs, err := s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedByDriftIsNil()).
+		Order(ent.Asc(entfinding.FieldID)).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}

@@ -27,12 +27,16 @@ func tsPtr(t *time.Time) *timestamppb.Timestamp {
 }
 
 func versionProto(v *ent.Version, srv *ent.Server) *mcpregv1.Version {
-	return &mcpregv1.Version{
+	out := &mcpregv1.Version{
 		Name: srv.Name, Version: v.Version, State: string(v.State), StateReason: v.StateReason,
 		StateChangedAt: ts(v.StateChangedAt), SubmittedBy: v.SubmittedBy, SubmittedAt: ts(v.SubmittedAt),
 		Description: v.Description, Owner: srv.Owner, ServerJson: string(v.ServerJSON),
-		Contract: string(v.Contract), ContractSource: v.ContractSource,
+		Contract: string(v.Contract), ContractSource: v.ContractSource, QuarantineKind: v.QuarantineKind,
 	}
+	if v.QuarantineDriftID != nil {
+		out.QuarantineDriftId = int64(*v.QuarantineDriftID)
+	}
+	return out
 }
 
 func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {

@@ -75,7 +75,7 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 		if err := upd.SetOutcome(string(states.OutcomeDrift)).SetDriftEventID(ev.ID).Exec(ctx); err != nil {
 			return err
 		}
-		if err := s.scanFindings(ctx, tx, cur.ID, snap); err != nil {
+		if err := s.scanFindings(ctx, tx, cur.ID, scanID, snap); err != nil {
 			return err
 		}
 		return s.quarantineForDrift(ctx, tx, cur, ev)

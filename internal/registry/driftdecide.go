@@ -178,6 +178,11 @@ func (s *Scans) closeDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Ve
 	if err != nil {
 		return err
 	}
+	if status == states.DriftAccepted {
+		if err := s.resolveDriftFindings(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
 	after, err := tx.Version.Get(ctx, v.ID)
 	if err != nil {
 		return err

@@ -24,6 +24,8 @@ type recorded struct {
 	finding.Finding
 	Source     string
 	WideningID string
+	// ScanID is the scan that raised the finding; 0: none did.
+	ScanID int
 }
 
 // saveFindings stores a version's findings in tx.
@@ -36,6 +38,9 @@ func saveFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []recorded)
 		builders[i] = tx.Finding.Create().SetVersionID(versionID).SetSource(f.Source).SetKind(f.Kind).
 			SetSeverity(string(f.Severity)).SetTool(f.Tool).SetPointer(f.Pointer).SetMessage(f.Message).
 			SetEvidence(f.Evidence).SetWideningID(f.WideningID)
+		if f.ScanID > 0 {
+			builders[i].SetScanID(f.ScanID)
+		}
 	}
 	for chunk := range slices.Chunk(builders, 100) {
 		if err := tx.Finding.CreateBulk(chunk...).Exec(ctx); err != nil {
@@ -55,6 +60,12 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 	for i, f := range sorted {
 		out[i] = &mcpregv1.Finding{Source: f.Source, Kind: f.Kind, Severity: f.Severity, Tool: f.Tool,
 			Pointer: f.Pointer, Message: f.Message, Evidence: f.Evidence, WideningId: f.WideningID}
+		if f.ScanID != nil {
+			out[i].ScanId = int64(*f.ScanID)
+		}
+		if f.ResolvedByDrift != nil {
+			out[i].ResolvedByDrift, out[i].ResolvedAt = int64(*f.ResolvedByDrift), tsPtr(f.ResolvedAt)
+		}
 	}
 	return out
 }
@@ -88,7 +99,7 @@ func (s *Scans) FindingCounts(ctx context.Context, c *Caller, subjects []string)
 			Severity  string `json:"severity"`
 			Count     int    `json:"count"`
 		}
-		err = s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...)).
+		err = s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedByDriftIsNil()).
 			GroupBy(entfinding.FieldVersionID, entfinding.FieldSeverity).Aggregate(ent.Count()).Scan(ctx, &rows)
 		if err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/predicate"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/tool"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
@@ -83,6 +84,9 @@ func (s *core) versionByID(ctx context.Context, id int) (*mcpregv1.Version, erro
 		out.Decisions = append(out.Decisions, decisionProto(d))
 	}
 	out.Findings = findingsProto(v.Edges.Findings)
+	if err := s.linkFindingDrift(ctx, out.Findings); err != nil {
+		return nil, err
+	}
 	out.Attestations = attestationsProto(v.Edges.Attestations)
 	if cur != nil {
 		out.Snapshot, err = s.snapshotByID(ctx, cur.SnapshotID)
@@ -211,4 +215,32 @@ func (s *Review) PinHistory(ctx context.Context, c *Caller, name string) ([]PinR
 		out[i] = PinRevision{Version: p.Edges.Version.Version, Pins: pinsProto(p), Reason: p.Reason}
 	}
 	return out, nil
+}
+
+// linkFindingDrift names, for each finding a scan raised, the drift event
+// that scan recorded (one query).
+func (s *core) linkFindingDrift(ctx context.Context, fs []*mcpregv1.Finding) error {
+	var ids []int
+	for _, f := range fs {
+		if f.GetScanId() > 0 {
+			ids = append(ids, int(f.GetScanId()))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	scans, err := s.store.Client.Scan.Query().Where(scan.IDIn(ids...)).Select(scan.FieldID, scan.FieldDriftEventID).All(ctx)
+	if err != nil {
+		return fmt.Errorf("scans of findings: %w", err)
+	}
+	drift := map[int64]int64{}
+	for _, sc := range scans {
+		if sc.DriftEventID != nil {
+			drift[int64(sc.ID)] = int64(*sc.DriftEventID)
+		}
+	}
+	for _, f := range fs {
+		f.DriftEventId = drift[f.GetScanId()]
+	}
+	return nil
 }

@@ -22,13 +22,16 @@ const failuresForFinding = 3
 // scanFindings records what a drifted scan's live text shows (poisoning
 // indicators, bait-and-switch between listings) that the version does not
 // already carry.
-func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID int, snap *livescan.Snapshot) error {
+func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID, scanID int, snap *livescan.Snapshot) error {
 	fs := append(diffreview.Poisoning(snap.Tools.Tools, snap.Tools.Instructions), snap.Findings...)
-	return s.addNewFindings(ctx, tx, versionID, fs)
+	return s.addNewFindings(ctx, tx, versionID, scanID, fs)
 }
 
-func (s *core) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []finding.Finding) error {
-	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID)).All(ctx)
+// addNewFindings stores the findings of fs the version does not carry yet
+// (same kind, tool, pointer and evidence), as raised by scan scanID (0:
+// not by a scan).
+func (s *core) addNewFindings(ctx context.Context, tx *ent.Tx, versionID, scanID int, fs []finding.Finding) error {
+	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID), entfinding.ResolvedByDriftIsNil()).All(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,7 +43,7 @@ func (s *core) addNewFindings(ctx context.Context, tx *ent.Tx, versionID int, fs
 	for _, f := range fs {
 		if k := f.Kind + "\x00" + f.Tool + "\x00" + f.Pointer + "\x00" + f.Evidence; !seen[k] {
 			seen[k] = true
-			add = append(add, recorded{Finding: f, Source: SourceScan})
+			add = append(add, recorded{Finding: f, Source: SourceScan, ScanID: scanID})
 		}
 	}
 	return saveFindings(ctx, tx, versionID, add)
@@ -60,8 +63,15 @@ func (s *Scans) noteRepeatedFailures(ctx context.Context, versionID int, lastErr
 		}
 	}
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
-		return s.addNewFindings(ctx, tx, versionID, []finding.Finding{{Kind: "scan.repeated_failures", Severity: finding.Medium,
+		return s.addNewFindings(ctx, tx, versionID, recent[0].ID, []finding.Finding{{Kind: "scan.repeated_failures", Severity: finding.Medium,
 			Message:  fmt.Sprintf("the last %d scans could not read the server; the version stays as it was", failuresForFinding),
 			Evidence: lastErr}})
 	})
+}
+
+// resolveDriftFindings makes the findings drift event ev's scan raised
+// history: kept, marked resolved by ev, no longer current.
+func (s *core) resolveDriftFindings(ctx context.Context, tx *ent.Tx, ev *ent.DriftEvent) error {
+	return tx.Finding.Update().Where(entfinding.VersionID(ev.VersionID), entfinding.ScanID(ev.ScanID), entfinding.ResolvedByDriftIsNil()).
+		SetResolvedByDrift(ev.ID).SetResolvedAt(s.now()).Exec(ctx)
 }

@@ -132,6 +132,9 @@ func driftPredicates(c *Caller, f DriftFilter, before int64) ([]predicate.DriftE
 		ps = append(ps, driftevent.HasVersionWith(vps...))
 	}
 	if f.Status != "" {
+		if !f.Status.Valid() {
+			return nil, invalidf("status %q: want one of %s", f.Status, states.Join(states.DriftStatuses()))
+		}
 		ps = append(ps, driftevent.Status(string(f.Status)))
 	}
 	if before > 0 {

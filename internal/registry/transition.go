@@ -72,6 +72,9 @@ func (s *Review) Transition(ctx context.Context, c *Caller, a Action, name, ver,
 			if err := s.checkDriftRelease(ctx, tx, v, subjectOf(name, ver)); err != nil {
 				return err
 			}
+			if err := s.resolveQuarantineDrift(ctx, tx, c, v, strings.TrimSpace(reason)); err != nil {
+				return err
+			}
 		}
 		return s.applyTransition(ctx, tx, c, a, rule, v, subjectOf(name, ver), strings.TrimSpace(reason), details)
 	})
@@ -170,4 +173,26 @@ func (s *Review) checkDriftRelease(ctx context.Context, tx *ent.Tx, v *ent.Versi
 			ErrFailedPrecondition, subject, strings.Replace(subject, "@", " ", 1))
 	}
 	return nil
+}
+
+// resolveQuarantineDrift closes the drift behind a drift quarantine that
+// is being released (a scan newer than the quarantine matched the pins):
+// an open event becomes resolved, and the findings its scan raised are
+// marked resolved by it.
+func (s *Review) resolveQuarantineDrift(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, reason string) error {
+	if states.QuarantineKind(v.QuarantineKind) != states.QuarantineDrift || v.QuarantineDriftID == nil {
+		return nil
+	}
+	ev, err := tx.DriftEvent.Get(ctx, *v.QuarantineDriftID)
+	if err != nil {
+		return fmt.Errorf("drift event %d of the quarantine: %w", *v.QuarantineDriftID, err)
+	}
+	if states.DriftStatus(ev.Status) == states.DriftOpen {
+		err := tx.DriftEvent.UpdateOneID(ev.ID).SetStatus(string(states.DriftResolved)).SetResolvedBy(c.Principal).
+			SetResolutionReason("released after a scan matched the pins again: " + reason).SetResolvedAt(s.now()).Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return s.resolveDriftFindings(ctx, tx, ev)
 }

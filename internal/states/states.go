@@ -84,9 +84,10 @@ const (
 	DriftAccepted DriftStatus = "accepted" // re-pinned to the live snapshot
 	DriftDeclined DriftStatus = "declined" // closed without re-pinning
 	DriftWarned   DriftStatus = "warned"   // warn-only drift, recorded and shown
+	DriftResolved DriftStatus = "resolved" // released after a scan matched the pins again
 )
 
-var driftStatuses = set[DriftStatus]{"drift status", []DriftStatus{DriftOpen, DriftAccepted, DriftDeclined, DriftWarned}}
+var driftStatuses = set[DriftStatus]{"drift status", []DriftStatus{DriftOpen, DriftAccepted, DriftDeclined, DriftWarned, DriftResolved}}
 
 // ScanOutcomes lists every scan outcome.
 func ScanOutcomes() []ScanOutcome { return scanOutcomes.list() }
@@ -139,7 +140,7 @@ func (k QuarantineKind) Valid() bool { return quarantineKinds.has(k) }
 // Valid reports whether s is one of the drift event statuses.
 func (s DriftStatus) Valid() bool { return driftStatuses.has(s) }
 
-// Join lists values for a message, e.g. "open, accepted, declined, warned".
+// Join lists values for a message, e.g. "open, accepted, declined, warned, resolved".
 func Join[T ~string](values []T) string {
 	parts := make([]string, len(values))
 	for i, v := range values {

@@ -68,7 +68,7 @@ func TestParseRejectsOthers(t *testing.T) {
 // value given, and every allowed value in the listed order.
 func TestParseErrorNamesTheValues(t *testing.T) {
 	_, err := states.ParseDriftStatus("closed")
-	const want = `states: unknown value: drift status "closed": want one of open, accepted, declined, warned`
+	const want = `states: unknown value: drift status "closed": want one of open, accepted, declined, warned, resolved`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
 	}

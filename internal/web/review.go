@@ -15,23 +15,31 @@ import (
 
 // reviewView is everything the version review page shows.
 type reviewView struct {
-	V            *mcpregv1.Version
-	Subject      string
-	ServerJSON   *apiv0.ServerJSON
-	RawServer    string
-	Contract     *contract.Normalized
-	RawContract  string
-	Tools        []toolView
-	Flagged      int
-	General      []*mcpregv1.Finding
-	Counts       []sevCount
-	Widenings    []*mcpregv1.Finding
-	Drift        []driftView
-	Compare      *compareView
-	Actions      []action
-	OwnSubmitted bool
-	Form         decisionForm
-	CSRF         string
+	V           *mcpregv1.Version
+	Subject     string
+	ServerJSON  *apiv0.ServerJSON
+	RawServer   string
+	Contract    *contract.Normalized
+	RawContract string
+	Tools       []toolView
+	Flagged     int
+	General     []*mcpregv1.Finding
+	Counts      []sevCount
+	Widenings   []*mcpregv1.Finding
+	Drift       []driftView
+	Compare     *compareView
+	// Resolved are findings a resolved drift made history (kept, folded).
+	Resolved []*mcpregv1.Finding
+	// Scans are the version's latest scans, which findings link to.
+	Scans []*mcpregv1.Scan
+	// ReleaseNeedsScan: the version is quarantined for drift and no scan
+	// newer than the quarantine matched its pins yet, so Release is not
+	// offered (the server refuses it too) and Scan now is.
+	ReleaseNeedsScan bool
+	Actions          []action
+	OwnSubmitted     bool
+	Form             decisionForm
+	CSRF             string
 }
 
 // decisionForm is what a reviewer posted, kept when the service refused
@@ -93,9 +101,14 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, bas
 	if err != nil {
 		return nil, err
 	}
+	scans, _, err := a.scans.ListScans(ctx, c, name, ver, registry.Page{Size: maxScansShown})
+	if err != nil {
+		return nil, err
+	}
 	view := &reviewView{V: v, Subject: name + "@" + ver, RawServer: indent([]byte(v.GetServerJson())),
 		RawContract: indent([]byte(v.GetContract())), Counts: countFindings(v.GetFindings()),
-		Actions: actionsFor[v.GetState()], OwnSubmitted: v.GetSubmittedBy() == c.Principal}
+		OwnSubmitted: v.GetSubmittedBy() == c.Principal, Scans: scans, ReleaseNeedsScan: releaseNeedsScan(v, scans)}
+	view.Actions = offered(actionsFor[v.GetState()], view.OwnSubmitted, view.ReleaseNeedsScan)
 	view.ServerJSON = parseServerJSON(v.GetServerJson())
 	view.Contract = parseContract(v.GetContract())
 	byTool := view.splitFindings(v)
@@ -114,8 +127,43 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, bas
 	return view, nil
 }
 
-// splitFindings sorts findings into widenings, per-tool findings and the
-// rest (server, contract, attestation).
+// maxScansShown bounds the scans the review page lists.
+const maxScansShown = 10
+
+// offered are the decisions of the version's state the signed-in
+// principal can take: not Approve for its submitter (four-eyes), not
+// Release while a drift quarantine waits for a matching scan. The server
+// refuses the hidden ones all the same.
+func offered(all []action, ownSubmitted, releaseNeedsScan bool) []action {
+	var out []action
+	for _, a := range all {
+		if (a.Name == "approve" && ownSubmitted) || (a.Name == "release" && releaseNeedsScan) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// releaseNeedsScan: v is quarantined for drift and none of its latest
+// scans started after the quarantine and matched the pins (the rule
+// release is checked against).
+func releaseNeedsScan(v *mcpregv1.Version, scans []*mcpregv1.Scan) bool {
+	if v.GetState() != "quarantined" || states.QuarantineKind(v.GetQuarantineKind()) != states.QuarantineDrift {
+		return false
+	}
+	since := v.GetStateChangedAt().AsTime()
+	for _, sc := range scans {
+		if states.ScanOutcome(sc.GetOutcome()) == states.OutcomeMatch && sc.GetStartedAt().AsTime().After(since) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitFindings sorts findings into those a resolved drift made history,
+// widenings, per-tool findings and the rest (server, contract,
+// attestation).
 func (view *reviewView) splitFindings(v *mcpregv1.Version) map[string][]*mcpregv1.Finding {
 	names := map[string]bool{}
 	for _, t := range v.GetSnapshot().GetTools() {
@@ -124,6 +172,8 @@ func (view *reviewView) splitFindings(v *mcpregv1.Version) map[string][]*mcpregv
 	byTool := map[string][]*mcpregv1.Finding{}
 	for _, f := range v.GetFindings() {
 		switch {
+		case f.GetResolvedByDrift() != 0:
+			view.Resolved = append(view.Resolved, f)
 		case f.GetWideningId() != "":
 			view.Widenings = append(view.Widenings, f)
 		case f.GetTool() != "" && names[f.GetTool()]:

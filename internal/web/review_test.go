@@ -14,14 +14,21 @@ func TestFourEyesRefusalIsShownAndASecondReviewerApproves(t *testing.T) {
 	e.submit(t, bootstrapAs("root"), weather, "1.0.0", tools) // the admin submits
 	root := e.browser(t).signIn("root")
 	page := root.get("/review/" + weather + "/1.0.0")
-	mustContain(t, page.Body, "you submitted this version")
+	mustContain(t, page.Body, "you submitted this version", "another reviewer must approve it")
+	approveForm := `action="/review/io.github.acme/weather/1.0.0/approve"`
+	if strings.Contains(page.Body, approveForm) {
+		t.Fatalf("the submitter is offered Approve")
+	}
 
+	// The form is not offered; posted all the same, the server refuses it.
 	r := root.decide(weather, "1.0.0", "approve", "my own work")
 	if r.Status != http.StatusForbidden {
 		t.Fatalf("self-approval: %d, want 403", r.Status)
 	}
-	mustContain(t, r.Body, `role="alert"`, "four-eyes: root submitted io.github.acme/weather@1.0.0 and cannot approve it",
-		">my own work</textarea>")
+	mustContain(t, r.Body, `role="alert"`, "four-eyes: root submitted io.github.acme/weather@1.0.0 and cannot approve it")
+	if strings.Contains(r.Body, approveForm) {
+		t.Fatalf("the refusal page offers the submitter Approve")
+	}
 	if got := e.weatherState(t); got != "pending_review" {
 		t.Fatalf("state %s after a refused self-approval", got)
 	}

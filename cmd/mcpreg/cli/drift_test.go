@@ -28,7 +28,7 @@ func TestScanAndDriftArgumentValidation(t *testing.T) {
 		{"accept bad id", []string{"drift", "accept", "abc", "--reason", "ok"}, `drift event id "abc"`},
 		{"decline zero id", []string{"drift", "decline", "0", "--reason", "ok"}, `drift event id "0"`},
 		{"accept two ids", []string{"drift", "accept", "1", "2", "--reason", "ok"}, "accepts 1 arg(s)"},
-		{"list bad status", []string{"drift", "list", "--status", "closed"}, `--status "closed": want one of open, accepted, declined, warned`},
+		{"list bad status", []string{"drift", "list", "--status", "closed"}, `--status "closed": want one of open, accepted, declined, warned, resolved`},
 		{"list too many args", []string{"drift", "list", "a/b", "1", "x"}, "accepts at most 2 arg(s)"},
 		{"list negative page size", []string{"scans", "list", "a/b", "1", "--page-size", "-1"}, "--page-size -1"},
 		{"scan one arg", []string{"scan", "io.github.acme/weather"}, "accepts 2 arg(s)"},

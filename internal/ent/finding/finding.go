@@ -34,6 +34,12 @@ const (
 	FieldWideningID = "widening_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldScanID holds the string denoting the scan_id field in the database.
+	FieldScanID = "scan_id"
+	// FieldResolvedByDrift holds the string denoting the resolved_by_drift field in the database.
+	FieldResolvedByDrift = "resolved_by_drift"
+	// FieldResolvedAt holds the string denoting the resolved_at field in the database.
+	FieldResolvedAt = "resolved_at"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the finding in the database.
@@ -60,6 +66,9 @@ var Columns = []string{
 	FieldEvidence,
 	FieldWideningID,
 	FieldCreatedAt,
+	FieldScanID,
+	FieldResolvedByDrift,
+	FieldResolvedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -141,6 +150,21 @@ func ByWideningID(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByScanID orders the results by the scan_id field.
+func ByScanID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldScanID, opts...).ToFunc()
+}
+
+// ByResolvedByDrift orders the results by the resolved_by_drift field.
+func ByResolvedByDrift(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResolvedByDrift, opts...).ToFunc()
+}
+
+// ByResolvedAt orders the results by the resolved_at field.
+func ByResolvedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResolvedAt, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

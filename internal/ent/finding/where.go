@@ -105,6 +105,21 @@ func CreatedAt(v time.Time) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// ScanID applies equality check predicate on the "scan_id" field. It's identical to ScanIDEQ.
+func ScanID(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldScanID, v))
+}
+
+// ResolvedByDrift applies equality check predicate on the "resolved_by_drift" field. It's identical to ResolvedByDriftEQ.
+func ResolvedByDrift(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldResolvedByDrift, v))
+}
+
+// ResolvedAt applies equality check predicate on the "resolved_at" field. It's identical to ResolvedAtEQ.
+func ResolvedAt(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldResolvedAt, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldVersionID, v))
@@ -683,6 +698,156 @@ func CreatedAtLT(v time.Time) predicate.Finding {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Finding {
 	return predicate.Finding(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// ScanIDEQ applies the EQ predicate on the "scan_id" field.
+func ScanIDEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldScanID, v))
+}
+
+// ScanIDNEQ applies the NEQ predicate on the "scan_id" field.
+func ScanIDNEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldScanID, v))
+}
+
+// ScanIDIn applies the In predicate on the "scan_id" field.
+func ScanIDIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldScanID, vs...))
+}
+
+// ScanIDNotIn applies the NotIn predicate on the "scan_id" field.
+func ScanIDNotIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldScanID, vs...))
+}
+
+// ScanIDGT applies the GT predicate on the "scan_id" field.
+func ScanIDGT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldScanID, v))
+}
+
+// ScanIDGTE applies the GTE predicate on the "scan_id" field.
+func ScanIDGTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldScanID, v))
+}
+
+// ScanIDLT applies the LT predicate on the "scan_id" field.
+func ScanIDLT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldScanID, v))
+}
+
+// ScanIDLTE applies the LTE predicate on the "scan_id" field.
+func ScanIDLTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldScanID, v))
+}
+
+// ScanIDIsNil applies the IsNil predicate on the "scan_id" field.
+func ScanIDIsNil() predicate.Finding {
+	return predicate.Finding(sql.FieldIsNull(FieldScanID))
+}
+
+// ScanIDNotNil applies the NotNil predicate on the "scan_id" field.
+func ScanIDNotNil() predicate.Finding {
+	return predicate.Finding(sql.FieldNotNull(FieldScanID))
+}
+
+// ResolvedByDriftEQ applies the EQ predicate on the "resolved_by_drift" field.
+func ResolvedByDriftEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftNEQ applies the NEQ predicate on the "resolved_by_drift" field.
+func ResolvedByDriftNEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftIn applies the In predicate on the "resolved_by_drift" field.
+func ResolvedByDriftIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldResolvedByDrift, vs...))
+}
+
+// ResolvedByDriftNotIn applies the NotIn predicate on the "resolved_by_drift" field.
+func ResolvedByDriftNotIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldResolvedByDrift, vs...))
+}
+
+// ResolvedByDriftGT applies the GT predicate on the "resolved_by_drift" field.
+func ResolvedByDriftGT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftGTE applies the GTE predicate on the "resolved_by_drift" field.
+func ResolvedByDriftGTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftLT applies the LT predicate on the "resolved_by_drift" field.
+func ResolvedByDriftLT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftLTE applies the LTE predicate on the "resolved_by_drift" field.
+func ResolvedByDriftLTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldResolvedByDrift, v))
+}
+
+// ResolvedByDriftIsNil applies the IsNil predicate on the "resolved_by_drift" field.
+func ResolvedByDriftIsNil() predicate.Finding {
+	return predicate.Finding(sql.FieldIsNull(FieldResolvedByDrift))
+}
+
+// ResolvedByDriftNotNil applies the NotNil predicate on the "resolved_by_drift" field.
+func ResolvedByDriftNotNil() predicate.Finding {
+	return predicate.Finding(sql.FieldNotNull(FieldResolvedByDrift))
+}
+
+// ResolvedAtEQ applies the EQ predicate on the "resolved_at" field.
+func ResolvedAtEQ(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldResolvedAt, v))
+}
+
+// ResolvedAtNEQ applies the NEQ predicate on the "resolved_at" field.
+func ResolvedAtNEQ(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldResolvedAt, v))
+}
+
+// ResolvedAtIn applies the In predicate on the "resolved_at" field.
+func ResolvedAtIn(vs ...time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldResolvedAt, vs...))
+}
+
+// ResolvedAtNotIn applies the NotIn predicate on the "resolved_at" field.
+func ResolvedAtNotIn(vs ...time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldResolvedAt, vs...))
+}
+
+// ResolvedAtGT applies the GT predicate on the "resolved_at" field.
+func ResolvedAtGT(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldResolvedAt, v))
+}
+
+// ResolvedAtGTE applies the GTE predicate on the "resolved_at" field.
+func ResolvedAtGTE(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldResolvedAt, v))
+}
+
+// ResolvedAtLT applies the LT predicate on the "resolved_at" field.
+func ResolvedAtLT(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldResolvedAt, v))
+}
+
+// ResolvedAtLTE applies the LTE predicate on the "resolved_at" field.
+func ResolvedAtLTE(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldResolvedAt, v))
+}
+
+// ResolvedAtIsNil applies the IsNil predicate on the "resolved_at" field.
+func ResolvedAtIsNil() predicate.Finding {
+	return predicate.Finding(sql.FieldIsNull(FieldResolvedAt))
+}
+
+// ResolvedAtNotNil applies the NotNil predicate on the "resolved_at" field.
+func ResolvedAtNotNil() predicate.Finding {
+	return predicate.Finding(sql.FieldNotNull(FieldResolvedAt))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

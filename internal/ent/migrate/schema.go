@@ -164,6 +164,9 @@ var (
 		{Name: "evidence", Type: field.TypeString, Default: ""},
 		{Name: "widening_id", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "scan_id", Type: field.TypeInt, Nullable: true},
+		{Name: "resolved_by_drift", Type: field.TypeInt, Nullable: true},
+		{Name: "resolved_at", Type: field.TypeTime, Nullable: true},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// FindingsTable holds the schema information for the "findings" table.
@@ -174,7 +177,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "findings_versions_findings",
-				Columns:    []*schema.Column{FindingsColumns[10]},
+				Columns:    []*schema.Column{FindingsColumns[13]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -183,7 +186,7 @@ var (
 			{
 				Name:    "finding_version_id",
 				Unique:  false,
-				Columns: []*schema.Column{FindingsColumns[10]},
+				Columns: []*schema.Column{FindingsColumns[13]},
 			},
 		},
 	}

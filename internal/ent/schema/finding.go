@@ -26,6 +26,14 @@ func (Finding) Fields() []ent.Field {
 		// widening_id is set on contract widenings: approval must acknowledge it.
 		field.String("widening_id").Default("").Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
+		// scan_id is the scan that raised the finding; nil for findings of
+		// the submission, the contract or an attestation.
+		field.Int("scan_id").Optional().Nillable().Immutable(),
+		// resolved_by_drift is the drift event whose resolution (accepted,
+		// or released after a matching scan) made a scan's finding
+		// history: kept, no longer current.
+		field.Int("resolved_by_drift").Optional().Nillable(),
+		field.Time("resolved_at").Optional().Nillable(),
 	}
 }
 

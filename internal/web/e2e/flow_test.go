@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -183,8 +185,10 @@ func (f *flow) selfApprovalRefused() {
 	ada.visit("/review/" + notes + "/1.0.0")
 	ada.contains("section[aria-labelledby=summary]", "you submitted this version", "four-eyes")
 	f.scriptStaysText(ada)
-	ada.fill("reason-approve", "My own server.")
-	if st := ada.submit("self-approve", chromedp.Click(button("Approve"))); st != http.StatusForbidden {
+	if n := eval[int](ada, `document.querySelectorAll('form[action$="/approve"]').length`); n != 0 {
+		f.t.Errorf("the submitter is offered %d Approve form(s)", n)
+	}
+	if st := ada.postHidden("approve", "My own server."); st != http.StatusForbidden {
 		f.t.Errorf("self-approval: status %d, want 403", st)
 	}
 	ada.contains("[role=alert]", "four-eyes", "ada submitted "+notes+"@1.0.0 and cannot approve it")
@@ -225,6 +229,20 @@ func (f *flow) acceptDrift(p *tab) {
 	f.look(p, "quarantine", "quarantine")
 	p.submit("open the quarantined version", chromedp.Click(link(weather)))
 	p.contains("section[aria-labelledby=summary]", "quarantined")
+	// Release waits for a matching scan: not offered, Scan now is, and
+	// the release form posted all the same is refused.
+	p.contains("section[aria-labelledby=decide]", "Releasing it needs a scan newer than the quarantine whose pins match")
+	if n := eval[int](p, `document.querySelectorAll('form[action$="/release"]').length`); n != 0 {
+		f.t.Errorf("a drift quarantine without a matching scan offers %d Release form(s)", n)
+	}
+	if st := p.postHidden("release", "Looks fine."); st != http.StatusConflict {
+		f.t.Errorf("hidden release: status %d, want 409", st)
+	}
+	p.contains("[role=alert]", "releasing it needs a fresh scan")
+	// The scan's findings link to the drift event that raised them.
+	if n := eval[int](p, `document.querySelectorAll('section[aria-labelledby=tools] a[href^="#drift-"]').length`); n == 0 {
+		f.t.Errorf("no finding links to its drift event:\n%s", p.text("section[aria-labelledby=tools]"))
+	}
 	f.checkDiff(p)
 	f.look(p, "drift review", "drift-review")
 	reason := `textarea[id^="reason-drift-"][id$="-accept"]`
@@ -233,6 +251,7 @@ func (f *flow) acceptDrift(p *tab) {
 		f.t.Fatalf("accept drift: status %d\n%s", st, p.text("main"))
 	}
 	p.contains("[role=status]", "Drift accepted")
+	p.contains("section[aria-labelledby=findings] details", "resolved with their drift")
 	v := f.reg.firstVersion(f.t, f.owner, weather)
 	if v.State != "approved" || v.Pins.Revision != 2 {
 		f.t.Fatalf("after bob accepted the drift: state %q pin revision %d, want approved and 2", v.State, v.Pins.Revision)
@@ -263,4 +282,29 @@ func (f *flow) auditLog(p *tab) {
 	p.visit("/audit?subject=" + weather + "@1.0.0")
 	p.contains("main", "verified", "version.submit", "version.approve", "rita", "version.quarantine", "drift.accept", "bob")
 	f.look(p, "audit", "audit")
+}
+
+// postHidden posts the decision form the page does not offer, as a
+// crafted page would: the session's CSRF token, a reason, to the
+// version's action URL. It returns the response status.
+func (p *tab) postHidden(action, reason string) int64 {
+	p.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const f = document.createElement("form");
+		f.method = "post";
+		f.action = location.pathname + "/" + %q;
+		for (const [k, v] of [["csrf", document.querySelector("input[name=csrf]").value], ["reason", %q]]) {
+			const i = document.createElement("input");
+			i.type = "hidden"; i.name = k; i.value = v;
+			f.appendChild(i);
+		}
+		document.body.appendChild(f);
+		f.submit();
+		return 1;
+	})()`, action, reason)
+	post := func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Evaluate[int](js)(ctx, t)
+		return chromedp.Void{}, err
+	}
+	return p.submit("post the hidden "+action+" form", post)
 }

@@ -1376,9 +1376,15 @@ type Version struct {
 	Findings []*Finding `protobuf:"bytes,16,rep,name=findings,proto3" json:"findings,omitempty"`
 	// attestations are the sigstore bundles stored for the version's package
 	// artifacts, each with its verification result.
-	Attestations  []*Attestation `protobuf:"bytes,17,rep,name=attestations,proto3" json:"attestations,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Attestations []*Attestation `protobuf:"bytes,17,rep,name=attestations,proto3" json:"attestations,omitempty"`
+	// quarantine_kind says why a quarantined version is: manual, drift or
+	// reverify; quarantine_drift_id names the drift event of a drift
+	// quarantine. Release of a drift quarantine needs a scan started after
+	// state_changed_at whose pins match.
+	QuarantineKind    string `protobuf:"bytes,18,opt,name=quarantine_kind,json=quarantineKind,proto3" json:"quarantine_kind,omitempty"`
+	QuarantineDriftId int64  `protobuf:"varint,19,opt,name=quarantine_drift_id,json=quarantineDriftId,proto3" json:"quarantine_drift_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Version) Reset() {
@@ -1528,6 +1534,20 @@ func (x *Version) GetAttestations() []*Attestation {
 		return x.Attestations
 	}
 	return nil
+}
+
+func (x *Version) GetQuarantineKind() string {
+	if x != nil {
+		return x.QuarantineKind
+	}
+	return ""
+}
+
+func (x *Version) GetQuarantineDriftId() int64 {
+	if x != nil {
+		return x.QuarantineDriftId
+	}
+	return 0
 }
 
 // Attestation is a stored bundle and its latest verification receipt.
@@ -2133,9 +2153,19 @@ type Finding struct {
 	Evidence string                 `protobuf:"bytes,7,opt,name=evidence,proto3" json:"evidence,omitempty"`
 	// widening_id is set when the finding is a contract widening that
 	// approval must acknowledge.
-	WideningId    string `protobuf:"bytes,8,opt,name=widening_id,json=wideningId,proto3" json:"widening_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	WideningId string `protobuf:"bytes,8,opt,name=widening_id,json=wideningId,proto3" json:"widening_id,omitempty"`
+	// scan_id is the scan that raised the finding (0: the submission, the
+	// contract or an attestation did), and drift_event_id the drift event
+	// that scan recorded, if any.
+	ScanId       int64 `protobuf:"varint,9,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	DriftEventId int64 `protobuf:"varint,10,opt,name=drift_event_id,json=driftEventId,proto3" json:"drift_event_id,omitempty"`
+	// resolved_by_drift is the drift event whose resolution (accepted, or
+	// released after a matching scan) made this scan finding history; it is
+	// kept, and no longer current. 0: current.
+	ResolvedByDrift int64                  `protobuf:"varint,11,opt,name=resolved_by_drift,json=resolvedByDrift,proto3" json:"resolved_by_drift,omitempty"`
+	ResolvedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Finding) Reset() {
@@ -2222,6 +2252,34 @@ func (x *Finding) GetWideningId() string {
 		return x.WideningId
 	}
 	return ""
+}
+
+func (x *Finding) GetScanId() int64 {
+	if x != nil {
+		return x.ScanId
+	}
+	return 0
+}
+
+func (x *Finding) GetDriftEventId() int64 {
+	if x != nil {
+		return x.DriftEventId
+	}
+	return 0
+}
+
+func (x *Finding) GetResolvedByDrift() int64 {
+	if x != nil {
+		return x.ResolvedByDrift
+	}
+	return 0
+}
+
+func (x *Finding) GetResolvedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResolvedAt
+	}
+	return nil
 }
 
 // GetServerPolicyRequest names a server.
@@ -4775,7 +4833,8 @@ type DriftEvent struct {
 	PinRevision int32 `protobuf:"varint,5,opt,name=pin_revision,json=pinRevision,proto3" json:"pin_revision,omitempty"`
 	// action is quarantine or warn.
 	Action string `protobuf:"bytes,6,opt,name=action,proto3" json:"action,omitempty"`
-	// status is open, accepted, declined or warned.
+	// status is open, accepted, declined, warned, or resolved (the version
+	// was released after a scan matched its pins again).
 	Status           string                 `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"`
 	Changes          []*DriftChange         `protobuf:"bytes,8,rep,name=changes,proto3" json:"changes,omitempty"`
 	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
@@ -5459,7 +5518,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xaf\x05\n" +
+	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\x88\x06\n" +
 	"\aVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -5479,7 +5538,9 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\bcontract\x18\x0e \x01(\tR\bcontract\x12'\n" +
 	"\x0fcontract_source\x18\x0f \x01(\tR\x0econtractSource\x12.\n" +
 	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\x12:\n" +
-	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\"\xd2\x06\n" +
+	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\x12'\n" +
+	"\x0fquarantine_kind\x18\x12 \x01(\tR\x0equarantineKind\x12.\n" +
+	"\x13quarantine_drift_id\x18\x13 \x01(\x03R\x11quarantineDriftId\"\xd2\x06\n" +
 	"\vAttestation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12#\n" +
 	"\rpackage_index\x18\x02 \x01(\x05R\fpackageIndex\x12\x18\n" +
@@ -5528,7 +5589,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\achecked\x18\x01 \x01(\x05R\achecked\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\x05R\x06passed\x12\x16\n" +
 	"\x06failed\x18\x03 \x01(\x05R\x06failed\x12 \n" +
-	"\vquarantined\x18\x04 \x03(\tR\vquarantined\"\xd6\x01\n" +
+	"\vquarantined\x18\x04 \x03(\tR\vquarantined\"\xfe\x02\n" +
 	"\aFinding\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
@@ -5538,7 +5599,13 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1a\n" +
 	"\bevidence\x18\a \x01(\tR\bevidence\x12\x1f\n" +
 	"\vwidening_id\x18\b \x01(\tR\n" +
-	"wideningId\",\n" +
+	"wideningId\x12\x17\n" +
+	"\ascan_id\x18\t \x01(\x03R\x06scanId\x12$\n" +
+	"\x0edrift_event_id\x18\n" +
+	" \x01(\x03R\fdriftEventId\x12*\n" +
+	"\x11resolved_by_drift\x18\v \x01(\x03R\x0fresolvedByDrift\x12;\n" +
+	"\vresolved_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"resolvedAt\",\n" +
 	"\x16GetServerPolicyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"x\n" +
 	"\x19UpdateServerPolicyRequest\x12\x12\n" +
@@ -5974,107 +6041,108 @@ var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,  // 23: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
 	30, // 24: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	17, // 25: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	27, // 26: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	66, // 27: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 28: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	28, // 29: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	30, // 30: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	66, // 31: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	31, // 32: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	33, // 33: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	66, // 34: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	35, // 35: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	66, // 36: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	66, // 37: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	39, // 38: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	66, // 39: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	44, // 40: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	66, // 41: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	66, // 42: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	52, // 43: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	52, // 44: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	66, // 45: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	66, // 46: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	66, // 47: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	66, // 48: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	56, // 49: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	59, // 50: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	55, // 51: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	66, // 52: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	66, // 53: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	56, // 54: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	60, // 55: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	66, // 56: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	66, // 57: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	61, // 58: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	62, // 59: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	62, // 60: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	59, // 61: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 62: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 63: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 64: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 65: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 66: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 67: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15, // 68: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 69: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 70: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 71: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 72: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	53, // 73: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	57, // 74: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	63, // 75: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	65, // 76: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	65, // 77: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	37, // 78: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	40, // 79: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	42, // 80: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	25, // 81: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	26, // 82: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	29, // 83: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	19, // 84: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	18, // 85: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	20, // 86: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	22, // 87: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	45, // 88: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	47, // 89: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	49, // 90: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	51, // 91: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	16, // 92: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 93: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 94: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 95: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	16, // 96: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 97: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	16, // 98: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	16, // 99: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	16, // 100: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	16, // 101: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	16, // 102: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	54, // 103: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	58, // 104: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	64, // 105: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	16, // 106: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	16, // 107: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	38, // 108: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	41, // 109: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	43, // 110: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	27, // 111: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	27, // 112: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	27, // 113: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	16, // 114: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	16, // 115: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	21, // 116: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	23, // 117: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	46, // 118: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	48, // 119: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	50, // 120: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	52, // 121: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	92, // [92:122] is the sub-list for method output_type
-	62, // [62:92] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	66, // 26: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
+	27, // 27: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	66, // 28: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 29: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	28, // 30: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	30, // 31: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	66, // 32: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	31, // 33: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	33, // 34: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	66, // 35: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	35, // 36: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	66, // 37: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	66, // 38: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	39, // 39: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	66, // 40: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	44, // 41: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	66, // 42: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	66, // 43: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	52, // 44: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	52, // 45: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	66, // 46: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	66, // 47: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	66, // 48: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	66, // 49: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	56, // 50: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	59, // 51: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	55, // 52: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	66, // 53: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	66, // 54: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	56, // 55: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	60, // 56: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	66, // 57: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	66, // 58: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	61, // 59: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	62, // 60: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	62, // 61: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	59, // 62: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,  // 63: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,  // 64: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,  // 65: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,  // 66: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,  // 67: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,  // 68: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15, // 69: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 70: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 71: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 72: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15, // 73: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	53, // 74: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	57, // 75: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	63, // 76: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	65, // 77: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	65, // 78: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	37, // 79: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	40, // 80: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	42, // 81: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	25, // 82: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	26, // 83: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	29, // 84: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	19, // 85: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	18, // 86: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	20, // 87: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	22, // 88: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	45, // 89: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	47, // 90: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	49, // 91: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	51, // 92: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	16, // 93: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,  // 94: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,  // 95: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,  // 96: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	16, // 97: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10, // 98: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	16, // 99: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	16, // 100: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	16, // 101: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	16, // 102: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	16, // 103: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	54, // 104: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	58, // 105: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	64, // 106: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	16, // 107: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	16, // 108: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	38, // 109: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	41, // 110: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	43, // 111: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	27, // 112: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	27, // 113: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	27, // 114: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	16, // 115: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	16, // 116: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	21, // 117: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	23, // 118: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	46, // 119: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	48, // 120: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	50, // 121: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	52, // 122: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	93, // [93:123] is the sub-list for method output_type
+	63, // [63:93] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
