@@ -51,3 +51,44 @@ func TestDiscoveryKeygen(t *testing.T) {
 		t.Fatalf("keygen without --out: %v", err)
 	}
 }
+
+// TestDiscoveryPubkey: `mcpregd discovery pubkey` prints the public half of
+// the key serve signs with, read from --discovery-key or
+// MCPREG_DISCOVERY_KEY, or writes it to --out; a missing key says how it
+// is made, a key others may read is refused.
+func TestDiscoveryPubkey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "discovery.key")
+	k, err := signing.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := signing.WriteKeyFile(path, k); err != nil {
+		t.Fatal(err)
+	}
+	want, err := signing.MarshalPublicKey(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, map[string]string{"MCPREG_DISCOVERY_KEY": path}, "discovery", "pubkey")
+	if err != nil || !strings.Contains(out, string(want)) || !strings.Contains(out, k.ID) {
+		t.Fatalf("pubkey from MCPREG_DISCOVERY_KEY: %v\n%s", err, out)
+	}
+	pubFile := filepath.Join(dir, "registry.pub")
+	if out, err := run(t, nil, "discovery", "pubkey", "--discovery-key", path, "--out", pubFile); err != nil {
+		t.Fatalf("pubkey --out: %v\n%s", err, out)
+	}
+	if got, err := os.ReadFile(pubFile); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("--out file: %v\n%s", err, got)
+	}
+	if _, err := run(t, nil, "discovery", "pubkey", "--discovery-key", filepath.Join(dir, "none.key")); err == nil ||
+		!strings.Contains(err.Error(), "mcpregd serve creates it on first start") {
+		t.Fatalf("missing key: %v", err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, nil, "discovery", "pubkey", "--discovery-key", path); err == nil || !strings.Contains(err.Error(), "chmod") {
+		t.Fatalf("a key others may read: %v", err)
+	}
+}

@@ -22,7 +22,7 @@
 // it received: contract_hash = sha256("mcpreg-pin-v1/contract\n" ||
 // JCS(normalised contract)), as pin.ContractHash computes it.
 //
-// README.md beside this file documents the document format, the defaults,
+// docs/contract.md documents the document format, the defaults,
 // the checks and the widening order of every member; the golden vectors in
 // testdata/contract at the repository root pin the served form and hash.
 package contract

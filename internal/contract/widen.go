@@ -62,7 +62,7 @@ func Unacknowledged(ws []Widening, acked []string) []Widening {
 }
 
 // Widenings compares the contract of the previous approved version with
-// the next one and lists every widening (see README.md for the order of
+// the next one and lists every widening (see docs/contract.md for the order of
 // each member), sorted by tool ("" first), pointer and ID. Pointers refer
 // to next's JSON. A tool that prev does not list is compared with
 // StrictestTool: a new tool is not a widening by itself, but a new tool
