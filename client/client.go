@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -91,6 +92,12 @@ func parseBase(raw string) (string, error) {
 	if strings.TrimSpace(raw) == "" {
 		return "", errors.New("server URL is empty")
 	}
+	if !strings.Contains(raw, "://") {
+		if strings.Contains(raw, "@") { // maybe credentials: never echoed
+			return "", errors.New("server URL: no scheme, and it must not carry credentials: want an http:// or https:// URL")
+		}
+		return "", fmt.Errorf("server URL %q: no scheme: want an http:// or https:// URL, e.g. http://%s", raw, raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error
@@ -135,7 +142,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
-		return err // *url.Error: method, URL and cause; never headers
+		return unreachable(c.base, err) // *url.Error: method, URL and cause; never headers
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -188,4 +195,14 @@ func (c *Client) decode(resp *http.Response, method, path string, out proto.Mess
 			method, path, resp.StatusCode, resp.Header.Get("Content-Type"), err)
 	}
 	return nil
+}
+
+// unreachable explains a refused connection: nothing listens at the
+// server URL, which is most often a service not started or another
+// address. The cause stays wrapped.
+func unreachable(base string, err error) error {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w: is mcpregd serve running at %s? (--server or MCPREG_SERVER names the address)", err, base)
+	}
+	return err
 }

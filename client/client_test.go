@@ -3,9 +3,11 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
@@ -21,7 +23,8 @@ func TestNewValidatesURL(t *testing.T) {
 		{raw: "https://registry.example/", want: "https://registry.example"},
 		{raw: "https://tools.example/mcpreg/", want: "https://tools.example/mcpreg"},
 		{raw: "", wantErr: "empty"},
-		{raw: "127.0.0.1:8080", wantErr: "server URL"},
+		{raw: "127.0.0.1:8080", wantErr: "no scheme: want an http:// or https:// URL, e.g. http://127.0.0.1:8080"},
+		{raw: "admin:hunter2@registry.example", wantErr: "must not carry credentials"},
 		{raw: "registry.example", wantErr: "http:// or https://"},
 		{raw: "ftp://registry.example", wantErr: "http:// or https://"},
 		{raw: "http://", wantErr: "no host"},
@@ -127,5 +130,25 @@ func TestTransportErrorHidesToken(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), testToken) {
 		t.Fatalf("error shows the token: %v", err)
+	}
+}
+
+// TestConnectionRefusedSaysWhatToCheck: nothing listening at the server
+// URL gets a message asking whether mcpregd runs there, the cause kept.
+func TestConnectionRefusedSaysWhatToCheck(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := New("http://"+addr, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WhoAmI(context.Background())
+	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "is mcpregd serve running at http://"+addr+"?") ||
+		strings.Contains(err.Error(), testToken) {
+		t.Fatalf("refused connection: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package pin
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,6 +25,9 @@ type Error struct {
 	// Offset is the byte offset in the input at or after which the problem
 	// was found, or -1 when unknown.
 	Offset int64
+	// Line and Column (1-based; the column counts bytes) locate Offset in
+	// the input; 0 when unknown.
+	Line, Column int
 	// Reason says what is wrong.
 	Reason string
 
@@ -40,10 +44,31 @@ func (e *Error) Error() string {
 	} else {
 		fmt.Fprintf(&b, " at %s", e.Pointer)
 	}
-	if e.Offset >= 0 {
+	switch {
+	case e.Offset >= 0 && e.Line > 0:
+		fmt.Fprintf(&b, " (line %d, column %d; byte offset %d)", e.Line, e.Column, e.Offset)
+	case e.Offset >= 0:
 		fmt.Fprintf(&b, " (byte offset %d)", e.Offset)
 	}
 	return b.String()
+}
+
+// LineColumn locates a byte offset of data: its 1-based line and column
+// (counting bytes). An offset past the end locates the end.
+func LineColumn(data []byte, offset int64) (line, column int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	return line, int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+}
+
+// located sets Line and Column of a *Error carrying an offset into data.
+func located(err error, data []byte) error {
+	var e *Error
+	if errors.As(err, &e) && e.Offset >= 0 && e.Line == 0 {
+		e.Line, e.Column = LineColumn(data, e.Offset)
+	}
+	return err
 }
 
 // Unwrap returns ErrInvalid or ErrTooLarge.

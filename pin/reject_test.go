@@ -137,8 +137,26 @@ func TestValidateAccepts(t *testing.T) {
 
 func TestErrorMessage(t *testing.T) {
 	_, err := ParseToolsList([]byte(`{"tools":[{"name":"a","inputSchema":{"p":{"x":1,"x":2}}}]}`), Limits{})
-	want := `pin: duplicate object member name "x" at /tools/0/inputSchema/p/x (byte offset 48)`
+	want := `pin: duplicate object member name "x" at /tools/0/inputSchema/p/x (line 1, column 49; byte offset 48)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Error() = %v, want %s", err, want)
+	}
+	// Across lines: the line and column of the offending byte.
+	_, err = ParseToolsList([]byte("{\"tools\":[\n {\"name\":\"a\",}\n]}"), Limits{})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 13 || !strings.Contains(err.Error(), "(line 2, column 13; byte offset 23)") {
+		t.Errorf("a syntax error on line 2: %v", err)
+	}
+}
+
+func TestLineColumn(t *testing.T) {
+	data := []byte("ab\ncd\n\nef")
+	for _, tc := range []struct {
+		off       int64
+		line, col int
+	}{{0, 1, 1}, {1, 1, 2}, {2, 1, 3}, {3, 2, 1}, {6, 3, 1}, {7, 4, 1}, {9, 4, 3}, {100, 4, 3}, {-5, 1, 1}} {
+		if l, c := LineColumn(data, tc.off); l != tc.line || c != tc.col {
+			t.Errorf("LineColumn(%d) = %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
+		}
 	}
 }

@@ -29,7 +29,8 @@ type ToolsList struct {
 // optional "instructions" member must be a string or null, and members other
 // than "tools" and "instructions" are ignored. Every tool must be an object
 // with a string "name", unique within the list.
-func ParseToolsList(data []byte, lim Limits) (*ToolsList, error) {
+func ParseToolsList(data []byte, lim Limits) (l *ToolsList, err error) {
+	defer func() { err = located(err, data) }()
 	lim = lim.withDefaults()
 	if err := validate(data, lim); err != nil {
 		return nil, err

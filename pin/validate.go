@@ -14,7 +14,8 @@ import (
 // UTF-8 only, no lone surrogate escapes, no duplicate object member names at
 // any depth, numbers within the IEEE 754 double range, nesting and size
 // within the limits, and nothing but whitespace after the value.
-func Validate(data []byte, lim Limits) error {
+func Validate(data []byte, lim Limits) (err error) {
+	defer func() { err = located(err, data) }()
 	return validate(data, lim.withDefaults())
 }
 

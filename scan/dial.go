@@ -149,7 +149,7 @@ func (g *dialGuard) check(host, address string) error {
 		return nil
 	}
 	if why := restriction(ip); why != "" {
-		return fmt.Errorf("%w: %s is %s (dialing %q); add it to the scan allow-list to permit it",
+		return fmt.Errorf("%w: %s is %s (dialing %q); add it to the scan allow-list to permit it (mcpregd: --scan-allow-hosts or MCPREG_SCAN_ALLOW_HOSTS)",
 			ErrDenied, address, why, host)
 	}
 	return nil

@@ -32,7 +32,7 @@ func TestDialGuard(t *testing.T) {
 		name, allow, url string
 		fragments        []string // empty: the scan succeeds
 	}{
-		{"loopback refused", "", srv.URL, []string{u.Host, "loopback"}},
+		{"loopback refused", "", srv.URL, []string{u.Host, "loopback", "--scan-allow-hosts or MCPREG_SCAN_ALLOW_HOSTS"}},
 		{"loopback allowed by CIDR", "127.0.0.1/32", srv.URL, nil},
 		{"loopback allowed by address", "127.0.0.1", srv.URL, nil},
 		{"other CIDR does not allow", "10.0.0.0/8,192.168.0.0/16", srv.URL, []string{u.Host, "loopback"}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 	"github.com/mcpreg/mcpreg/signing"
 )
 
@@ -90,5 +91,13 @@ func TestDiscoveryPubkey(t *testing.T) {
 	}
 	if _, err := run(t, nil, "discovery", "pubkey", "--discovery-key", path); err == nil || !strings.Contains(err.Error(), "chmod") {
 		t.Fatalf("a key others may read: %v", err)
+	}
+}
+
+// TestVersionFlag: --version prints the version /openapi.json carries.
+func TestVersionFlag(t *testing.T) {
+	out, err := run(t, nil, "--version")
+	if err != nil || strings.TrimSpace(out) != "mcpregd version "+buildinfo.Version() {
+		t.Fatalf("--version: %v %q", err, out)
 	}
 }

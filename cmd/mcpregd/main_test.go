@@ -122,10 +122,17 @@ func TestTokenAndAuditCommands(t *testing.T) {
 		if out, err = run(t, env, "token", "create", "--name", "alice", "--role", "admin"); err == nil {
 			t.Fatalf("changing an existing principal's role succeeded:\n%s", out)
 		}
-		if out, err = run(t, env, "token", "create", "--name", "acme", "--role", "owner", "--namespace", "io.github.acme", "--ttl", "1h"); err != nil {
+		if out, err = run(t, env, "token", "create", "--name", "acme", "--role", "owner", "--namespace", "io.github.acme", "--ttl", "1h"); err != nil ||
+			strings.Contains(out, "can submit nothing") {
 			t.Fatalf("owner token: %v\n%s", err, out)
 		}
 		secret := lastLine(out)
+		// An owner without namespaces is warned about, on standard error:
+		// the token stays the last line.
+		nsless, err := run(t, env, "token", "create", "--name", "lost", "--role", "owner")
+		if err != nil || !strings.Contains(nsless, "warning: this owner has no namespace, so the token can submit nothing") {
+			t.Fatalf("owner token without --namespace: %v\n%s", err, nsless)
+		}
 		list, err := run(t, env, "token", "list")
 		if err != nil || !strings.Contains(list, "alice") || !strings.Contains(list, "acme") || strings.Contains(list, secret) {
 			t.Fatalf("token list: %v\n%s", err, list)
@@ -134,7 +141,7 @@ func TestTokenAndAuditCommands(t *testing.T) {
 		if out, err = run(t, env, "token", "revoke", id, "--reason", "rotated"); err != nil {
 			t.Fatalf("revoke: %v\n%s", err, out)
 		}
-		if out, err = run(t, env, "audit", "verify"); err != nil || !strings.Contains(out, "audit chain ok: 5 events") {
+		if out, err = run(t, env, "audit", "verify"); err != nil || !strings.Contains(out, "audit chain ok: 7 events") {
 			t.Fatalf("audit verify: %v\n%s", err, out)
 		}
 		tamper(t, dsn, "UPDATE audit_events SET details = 'principal=mallory' WHERE seq = 2")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/store"
 )
@@ -63,6 +64,7 @@ func newRootCmd() *cobra.Command {
 	g := &globalOpts{}
 	root := &cobra.Command{
 		Use:           "mcpregd",
+		Version:       buildinfo.Version(),
 		Short:         "mcpreg service: MCP server registry and attestation",
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -41,6 +41,11 @@ func newTokenCreateCmd(g *globalOpts) *cobra.Command {
 				fmt.Fprintf(out, "created token %s for principal %s (role %s, expires %s)\n",
 					t.GetId(), t.GetPrincipal(), t.GetRole(), expiry(t.GetExpiresAt()))
 				fmt.Fprintln(out, "store it now: it is shown only once")
+				if c, err := svcs.Identity.Authenticate(cmd.Context(), issued.Secret); err == nil &&
+					c.Role == registry.RoleOwner && len(c.Namespaces) == 0 {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: this owner has no namespace, so the token can submit nothing: "+
+						"create the owner with --namespace PATTERN (e.g. io.github.acme)")
+				}
 				fmt.Fprintln(out, issued.Secret)
 				return nil
 			})

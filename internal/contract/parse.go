@@ -88,7 +88,10 @@ func fromPinError(err error) error {
 		return &LimitError{Pointer: pe.Pointer, Reason: pe.Reason}
 	}
 	msg := pe.Reason
-	if pe.Offset >= 0 {
+	switch {
+	case pe.Offset >= 0 && pe.Line > 0:
+		msg += fmt.Sprintf(" (line %d, column %d; byte offset %d)", pe.Line, pe.Column, pe.Offset)
+	case pe.Offset >= 0:
 		msg += fmt.Sprintf(" (byte offset %d)", pe.Offset)
 	}
 	return invalid(Violation{Pointer: pe.Pointer, Message: msg})

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -91,8 +92,32 @@ func retryAfter(st *status.Status) (string, bool) {
 	return "", false
 }
 
+// badStringField matches protojson's refusal of a non-string value for a
+// string field: "proto: (line 1:15): invalid value for string field
+// serverJson: {" (protobuf-go varies the spaces on purpose).
+var badStringField = regexp.MustCompile(`^proto:[\s\x{00a0}]*\(line (\d+:\d+)\):[\s\x{00a0}]*invalid value for string field (\w+):`)
+
+// jsonTextFields are the request fields that carry a JSON document as text.
+var jsonTextFields = map[string]bool{"serverJson": true, "tools": true, "initializeResult": true, "bundle": true}
+
+// explainDecodeError rewrites the gateway's refusal of a request body
+// whose text field holds JSON rather than a string into a message saying
+// what to send.
+func explainDecodeError(st *status.Status) *status.Status {
+	m := badStringField.FindStringSubmatch(st.Message())
+	if st.Code() != codes.InvalidArgument || m == nil {
+		return st
+	}
+	field, at := m[2], m[1]
+	if jsonTextFields[field] {
+		return status.Newf(codes.InvalidArgument, "request body: %s is JSON text: send the document as a JSON string "+
+			"(\"%s\": \"{\\\"name\\\": ...}\"), not as an object or array (at line %s)", field, field, at)
+	}
+	return status.Newf(codes.InvalidArgument, "request body: %s must be a JSON string (at line %s)", field, at)
+}
+
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-	st := status.Convert(err)
+	st := explainDecodeError(status.Convert(err))
 	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "received message larger than max") {
 		st = status.New(codes.ResourceExhausted, st.Message())
 		writeError(w, http.StatusRequestEntityTooLarge, st)

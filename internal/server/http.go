@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/requestid"
 	"github.com/mcpreg/mcpreg/internal/server/openapi"
@@ -79,7 +81,35 @@ func readyz(db Database, draining *atomic.Bool) http.HandlerFunc {
 	}
 }
 
-func serveOpenAPI(w http.ResponseWriter, r *http.Request) { serveJSON(openapi.Document)(w, r) }
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) { serveJSON(openAPIDocument())(w, r) }
+
+// openAPIDocument is the generated OpenAPI document with info.version set
+// to this build's version (the generated file stays as generated).
+var openAPIDocument = sync.OnceValue(func() []byte { return withVersion(openapi.Document, buildinfo.Version()) })
+
+// withVersion sets info.version of an OpenAPI document; a document it
+// cannot read is returned as it is.
+func withVersion(doc []byte, version string) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(doc, &top) != nil {
+		return doc
+	}
+	var info map[string]any
+	if json.Unmarshal(top["info"], &info) != nil || info == nil {
+		return doc
+	}
+	info["version"] = version
+	raw, err := json.Marshal(info)
+	if err != nil {
+		return doc
+	}
+	top["info"] = raw
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return doc
+	}
+	return out
+}
 
 // serveJSON serves a published document (OpenAPI, JSON Schemas).
 func serveJSON(doc []byte) http.HandlerFunc {

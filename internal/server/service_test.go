@@ -26,6 +26,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/registry"
@@ -41,6 +42,9 @@ func TestOperatorEndpoints(t *testing.T) {
 		var doc map[string]any
 		if r.Status != 200 || json.Unmarshal(r.Body, &doc) != nil || doc["paths"].(map[string]any)["/v1/versions"] == nil {
 			t.Fatalf("openapi: %d %.200s", r.Status, r.Body)
+		}
+		if v := doc["info"].(map[string]any)["version"]; v != buildinfo.Version() || v == "version not set" {
+			t.Fatalf("openapi info.version %q, want this build's %q", v, buildinfo.Version())
 		}
 		for _, path := range []string{"/schemas/contract.schema.json", "/schemas/contract-normalized.schema.json"} {
 			r := call(t, "GET", in.URL+path, "", nil)

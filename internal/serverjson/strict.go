@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // decodeStrict reads raw as exactly one JSON value and returns it as the
@@ -24,7 +26,7 @@ func decodeStrict(raw []byte) (any, *Violation) {
 		err = expectEOF(dec)
 	}
 	if err != nil {
-		return nil, syntaxViolation(dec, err)
+		return nil, syntaxViolation(raw, dec, err)
 	}
 	return v, nil
 }
@@ -101,7 +103,11 @@ func expectEOF(dec *jsontext.Decoder) error {
 }
 
 // syntaxViolation names where strict decoding stopped and why.
-func syntaxViolation(dec *jsontext.Decoder, err error) *Violation {
+func syntaxViolation(raw []byte, dec *jsontext.Decoder, err error) *Violation {
+	at := func(off int64) string {
+		line, col := pin.LineColumn(raw, off)
+		return fmt.Sprintf("line %d, column %d (byte offset %d)", line, col, off)
+	}
 	switch {
 	case errors.Is(err, errTrailing):
 		return &Violation{Pointer: "", Message: "malformed JSON: " + err.Error()}
@@ -114,11 +120,11 @@ func syntaxViolation(dec *jsontext.Decoder, err error) *Violation {
 	if errors.As(err, &se) {
 		return &Violation{
 			Pointer: string(se.JSONPointer),
-			Message: fmt.Sprintf("malformed JSON at byte offset %d: %v", se.ByteOffset, se.Err),
+			Message: fmt.Sprintf("malformed JSON at %s: %v", at(se.ByteOffset), se.Err),
 		}
 	}
 	return &Violation{
 		Pointer: string(dec.StackPointer()),
-		Message: fmt.Sprintf("malformed JSON at byte offset %d: %v", dec.InputOffset(), err),
+		Message: fmt.Sprintf("malformed JSON at %s: %v", at(dec.InputOffset()), err),
 	}
 }

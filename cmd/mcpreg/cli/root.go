@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpreg/mcpreg/client"
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 )
 
 // Environment variables the CLI reads; flags win over them.
@@ -72,6 +73,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 	g := &globals{io: s.withDefaults()}
 	root := &cobra.Command{
 		Use:               "mcpreg",
+		Version:           buildinfo.Version(),
 		Short:             "Client for the mcpreg MCP server registry",
 		SilenceUsage:      true,
 		SilenceErrors:     true,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpreg/mcpreg/internal/buildinfo"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
@@ -76,5 +77,13 @@ func TestVersionsDiff(t *testing.T) {
 	}
 	if out, err := runCLI(t, in.URL, owner, "versions", "diff", "io.github.acme/weather", "a/b", "1.1.0"); err == nil || !strings.Contains(out+err.Error(), `base "a/b"`) {
 		t.Fatalf("a base with a slash: %v\n%s", err, out)
+	}
+}
+
+// TestVersionFlag: --version prints the version /openapi.json carries.
+func TestVersionFlag(t *testing.T) {
+	out, err := runCLI(t, "", "", "--version")
+	if err != nil || strings.TrimSpace(out) != "mcpreg version "+buildinfo.Version() {
+		t.Fatalf("--version: %v %q", err, out)
 	}
 }
