@@ -3,6 +3,7 @@ package hostclient
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
 
@@ -46,6 +47,9 @@ func Match(doc *discovery.Document, s ServerConfig) MatchResult {
 		return MatchResult{Detail: fmt.Sprintf("no approved server is named %q or has the remote %s", s.Name, s.URL)}
 	}
 	detail := fmt.Sprintf("no approved server is named %q or started by %q", s.Name, s.Command)
+	if rt, spec := launchedPackage(s); spec != "" {
+		detail = fmt.Sprintf("no approved server is named %q or runs the %s package %s", s.Name, rt, spec)
+	}
 	for i := range doc.Servers {
 		found, version, problem := findPackage(&doc.Servers[i], s)
 		switch {
@@ -183,4 +187,35 @@ func packageName(registryType, name string) string {
 		name = name[:i]
 	}
 	return pypiSeparators.ReplaceAllString(strings.ToLower(name), "-")
+}
+
+// launchers are the commands that run a package by name, and the registry
+// type of the package.
+var launchers = map[string]string{"npx": "npm", "bunx": "npm", "pnpx": "npm", "uvx": "pypi", "pipx": "pypi"}
+
+// launchedPackage is the package a launcher command line runs ("npx -y
+// @acme/weather-mcp@1.2.0": npm, "@acme/weather-mcp@1.2.0"), so an
+// unapproved server is named by what it runs rather than by "npx".
+func launchedPackage(s ServerConfig) (registryType, spec string) {
+	rt, ok := launchers[path.Base(s.Command)]
+	if !ok {
+		return "", ""
+	}
+	for i := 0; i < len(s.Args); i++ {
+		a := s.Args[i]
+		switch {
+		case a == "run" && rt == "pypi" && i == 0: // pipx run
+		case a == "-p" || a == "--package" || a == "--from":
+			if i+1 < len(s.Args) {
+				return rt, s.Args[i+1]
+			}
+		case strings.HasPrefix(a, "--package=") || strings.HasPrefix(a, "--from="):
+			_, v, _ := strings.Cut(a, "=")
+			return rt, v
+		case strings.HasPrefix(a, "-"):
+		default:
+			return rt, a
+		}
+	}
+	return "", ""
 }

@@ -48,7 +48,11 @@ func TestMatch(t *testing.T) {
 			hostclient.MatchByName, "does not name its package"},
 		{"uvx PEP 503 name", stdio("py", "uvx", "acme-py-server==0.4.0"), "io.github.acme/py", hostclient.MatchByPackage, ""},
 		{"uvx extras and @", stdio("py", "uvx", "ACME.py_server[cli]@0.4.0"), "io.github.acme/py", hostclient.MatchByPackage, ""},
-		{"npm name is not a prefix", stdio("x", "npx", "@acme/files-mcp-extra@1.2.3"), "", "", `started by "npx"`},
+		{"npm name is not a prefix", stdio("x", "npx", "@acme/files-mcp-extra@1.2.3"), "", "", `runs the npm package @acme/files-mcp-extra@1.2.3`},
+		{"unregistered npx, flags first", stdio("x", "npx", "-y", "--quiet", "@other/mcp@1.0.0", "--port", "1"), "", "", `runs the npm package @other/mcp@1.0.0`},
+		{"unregistered npx -p", stdio("x", "/usr/bin/npx", "-p", "@other/mcp@2", "other-mcp"), "", "", `runs the npm package @other/mcp@2`},
+		{"unregistered uvx --from", stdio("x", "uvx", "--from=other-mcp==1.0", "other"), "", "", `runs the pypi package other-mcp==1.0`},
+		{"unregistered pipx run", stdio("x", "pipx", "run", "other-mcp"), "", "", `runs the pypi package other-mcp`},
 		{"nothing", stdio("x", "/usr/bin/thing"), "", "", `no approved server is named "x"`},
 	}
 	for _, tt := range tests {

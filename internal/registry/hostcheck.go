@@ -9,7 +9,10 @@ import (
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent"
+	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/pin"
@@ -67,6 +70,9 @@ func (s *Scans) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (
 	}
 	if dv == nil {
 		out.Verdict, out.Message = VerdictUnknown, fmt.Sprintf("%s has no approved version this host may use%s", in.Name, versionNote(in.Version))
+		if err := s.unknownStatus(ctx, c, in, out); err != nil {
+			return nil, err
+		}
 		return out, s.recordCheck(ctx, c, in, nil, out)
 	}
 	out.Version = dv.entry.Version
@@ -216,4 +222,78 @@ func (s *Scans) scanForReport(ctx context.Context, c *Caller, name, ver string) 
 	if _, err := s.ScanVersion(ctx, c, name, ver, states.TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
 		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
 	}
+}
+
+// Statuses of an unknown connection check (CheckConnectionResponse.status).
+const (
+	CheckStatusQuarantined = "quarantined"
+	CheckStatusRevoked     = "revoked"
+	CheckStatusNotApproved = "not_approved"
+)
+
+// unknownStatus says why a server has no version this host may use: the
+// state of the version asked for (or, for latest, the highest version)
+// among those the host's environment labels could resolve were they
+// approved. Versions restricted to other environments stay invisible, and
+// no reason text is given.
+func (s *Scans) unknownStatus(ctx context.Context, c *Caller, in CheckInput, out *mcpregv1.CheckConnectionResponse) error {
+	vs, err := s.store.Client.Version.Query().Where(serverIn(server.Name(in.Name))).
+		Select(version.FieldVersion, version.FieldState, version.FieldStateChangedAt, version.FieldQuarantineKind, version.FieldContract).All(ctx)
+	if err != nil {
+		return fmt.Errorf("versions of %s: %w", in.Name, err)
+	}
+	// For latest, a version that was approved (now quarantined or
+	// revoked) explains more than a newer one never approved.
+	wasApproved := func(v *ent.Version) bool {
+		return v.State == version.StateQuarantined || v.State == version.StateRevoked
+	}
+	var best *ent.Version
+	for _, v := range vs {
+		if (in.Version != "" && in.Version != "latest" && v.Version != in.Version) || !environmentAllows(v.Contract, c) {
+			continue
+		}
+		switch {
+		case best == nil, wasApproved(v) && !wasApproved(best),
+			wasApproved(v) == wasApproved(best) && higherVersion(v.Version, best.Version):
+			best = v
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	out.Version = best.Version
+	switch best.State {
+	case version.StateQuarantined:
+		out.Status, out.StatusSince, out.QuarantineKind = CheckStatusQuarantined, ts(best.StateChangedAt), best.QuarantineKind
+		out.Message += fmt.Sprintf(": %s is quarantined (%s) since %s", best.Version, best.QuarantineKind,
+			best.StateChangedAt.UTC().Format(time.RFC3339))
+	case version.StateRevoked:
+		out.Status, out.StatusSince = CheckStatusRevoked, ts(best.StateChangedAt)
+		out.Message += fmt.Sprintf(": %s is revoked", best.Version)
+	case version.StatePendingReview, version.StateRejected:
+		out.Status = CheckStatusNotApproved
+		out.Message += fmt.Sprintf(": %s is not approved", best.Version)
+	}
+	return nil
+}
+
+// environmentAllows reports whether a version's contract lets c's
+// environment labels resolve it (reviewers and admins: every version).
+func environmentAllows(contractJSON []byte, c *Caller) bool {
+	if c.Role != RoleHost || len(contractJSON) == 0 {
+		return true
+	}
+	n, err := contract.DecodeNormalized(contractJSON)
+	if err != nil {
+		return false
+	}
+	if !n.HostEnvironments.Restricted {
+		return true
+	}
+	for _, l := range c.EnvLabels {
+		if slices.Contains(n.HostEnvironments.Allow, l) {
+			return true
+		}
+	}
+	return false
 }

@@ -155,15 +155,25 @@ func versionPredicates(c *Caller, name string, f ServerFilter, before int64) ([]
 // AuditFilter narrows the audit log.
 type AuditFilter struct {
 	Subject, Actor, Action string
+	// NewestFirst lists the chain backwards; the default is chain order.
+	NewestFirst bool
 }
 
-// ListAuditEvents lists audit events oldest first.
+// ListAuditEvents lists audit events in chain order (oldest first), or
+// newest first.
 func (s *Audit) ListAuditEvents(ctx context.Context, f AuditFilter, pg Page) ([]*mcpregv1.AuditEvent, string, error) {
 	size, after, err := s.intPageArgs(pg, "audit")
 	if err != nil {
 		return nil, "", err
 	}
 	ps := []predicate.AuditEvent{auditevent.SeqGT(after)}
+	order := ent.Asc(auditevent.FieldSeq)
+	if f.NewestFirst {
+		ps, order = []predicate.AuditEvent{}, ent.Desc(auditevent.FieldSeq)
+		if after > 0 {
+			ps = append(ps, auditevent.SeqLT(after))
+		}
+	}
 	if f.Subject != "" {
 		ps = append(ps, auditevent.Subject(f.Subject))
 	}
@@ -173,7 +183,7 @@ func (s *Audit) ListAuditEvents(ctx context.Context, f AuditFilter, pg Page) ([]
 	if f.Action != "" {
 		ps = append(ps, auditevent.Action(f.Action))
 	}
-	rows, err := s.store.Client.AuditEvent.Query().Where(ps...).Order(ent.Asc(auditevent.FieldSeq)).Limit(size + 1).All(ctx)
+	rows, err := s.store.Client.AuditEvent.Query().Where(ps...).Order(order).Limit(size + 1).All(ctx)
 	if err != nil {
 		return nil, "", err
 	}

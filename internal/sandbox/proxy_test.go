@@ -10,14 +10,21 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // TestProxyRefusesHostileRequests: everything but the allowed destination
-// is refused with 403, unreadable or oversized requests with 400, and
-// connections beyond the cap with 503; no dial happens for any of them.
+// is refused with 403, unreadable or oversized requests with 400; no dial
+// happens for any of them.
 func TestProxyRefusesHostileRequests(t *testing.T) {
 	var dials atomic.Int32
-	p := &Proxy{Allow: "registry.example:443", MaxConns: 2, Dial: func(_ context.Context, _, _ string) (net.Conn, error) {
+	// The cap is far above the one connection open at a time: a slot is
+	// freed after the client has its answer, so with a cap of 2 a loaded
+	// machine sometimes saw the next connection refused with 503 (the cap
+	// itself is TestProxyConnectionCap's).
+	p := &Proxy{Allow: "registry.example:443", MaxConns: 16, Dial: func(_ context.Context, _, _ string) (net.Conn, error) {
 		dials.Add(1)
 		return nil, fmt.Errorf("no dial in this test")
 	}}
@@ -58,4 +65,56 @@ func TestProxyRefusesHostileRequests(t *testing.T) {
 	if dials.Load() != 1 {
 		t.Fatalf("%d dials, want 1 (the allowed CONNECT)", dials.Load())
 	}
+}
+
+// TestProxyConnectionCap: with MaxConns connections open, one more is
+// answered 503 at once and never read; once one closes, a new one is
+// served again.
+func TestProxyConnectionCap(t *testing.T) {
+	p := &Proxy{Allow: "registry.example:443", MaxConns: 2, Dial: func(context.Context, string, string) (net.Conn, error) {
+		return nil, fmt.Errorf("no dial in this test")
+	}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() { _ = p.Serve(l) }()
+	status := func(c net.Conn, req string) int {
+		t.Helper()
+		go func() { _, _ = io.WriteString(c, req) }()
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode
+	}
+	dial := func() net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// Two connections that send nothing hold both slots.
+	held := []net.Conn{dial(), dial()}
+	if !testkit.Poll(5*time.Second, func() bool { return len(p.sem) == 2 }) {
+		t.Fatalf("the two idle connections hold %d slots", len(p.sem))
+	}
+	extra := dial()
+	if st := status(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); st != http.StatusServiceUnavailable {
+		t.Fatalf("a third connection: %d, want 503", st)
+	}
+	extra.Close()
+	held[0].Close()
+	if !testkit.Poll(5*time.Second, func() bool { return len(p.sem) < 2 }) {
+		t.Fatalf("a closed connection kept its slot")
+	}
+	again := dial()
+	defer again.Close()
+	if st := status(again, "GET /metrics HTTP/1.1\r\nHost: registry.example:443\r\n\r\n"); st != http.StatusForbidden {
+		t.Fatalf("after a slot freed: %d, want 403 (served)", st)
+	}
+	held[1].Close()
 }

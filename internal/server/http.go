@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,9 +50,25 @@ func httpHandler(gw http.Handler, db Database, draining *atomic.Bool, maxBody in
 	mux.HandleFunc("GET /schemas/contract.schema.json", serveJSON(contract.SchemaJSON))
 	mux.HandleFunc("GET /schemas/contract-normalized.schema.json", serveJSON(contract.NormalizedSchemaJSON))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if ui != nil && wantsHTML(r) {
+			ui.ServeHTTP(w, r) // the web UI's styled not-found page
+			return
+		}
 		writeError(w, http.StatusNotFound, status.New(codes.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 	})
 	return withRequestIDHeader(securityHeaders(gateBody(maxBody, id, log, m.instrument(mux))))
+}
+
+// wantsHTML reports whether a request outside the API asks for a page
+// (a browser's GET), rather than JSON.
+func wantsHTML(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/v0") {
+		return false
+	}
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
 func healthz(db Database) http.HandlerFunc {

@@ -56,7 +56,10 @@ func replicas(t *testing.T, dialect string, n int, mutate func(*config.Config)) 
 func TestScanLeasesAcrossReplicas(t *testing.T) {
 	for _, dialect := range storetest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
-			url := slowFixture(t, 150*time.Millisecond)
+			// Each scan takes 500 ms, so the four requests of a round land
+			// while the first one's scan runs even on a loaded machine
+			// (at 150 ms a loaded CI spread them past it now and then).
+			url := slowFixture(t, 500*time.Millisecond)
 			rs := replicas(t, dialect, 2, nil)
 			owner := rs[0].Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 			alice := rs[1].Token(t, "alice", registry.RoleReviewer)

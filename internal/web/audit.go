@@ -11,9 +11,11 @@ import (
 
 type auditView struct {
 	Subject, Actor, Action string
-	Events                 []*mcpregv1.AuditEvent
-	Next                   string
-	Chain                  *registry.ChainReport
+	// Asc lists in chain order (?order=asc); the default is newest first.
+	Asc    bool
+	Events []*mcpregv1.AuditEvent
+	Next   string
+	Chain  *registry.ChainReport
 }
 
 // audit lists the audit log, filtered, with the chain's verification.
@@ -21,8 +23,8 @@ type auditView struct {
 func (a *app) audit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	view := auditView{Subject: strings.TrimSpace(q.Get("subject")), Actor: strings.TrimSpace(q.Get("actor")),
-		Action: strings.TrimSpace(q.Get("action"))}
-	f := registry.AuditFilter{Subject: view.Subject, Actor: view.Actor, Action: view.Action}
+		Action: strings.TrimSpace(q.Get("action")), Asc: q.Get("order") == "asc"}
+	f := registry.AuditFilter{Subject: view.Subject, Actor: view.Actor, Action: view.Action, NewestFirst: !view.Asc}
 	evs, next, err := a.auditLog.ListAuditEvents(r.Context(), f, registry.Page{Size: 100, Token: q.Get("page")})
 	if err != nil {
 		a.serviceError(w, r, err)
@@ -34,8 +36,11 @@ func (a *app) audit(w http.ResponseWriter, r *http.Request) {
 	}
 	view.Events = evs
 	if next != "" {
-		view.Next = "/audit?" + url.Values{"subject": {view.Subject}, "actor": {view.Actor}, "action": {view.Action},
-			"page": {next}}.Encode()
+		v := url.Values{"subject": {view.Subject}, "actor": {view.Actor}, "action": {view.Action}, "page": {next}}
+		if view.Asc {
+			v.Set("order", "asc")
+		}
+		view.Next = "/audit?" + v.Encode()
 	}
 	a.render(w, r, http.StatusOK, "audit", page{Title: "Audit log", Nav: "audit", Body: view})
 }

@@ -100,6 +100,9 @@ func (a *app) routes() *http.ServeMux {
 	for _, p := range []string{"/review/", "/servers/", "/admin/", "/static/"} {
 		mux.Handle(p, a.page(a.notFound))
 	}
+	// Any other path a browser asks for (the server routes HTML requests
+	// here): the styled not-found page, signed in or not.
+	mux.HandleFunc("/", a.notFound)
 	return mux
 }
 
@@ -113,7 +116,7 @@ func (a *app) home(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *app) notFound(w http.ResponseWriter, r *http.Request) {
-	a.fail(w, r, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
+	a.fail(w, r, http.StatusNotFound, "Not found: there is no page at "+r.URL.Path+".")
 }
 
 func (a *app) crossOrigin(w http.ResponseWriter, r *http.Request) {

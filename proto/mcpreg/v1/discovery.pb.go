@@ -263,9 +263,18 @@ type CheckConnectionResponse struct {
 	// this report.
 	ScanRequested bool `protobuf:"varint,8,opt,name=scan_requested,json=scanRequested,proto3" json:"scan_requested,omitempty"`
 	// message explains the verdict in a sentence.
-	Message       string `protobuf:"bytes,9,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Message string `protobuf:"bytes,9,opt,name=message,proto3" json:"message,omitempty"`
+	// status says, for an unknown verdict, why the version is not
+	// approved for this host: quarantined (with status_since and
+	// quarantine_kind), revoked, or not_approved (pending review or
+	// rejected). Only versions the host's environment labels could
+	// resolve are considered; empty when none exists. Never the reviewer's
+	// free-text reason.
+	Status         string                 `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
+	StatusSince    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=status_since,json=statusSince,proto3" json:"status_since,omitempty"`
+	QuarantineKind string                 `protobuf:"bytes,12,opt,name=quarantine_kind,json=quarantineKind,proto3" json:"quarantine_kind,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CheckConnectionResponse) Reset() {
@@ -357,6 +366,27 @@ func (x *CheckConnectionResponse) GetScanRequested() bool {
 func (x *CheckConnectionResponse) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *CheckConnectionResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *CheckConnectionResponse) GetStatusSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StatusSince
+	}
+	return nil
+}
+
+func (x *CheckConnectionResponse) GetQuarantineKind() string {
+	if x != nil {
+		return x.QuarantineKind
 	}
 	return ""
 }
@@ -564,7 +594,7 @@ const file_mcpreg_v1_discovery_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
 	"\x05tools\x18\x03 \x01(\tR\x05tools\x12+\n" +
-	"\x11initialize_result\x18\x04 \x01(\tR\x10initializeResult\"\xcd\x02\n" +
+	"\x11initialize_result\x18\x04 \x01(\tR\x10initializeResult\"\xcd\x03\n" +
 	"\x17CheckConnectionResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x18\n" +
@@ -574,7 +604,11 @@ const file_mcpreg_v1_discovery_proto_rawDesc = "" +
 	"\achanges\x18\x06 \x03(\v2\x16.mcpreg.v1.DriftChangeR\achanges\x121\n" +
 	"\areceipt\x18\a \x01(\v2\x17.mcpreg.v1.CheckReceiptR\areceipt\x12%\n" +
 	"\x0escan_requested\x18\b \x01(\bR\rscanRequested\x12\x18\n" +
-	"\amessage\x18\t \x01(\tR\amessage\"\xcf\x01\n" +
+	"\amessage\x18\t \x01(\tR\amessage\x12\x16\n" +
+	"\x06status\x18\n" +
+	" \x01(\tR\x06status\x12=\n" +
+	"\fstatus_since\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\vstatusSince\x12'\n" +
+	"\x0fquarantine_kind\x18\f \x01(\tR\x0equarantineKind\"\xcf\x01\n" +
 	"\vToolVerdict\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\averdict\x18\x02 \x01(\tR\averdict\x12\x18\n" +
@@ -623,16 +657,17 @@ var file_mcpreg_v1_discovery_proto_depIdxs = []int32{
 	4, // 0: mcpreg.v1.CheckConnectionResponse.tools:type_name -> mcpreg.v1.ToolVerdict
 	6, // 1: mcpreg.v1.CheckConnectionResponse.changes:type_name -> mcpreg.v1.DriftChange
 	5, // 2: mcpreg.v1.CheckConnectionResponse.receipt:type_name -> mcpreg.v1.CheckReceipt
-	7, // 3: mcpreg.v1.CheckReceipt.checked_at:type_name -> google.protobuf.Timestamp
-	0, // 4: mcpreg.v1.DiscoveryService.ResolveServers:input_type -> mcpreg.v1.ResolveServersRequest
-	2, // 5: mcpreg.v1.DiscoveryService.CheckConnection:input_type -> mcpreg.v1.CheckConnectionRequest
-	1, // 6: mcpreg.v1.DiscoveryService.ResolveServers:output_type -> mcpreg.v1.ResolveServersResponse
-	3, // 7: mcpreg.v1.DiscoveryService.CheckConnection:output_type -> mcpreg.v1.CheckConnectionResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	7, // 3: mcpreg.v1.CheckConnectionResponse.status_since:type_name -> google.protobuf.Timestamp
+	7, // 4: mcpreg.v1.CheckReceipt.checked_at:type_name -> google.protobuf.Timestamp
+	0, // 5: mcpreg.v1.DiscoveryService.ResolveServers:input_type -> mcpreg.v1.ResolveServersRequest
+	2, // 6: mcpreg.v1.DiscoveryService.CheckConnection:input_type -> mcpreg.v1.CheckConnectionRequest
+	1, // 7: mcpreg.v1.DiscoveryService.ResolveServers:output_type -> mcpreg.v1.ResolveServersResponse
+	3, // 8: mcpreg.v1.DiscoveryService.CheckConnection:output_type -> mcpreg.v1.CheckConnectionResponse
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_discovery_proto_init() }
