@@ -28,12 +28,7 @@ func TestProxyRefusesHostileRequests(t *testing.T) {
 		dials.Add(1)
 		return nil, fmt.Errorf("no dial in this test")
 	}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() { _ = p.Serve(l) }()
+	addr := serveProxy(t, p)
 	for _, tt := range []struct {
 		req  string
 		code int
@@ -48,7 +43,7 @@ func TestProxyRefusesHostileRequests(t *testing.T) {
 		{"\x16\x03\x01garbage\r\n\r\n", 400},
 		{"CONNECT REGISTRY.example.:443 HTTP/1.1\r\nHost: x\r\n\r\n", 502}, // allowed (case, dot), dial fails here
 	} {
-		c, err := net.Dial("tcp", l.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,12 +69,7 @@ func TestProxyConnectionCap(t *testing.T) {
 	p := &Proxy{Allow: "registry.example:443", MaxConns: 2, Dial: func(context.Context, string, string) (net.Conn, error) {
 		return nil, fmt.Errorf("no dial in this test")
 	}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() { _ = p.Serve(l) }()
+	addr := serveProxy(t, p)
 	status := func(c net.Conn, req string) int {
 		t.Helper()
 		go func() { _, _ = io.WriteString(c, req) }()
@@ -91,7 +81,7 @@ func TestProxyConnectionCap(t *testing.T) {
 	}
 	dial := func() net.Conn {
 		t.Helper()
-		c, err := net.Dial("tcp", l.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,4 +107,17 @@ func TestProxyConnectionCap(t *testing.T) {
 		t.Fatalf("after a slot freed: %d, want 403 (served)", st)
 	}
 	held[1].Close()
+}
+
+// serveProxy serves p on a loopback listener closed when the test ends,
+// and returns its address.
+func serveProxy(t *testing.T, p *Proxy) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() { _ = p.Serve(l) }()
+	return l.Addr().String()
 }
