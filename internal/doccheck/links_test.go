@@ -94,7 +94,7 @@ func TestBrokenLinksAreFound(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "docs", "a.md"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	text := `[ok](docs/a.md) [anchor](#x) [url](https://example.com/x.md) [gone](docs/b.md) [out](../shared/DESIGN.md "t") [ok2](docs/a.md#part)`
+	text := `[ok](docs/a.md) [anchor](#x) [url](https://example.com/x.md) [gone](docs/b.md) [out](../elsewhere/notes.md "t") [ok2](docs/a.md#part)`
 	got := brokenLinks(root, filepath.Join(root, "README.md"), text)
 	if len(got) != 2 || !strings.Contains(got[0], "docs/b.md does not exist") || !strings.Contains(got[1], "outside the repository") {
 		t.Fatalf("broken links = %q", got)
