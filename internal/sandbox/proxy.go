@@ -44,16 +44,16 @@ const maxHeaderBytes = 32 << 10
 
 // Serve answers connections on l until it is closed.
 func (p *Proxy) Serve(l net.Listener) error {
-	p.once.Do(func() { p.sem = make(chan struct{}, orDefault(p.MaxConns, 32)) })
+	sem := p.slots()
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			return err
 		}
 		select {
-		case p.sem <- struct{}{}:
+		case sem <- struct{}{}:
 			go func() {
-				defer func() { <-p.sem }()
+				defer func() { <-sem }()
 				p.handle(conn)
 			}()
 		default:
@@ -61,6 +61,12 @@ func (p *Proxy) Serve(l net.Listener) error {
 			conn.Close()
 		}
 	}
+}
+
+// slots is the semaphore of open connections, made once.
+func (p *Proxy) slots() chan struct{} {
+	p.once.Do(func() { p.sem = make(chan struct{}, orDefault(p.MaxConns, 32)) })
+	return p.sem
 }
 
 func (p *Proxy) idle() time.Duration { return orDefault(p.IdleTimeout, 2*time.Minute) }

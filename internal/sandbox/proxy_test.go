@@ -89,8 +89,8 @@ func TestProxyConnectionCap(t *testing.T) {
 	}
 	// Two connections that send nothing hold both slots.
 	held := []net.Conn{dial(), dial()}
-	if !testkit.Poll(5*time.Second, func() bool { return len(p.sem) == 2 }) {
-		t.Fatalf("the two idle connections hold %d slots", len(p.sem))
+	if !testkit.Poll(5*time.Second, func() bool { return len(p.slots()) == 2 }) {
+		t.Fatalf("the two idle connections hold %d slots", len(p.slots()))
 	}
 	extra := dial()
 	if st := status(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); st != http.StatusServiceUnavailable {
@@ -98,7 +98,7 @@ func TestProxyConnectionCap(t *testing.T) {
 	}
 	extra.Close()
 	held[0].Close()
-	if !testkit.Poll(5*time.Second, func() bool { return len(p.sem) < 2 }) {
+	if !testkit.Poll(5*time.Second, func() bool { return len(p.slots()) < 2 }) {
 		t.Fatalf("a closed connection kept its slot")
 	}
 	again := dial()
