@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,7 +100,7 @@ func checkEverything(t *testing.T, snap *Snapshot) {
 // on a free loopback port until the test ends.
 func startEverythingHTTP(t *testing.T, cmd string, args []string) string {
 	t.Helper()
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	c := exec.Command(cmd, args...)
 	c.Env = []string{"PATH=" + DefaultPath, "HOME=" + t.TempDir(), "PORT=" + port}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -127,16 +126,5 @@ func startEverythingHTTP(t *testing.T, cmd string, args []string) string {
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the reference server did not start")
 	}
-	return port
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
 }

@@ -3,11 +3,9 @@ package doccheck
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,17 +38,6 @@ func firstSteps(t *testing.T, readme string) string {
 	return block + "\n"
 }
 
-// freePort is a loopback port nothing listens on (just now).
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // TestFirstStepsRun: the README's first steps, exactly as written, run in
 // the checkout with a fresh data directory and free ports given through
 // MCPREG_* settings, and end with a discovery document verified with the
@@ -71,7 +58,7 @@ func TestFirstStepsRun(t *testing.T) {
 	}
 	block := firstSteps(t, string(readme))
 	data := t.TempDir()
-	httpAddr := "127.0.0.1:" + freePort(t)
+	httpAddr := "127.0.0.1:" + testkit.FreePort(t)
 	pub := filepath.Join(root, "registry.pub")
 	if _, err := os.Stat(pub); err == nil {
 		t.Fatalf("%s exists already: the first steps would overwrite it", pub)
@@ -86,8 +73,8 @@ func TestFirstStepsRun(t *testing.T) {
 	}
 	env = append(env, "MCPREG_DB=sqlite://"+filepath.Join(data, "mcpreg.db"),
 		"MCPREG_DISCOVERY_KEY="+filepath.Join(data, "discovery.key"),
-		"MCPREG_HTTP_ADDR="+httpAddr, "MCPREG_GRPC_ADDR=127.0.0.1:"+freePort(t),
-		"MCPREG_METRICS_ADDR=127.0.0.1:"+freePort(t), "MCPREG_SERVER=http://"+httpAddr)
+		"MCPREG_HTTP_ADDR="+httpAddr, "MCPREG_GRPC_ADDR=127.0.0.1:"+testkit.FreePort(t),
+		"MCPREG_METRICS_ADDR=127.0.0.1:"+testkit.FreePort(t), "MCPREG_SERVER=http://"+httpAddr)
 	ctx, cancel := context.WithTimeout(context.Background(), firstStepsTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-e", "-c", block)

@@ -64,11 +64,18 @@ type discoveryVersion struct {
 // the contract does not restrict environments, or one of the labels is
 // allowed. Callers without labels see only unrestricted versions.
 func (v *discoveryVersion) visibleTo(labels []string) bool {
-	if !v.restricted {
+	return environmentVisible(v.restricted, v.allow, labels)
+}
+
+// environmentVisible is the host-environment rule of a contract: an
+// unrestricted version is visible to every host, a restricted one to a
+// host carrying one of its allowed labels.
+func environmentVisible(restricted bool, allow, labels []string) bool {
+	if !restricted {
 		return true
 	}
 	for _, l := range labels {
-		if slices.Contains(v.allow, l) {
+		if slices.Contains(allow, l) {
 			return true
 		}
 	}

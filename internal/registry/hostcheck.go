@@ -287,13 +287,5 @@ func environmentAllows(contractJSON []byte, c *Caller) bool {
 	if err != nil {
 		return false
 	}
-	if !n.HostEnvironments.Restricted {
-		return true
-	}
-	for _, l := range c.EnvLabels {
-		if slices.Contains(n.HostEnvironments.Allow, l) {
-			return true
-		}
-	}
-	return false
+	return environmentVisible(n.HostEnvironments.Restricted, n.HostEnvironments.Allow, c.EnvLabels)
 }
