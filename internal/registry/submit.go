@@ -143,12 +143,18 @@ func (s *Review) parseSubmission(sub Submission) (*parsedSubmission, error) {
 		reqHash: requestHash(sub), subject: doc.Server.Name + "@" + doc.Server.Version, versionS: doc.Server.Version}, nil
 }
 
-// parseServerJSON reads a submitted server.json within its size limit.
+// parseServerJSON reads a submitted server.json within its size limit. A
+// submission must also pass the official registry's rules beyond its
+// schema (serverjson.CheckSubmission); stored versions are read with
+// serverjson.Parse alone, so they stay readable.
 func (s *Review) parseServerJSON(raw []byte) (*serverjson.Document, error) {
 	if len(raw) > s.limits.MaxServerJSONBytes {
 		return nil, fmt.Errorf("%w: serverJson is %d bytes, the limit is %d", ErrTooLarge, len(raw), s.limits.MaxServerJSONBytes)
 	}
 	doc, err := serverjson.Parse(raw)
+	if err == nil {
+		err = serverjson.CheckSubmission(doc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: serverJson: %w", ErrInvalid, err)
 	}

@@ -9,13 +9,15 @@ import (
 
 // FuzzParse checks that Parse never panics, that every rejection is a
 // *ValidationError matching ErrInvalid with located violations, and that
-// every accepted document keeps its promises.
+// every accepted document keeps its promises; CheckSubmission on it must
+// not panic either, and reject the same way.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*/*.json")
 	for _, file := range files {
 		f.Add(readFile(f, file))
 	}
 	f.Add([]byte(`{"$schema":"` + SchemaURL + `","name":"a/b","description":"d","version":"1","remotes":[{"type":"sse","url":"https://x"}]}`))
+	f.Add([]byte(submissionBase))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		in := bytes.Clone(raw)
 		doc, err := Parse(raw)
@@ -27,6 +29,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkDocument(t, doc, raw)
+		if err := CheckSubmission(doc); err != nil {
+			checkRejection(t, nil, err)
+		}
 	})
 }
 

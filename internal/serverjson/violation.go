@@ -8,7 +8,8 @@ import (
 )
 
 var (
-	// ErrInvalid is matched (errors.Is) by every error Parse returns.
+	// ErrInvalid is matched (errors.Is) by every error Parse and
+	// CheckSubmission return.
 	ErrInvalid = errors.New("invalid server.json")
 
 	// ErrInvalidName is returned by Namespace for a name that is not in
