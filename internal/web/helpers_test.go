@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -216,11 +217,61 @@ func (b *browser) decide(name, version, action, reason string, acks ...string) r
 	return b.post("/review/"+name+"/"+version+"/"+action, url.Values{"csrf": {b.csrf}, "reason": {reason}, "ack": acks})
 }
 
+// lineBreakSpans are the spans that only say how a line may break (keep a
+// short piece whole, let a long word break): mustContain reads the page
+// without them and without <wbr>.
+var lineBreakSpans = []string{`<span class="nw">`, `<span class="long">`}
+
+// mustContain fails unless the page, read without the line-break markup,
+// holds every want.
 func mustContain(t testing.TB, body string, wants ...string) {
 	t.Helper()
+	body = withoutLineBreakMarkup(body)
 	for _, w := range wants {
 		if !strings.Contains(body, w) {
 			t.Errorf("page lacks %q", w)
+		}
+	}
+}
+
+// withoutLineBreakMarkup drops every <wbr> and every lineBreakSpans span
+// (its tags, not its text) from an HTML page.
+func withoutLineBreakMarkup(s string) string {
+	var b strings.Builder
+	var dropped []bool // per open <span>: was it one of lineBreakSpans?
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		tag := s[:strings.IndexByte(s, '>')+1]
+		switch {
+		case tag == "<wbr>":
+			s = s[len(tag):]
+			continue
+		case strings.HasPrefix(tag, "<span"):
+			drop := slices.Contains(lineBreakSpans, tag)
+			dropped = append(dropped, drop)
+			if drop {
+				s = s[len(tag):]
+				continue
+			}
+		case tag == "</span>" && len(dropped) > 0:
+			drop := dropped[len(dropped)-1]
+			dropped = dropped[:len(dropped)-1]
+			if drop {
+				s = s[len(tag):]
+				continue
+			}
+		}
+		b.WriteString(tag)
+		s = s[len(tag):]
+		if tag == "" { // a "<" with no ">": the rest is text
+			b.WriteString(s)
+			return b.String()
 		}
 	}
 }

@@ -41,9 +41,9 @@ func TestReviewShowsWhatChanged(t *testing.T) {
 	reg.addUser(t, "rita", "reviewer", password("rita"))
 	owner := reg.token(t, "acme-ci", "owner", "io.github.acme")
 	bob := reg.token(t, "bob", "reviewer")
-	submitTools(t, reg, owner, "1.0.0", compareTools1)
+	submitTools(t, reg, owner, weather, "1.0.0", compareTools1)
 	reg.mustCLI(t, bob, "approve", weather, "1.0.0", "--reason", "reviewed")
-	submitTools(t, reg, owner, "1.1.0", compareTools2)
+	submitTools(t, reg, owner, weather, "1.1.0", compareTools2)
 	cli := reg.mustCLI(t, owner, "versions", "diff", weather, "-", "1.1.0")
 
 	f := &flow{t: t, br: br, reg: reg}
@@ -82,13 +82,19 @@ func TestReviewShowsWhatChanged(t *testing.T) {
 	p.noDialogs()
 }
 
-// submitTools submits weather@version with a tools file, offline.
-func submitTools(t *testing.T, reg *registryProc, owner, version, tools string) {
+// submitTools submits name@version with a tools file, offline.
+func submitTools(t *testing.T, reg *registryProc, owner, name, version, tools string) {
+	t.Helper()
+	doc := `{"$schema":"` + schemaURL + `","name":"` + name + `","description":"Weather","version":"` + version + `",
+ "remotes":[{"type":"streamable-http","url":"https://weather.acme.example/mcp"}]}`
+	submitDocument(t, reg, owner, doc, tools)
+}
+
+// submitDocument submits a server.json document with a tools file, offline.
+func submitDocument(t *testing.T, reg *registryProc, owner, doc, tools string) {
 	t.Helper()
 	dir := t.TempDir()
 	sj, tl := filepath.Join(dir, "server.json"), filepath.Join(dir, "tools.json")
-	doc := `{"$schema":"` + schemaURL + `","name":"` + weather + `","description":"Weather","version":"` + version + `",
- "remotes":[{"type":"streamable-http","url":"https://weather.acme.example/mcp"}]}`
 	for p, s := range map[string]string{sj: doc, tl: tools} {
 		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
