@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -47,6 +49,12 @@ type ServerResult struct {
 	// or added against the signed pins), also when the server is Partial.
 	BlockedTools []string  `json:"blockedTools,omitempty"`
 	Decision     *Decision `json:"decision,omitempty"`
+	// RegistryStatus says, for an unapproved server whose configuration
+	// name is a registry name the allowlist lacks, why the registry does not
+	// let this host use it: quarantined, revoked or not_approved (the
+	// registry's words are in Detail). Empty when the registry knows no
+	// version this host could use, or was not asked.
+	RegistryStatus string `json:"registryStatus,omitempty"`
 }
 
 // Exposable reports whether a host may expose the server at all: approved,
@@ -85,6 +93,7 @@ func (c *Client) CheckServer(ctx context.Context, doc *discovery.Document, s Ser
 	m := Match(doc, s)
 	if m.Entry == nil {
 		res.Status, res.Detail = StatusUnapproved, m.Detail
+		c.explainUnapproved(ctx, doc, s, &res)
 		return res
 	}
 	res.Name, res.Version, res.MatchedBy = m.Entry.Name, m.Entry.Version, m.By
@@ -97,6 +106,28 @@ func (c *Client) CheckServer(ctx context.Context, doc *discovery.Document, s Ser
 	res.Decision, res.BlockedTools = &d, d.BlockedTools()
 	res.Status, res.Detail = statusOf(d.Verdict), joinDetail(d.Reason, m.Detail)
 	return res
+}
+
+// registryName is the shape of a registry server name.
+var registryName = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
+
+// explainUnapproved asks the registry why a server named by its registry
+// name is not in the allowlist (quarantined since when, revoked, not
+// approved), so that the host's operator need not ask a reviewer. The
+// server itself is not contacted. A registry that cannot answer leaves
+// the verdict as it is and says so.
+func (c *Client) explainUnapproved(ctx context.Context, doc *discovery.Document, s ServerConfig, res *ServerResult) {
+	if !registryName.MatchString(s.Name) || slices.ContainsFunc(doc.Servers, func(e discovery.Entry) bool { return e.Name == s.Name }) {
+		return
+	}
+	resp, err := c.Check(ctx, s.Name, "", []byte(`{"tools":[]}`), nil)
+	switch {
+	case err != nil:
+		res.Detail = joinDetail(res.Detail, "the registry could not say why: "+err.Error())
+	case resp.GetStatus() != "":
+		res.RegistryStatus = resp.GetStatus()
+		res.Detail = joinDetail(res.Detail, "registry: "+resp.GetMessage())
+	}
 }
 
 func statusOf(v Verdict) string {

@@ -40,7 +40,9 @@ func newHostCheckCmd(g *globals) *cobra.Command {
 			"    configuration names them), list its tools and compare them with the pins;\n" +
 			"  - on a difference, ask the registry: quarantine-class drift is blocked, warn-class drift is a\n" +
 			"    warning (blocked with --block-warn), and a failed check blocks.\n" +
-			"Servers without a matching entry are reported unapproved and never started or contacted.\n" +
+			"Servers without a matching entry are reported unapproved and never started or contacted; when\n" +
+			"such a server's name is a registry name, the registry is asked why (quarantined since when,\n" +
+			"revoked, not approved) and its answer is in the detail and in registryStatus.\n" +
 			"Exits non-zero when any server is unapproved, blocked or unreachable. Needs a host token.\n" +
 			"--timeout bounds each server's connection and each registry request (default " + scan.DefaultDeadline.String() + " here).",
 		Args: cobra.NoArgs,

@@ -210,6 +210,20 @@ func TestCLIHostCheck(t *testing.T) {
 		if err == nil || !containsRow(out, "io.github.acme/news", "-", "unapproved") || !containsRow(out, "weather", "io.github.acme/weather@1.0.0", "approved") {
 			t.Fatalf("after the quarantine: %v\n%s", err, out)
 		}
+		// The host is told why, from the registry, without a reviewer; the
+		// server that is no registry name is not asked about.
+		if !containsRow(out, "io.github.acme/news", "-", "unapproved", "registry:", "1.0.0", "is", "quarantined", "(drift)", "since") {
+			t.Errorf("the quarantined server's row does not say why:\n%s", out)
+		}
+		var after struct{ Servers []hostclient.ServerResult }
+		stdout, _, _ = check("-o", "json")
+		decodeJSON(t, stdout, &after)
+		for _, s := range after.Servers {
+			want := map[string]string{"io.github.acme/news": "quarantined"}[s.Server]
+			if s.RegistryStatus != want {
+				t.Errorf("after the quarantine, %s has registryStatus %q, want %q (%s)", s.Server, s.RegistryStatus, want, s.Detail)
+			}
+		}
 	})
 }
 
