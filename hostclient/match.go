@@ -1,6 +1,7 @@
 package hostclient
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -218,4 +219,40 @@ func launchedPackage(s ServerConfig) (registryType, spec string) {
 		}
 	}
 	return "", ""
+}
+
+// ErrNotThePackage says a command line does not run the approved package
+// of the server it claims to be.
+var ErrNotThePackage = errors.New("the command does not run the approved package")
+
+// MatchPackage checks that a command line runs one of e's npm or PyPI
+// packages, with the matching of Match (a version named on the command
+// line must be the approved one). note warns when no version is named.
+// Unlike Match it never settles for the name alone: a binary that is not
+// the approved package must not run under an approved name.
+func MatchPackage(e *discovery.Entry, command string, args []string) (note string, err error) {
+	s := ServerConfig{Name: e.Name, Command: command, Args: args}
+	found, version, problem := findPackage(e, s)
+	switch {
+	case problem != "":
+		return "", fmt.Errorf("%w: %s", ErrNotThePackage, problem)
+	case !found && len(e.Packages) == 0:
+		return "", fmt.Errorf("%w: %s@%s has no package, only remotes", ErrNotThePackage, e.Name, e.Version)
+	case !found:
+		return "", fmt.Errorf("%w: %q runs none of the packages of %s@%s (%s)", ErrNotThePackage,
+			strings.Join(append([]string{command}, args...), " "), e.Name, e.Version, packageList(e))
+	}
+	return unpinnedNote(version, e), nil
+}
+
+// packageList names e's packages, e.g. "npm @acme/weather-mcp@1.2.0".
+func packageList(e *discovery.Entry) string {
+	parts := make([]string, len(e.Packages))
+	for i, p := range e.Packages {
+		parts[i] = p.RegistryType + " " + p.Identifier
+		if p.Version != "" {
+			parts[i] += "@" + p.Version
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -11,11 +11,11 @@ import (
 
 const module = "github.com/mcpreg/mcpreg"
 
-// public are the packages other programs may import: the host-side client
-// and verifiers, the pin specification, the generated API, and the live
+// public are the packages other programs may import: the host-side client,
+// runtime gate and verifiers, the pin specification, the generated API, and the live
 // reader with its snapshot and finding types. Everything else is internal.
 var public = []string{
-	"attest", "attest/attesttest", "client", "discovery", "finding", "hostclient",
+	"attest", "attest/attesttest", "client", "discovery", "finding", "gate", "hostclient",
 	"pin", "proto/mcpreg/v1", "scan", "signing",
 }
 

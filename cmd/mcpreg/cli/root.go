@@ -34,6 +34,9 @@ type Streams struct {
 	Out       io.Writer
 	Err       io.Writer
 	LookupEnv func(key string) (string, bool)
+	// Environ is the whole environment (os.Environ by default): what
+	// mcpreg gate passes on to the server it starts.
+	Environ func() []string
 }
 
 func (s Streams) withDefaults() Streams {
@@ -48,6 +51,9 @@ func (s Streams) withDefaults() Streams {
 	}
 	if s.LookupEnv == nil {
 		s.LookupEnv = os.LookupEnv
+	}
+	if s.Environ == nil {
+		s.Environ = os.Environ
 	}
 	return s
 }
@@ -93,7 +99,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 	}
 	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), withServiceAttest(g, newAttestCmd(g)))
 	root.AddCommand(newScanCmd(g), newScansCmd(g), newDriftCmd(g), newLintCmd(g))
-	root.AddCommand(newDiscoveryCmd(g), newHostCmd(g))
+	root.AddCommand(newDiscoveryCmd(g), newHostCmd(g), newGateCmd(g))
 	return root, g
 }
 

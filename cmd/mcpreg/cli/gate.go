@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/hostclient"
+)
+
+// EnvGateReceipts names the gate's receipts file.
+const EnvGateReceipts = "MCPREG_GATE_RECEIPTS"
+
+// gateStopGrace is how long the wrapped server has to exit after its input
+// closes, and again after SIGTERM.
+const gateStopGrace = 2 * time.Second
+
+type gateOptions struct {
+	name, version, url string
+	receipts           string
+	trust              trustFlags
+}
+
+func newGateCmd(g *globals) *cobra.Command {
+	var o gateOptions
+	cmd := &cobra.Command{
+		Use:   "gate --name NAME [--version V] --key FILE [--state FILE] [--receipts FILE] -- COMMAND [ARGS]...",
+		Short: "Run an MCP server behind the runtime gate: only what the registry approved reaches the host",
+		Long: "The stdio wrapper for a host's mcpServers entry, e.g.\n" +
+			`  "command": "mcpreg", "args": ["gate", "--name", "io.github.acme/weather", "--key", "/etc/mcpreg/registry.pub",` + "\n" +
+			`                                 "--", "npx", "-y", "@acme/weather-mcp@1.2.0"]` + "\n" +
+			"with MCPREG_SERVER and MCPREG_TOKEN (a host token) in its env.\n\n" +
+			"It resolves the signed allowlist (verified like discovery get --verify; --key is required),\n" +
+			"takes the approved version of NAME (the latest, or --version) and refuses to start unless\n" +
+			"COMMAND runs that version's npm or PyPI package: any binary must not run under an approved\n" +
+			"name. It then starts COMMAND as the host would (the host's own process: no sandbox, the\n" +
+			"environment without MCPREG_* variables) and relays the protocol on standard input and output:\n" +
+			"  - every tools/list answer keeps only the tools whose definitions match the signed pins,\n" +
+			"    byte for byte as the server sent them; instructions that differ withhold the server;\n" +
+			"  - tools/call for a tool that was not passed is refused and never reaches the server;\n" +
+			"  - requests from the server to the host (sampling, elicitation, roots) are refused;\n" +
+			"  - every call leaves a receipt (committed, failed, uncertain, rejected) in a rotated\n" +
+			"    JSON-lines file (--receipts, " + EnvGateReceipts + ", default $XDG_STATE_HOME/mcpreg/receipts.jsonl).\n" +
+			"What the gate withholds and refuses is logged on standard error; standard output carries the\n" +
+			"protocol only. When the host closes standard input the server's process group is stopped.",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.gate(cmd.Context(), o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.name, "name", "", "registry name of the server, e.g. io.github.acme/weather")
+	f.StringVar(&o.version, "version", "", "approved version to enforce (default: the latest this host may use)")
+	f.StringVar(&o.url, "url", "", "a remote server's URL (not yet supported: the stdio wrapper runs packages)")
+	f.StringVar(&o.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
+	o.trust.register(f)
+	_ = cmd.MarkFlagRequired("name")
+	return cmd
+}
+
+// gate resolves the approved version, checks the command against it and
+// relays until the host closes standard input.
+func (g *globals) gate(ctx context.Context, o gateOptions, command []string) error {
+	if err := o.check(command); err != nil {
+		return err
+	}
+	entry, err := g.gateEntry(ctx, o, command)
+	if err != nil {
+		return err
+	}
+	receipts, err := g.gateReceipts(o)
+	if err != nil {
+		return err
+	}
+	env := upstreamEnv(g.io.Environ())
+	path, err := lookPath(command[0], env)
+	if err != nil {
+		return err
+	}
+	up, err := gate.StartUpstream(path, command[1:], env, g.io.Err)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(g.io.Err, nil))
+	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log})
+	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
+	if err := up.Stop(gateStopGrace); err != nil {
+		log.Warn("gate: stopping the server", "err", err)
+	}
+	if errors.Is(runErr, gate.ErrUpstreamClosed) {
+		return fmt.Errorf("gate: %s exited: %w", command[0], runErr)
+	}
+	return runErr
+}
+
+// check refuses what this gate cannot do.
+func (o gateOptions) check(command []string) error {
+	switch {
+	case o.url != "":
+		return errors.New("--url: the gate does not relay remote servers yet; run a package with -- COMMAND")
+	case len(command) == 0:
+		return errors.New("no server command: give it after --, e.g. -- npx -y @acme/weather-mcp@1.2.0")
+	case len(o.trust.keys) == 0:
+		return errors.New("--key is required: the gate trusts only a discovery key you give it")
+	}
+	return nil
+}
+
+// gateEntry resolves the verified allowlist entry for --name (and
+// --version) and checks that the command runs its package.
+func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, error) {
+	c, err := g.hostClient()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.trust(ctx, c, o.trust); err != nil {
+		return nil, err
+	}
+	doc, err := c.Resolve(ctx, hostclient.Query{Name: o.name, Version: o.version})
+	if err != nil {
+		return nil, verificationFailure(err)
+	}
+	var entry *discovery.Entry
+	for i := range doc.Servers {
+		if doc.Servers[i].Name == o.name {
+			entry = &doc.Servers[i]
+		}
+	}
+	if entry == nil {
+		return nil, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
+	}
+	note, err := hostclient.MatchPackage(entry, command[0], command[1:])
+	if err != nil {
+		hint := ""
+		if o.version == "" {
+			hint = " (an older approved version: --version)"
+		}
+		return nil, fmt.Errorf("gate: %w; refusing to run it as %s%s", err, o.name, hint)
+	}
+	if note != "" {
+		fmt.Fprintln(g.io.Err, "mcpreg gate: warning:", note)
+	}
+	return entry, nil
+}
+
+func atVersion(v string) string {
+	if v == "" {
+		return ""
+	}
+	return "@" + v
+}
+
+// gateReceipts opens the receipts file.
+func (g *globals) gateReceipts(o gateOptions) (*gate.ReceiptFile, error) {
+	path := o.receipts
+	if path == "" {
+		path, _ = g.io.LookupEnv(EnvGateReceipts)
+	}
+	if path == "" {
+		var err error
+		if path, err = gate.DefaultReceiptsPath(g.io.LookupEnv); err != nil {
+			return nil, err
+		}
+	}
+	return &gate.ReceiptFile{Path: path}, nil
+}
+
+// upstreamEnv is the host's environment without mcpreg's own settings:
+// the wrapped server never sees the host token.
+func upstreamEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "MCPREG_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// lookPath finds command in env's PATH, as the host would.
+func lookPath(command string, env []string) (string, error) {
+	if strings.ContainsRune(command, filepath.Separator) {
+		return command, nil
+	}
+	for _, kv := range env {
+		if dirs, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, dir := range filepath.SplitList(dirs) {
+				if p := filepath.Join(dir, command); isExecutable(p) {
+					return p, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("%s: %w in the PATH", command, exec.ErrNotFound)
+}
+
+// isExecutable reports whether p is a regular file someone may execute.
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}

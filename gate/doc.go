@@ -1,0 +1,29 @@
+// Package gate is mcpreg's runtime gate: it stands between an MCP host and
+// one MCP server and enforces, message by message, what the registry
+// approved for that server.
+//
+// The gate is a relay, not a re-served server: it passes JSON-RPC messages
+// as their raw bytes, so that a tool definition that matches its pin
+// reaches the host exactly as the server sent it. Where policy requires,
+// it changes the traffic:
+//   - every tools/list answer (every one, not only the first) loses the
+//     tools whose definition does not match the signed pins (changed,
+//     added, unknown, listed twice); an initialize result whose
+//     instructions differ withholds the whole server;
+//   - a tools/call for a tool the session's latest listing did not pass is
+//     refused with an error that says why, and never reaches the server;
+//   - requests from the server to the host (sampling, elicitation, roots)
+//     are refused by the gate, ping is answered by it;
+//   - host request ids are replaced by the gate's own (and restored on the
+//     answer), so gate-originated requests never collide with the host's,
+//     1, "1" and 1.0 stay different ids, a duplicate id in flight is
+//     refused and an answer to no request in flight is dropped;
+//     notifications/cancelled is mapped to the server's id, progress
+//     notifications pass only for tokens the host issued;
+//   - notifications/tools/list_changed makes the gate re-list the tools
+//     itself; the host hears list_changed when the tools passed changed;
+//   - batches are refused, notifications never answered.
+//
+// Every tools/call leaves a Receipt (committed, failed, uncertain or
+// rejected) in a ReceiptSink, such as a rotated JSON-lines ReceiptFile.
+package gate

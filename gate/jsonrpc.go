@@ -1,0 +1,138 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// JSON-RPC error codes the gate answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	// codeRefused is the gate's own code: the request was well formed and
+	// refused by policy (an unapproved tool, a withheld server).
+	codeRefused = -32001
+	// codeUpstream is the gate's code for an upstream that failed the call
+	// (exited, answered garbage).
+	codeUpstream = -32002
+)
+
+// message is one JSON-RPC 2.0 message, with the members the gate reads
+// kept as raw JSON text so that what it forwards is what it received.
+type message struct {
+	// ID is the raw id: nil when absent (a notification). 1, "1" and 1.0
+	// are different ids, so ids are compared and echoed as raw text.
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// The kinds of message.
+func (m *message) isRequest() bool      { return m.Method != "" && m.ID != nil }
+func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
+func (m *message) isResponse() bool     { return m.Method == "" && m.ID != nil }
+
+// errBatch is a JSON array: batches were removed from MCP in 2025-06-18.
+var errBatch = errors.New("JSON-RPC batches are not supported")
+
+// parseMessage reads one line of the stdio transport. It refuses a batch,
+// a value that is not an object, a wrong "jsonrpc" member and an id that
+// is neither a string nor a number.
+func parseMessage(line []byte) (*message, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) > 0 && line[0] == '[' {
+		return nil, errBatch
+	}
+	var probe struct {
+		JSONRPC *string `json:"jsonrpc"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON-RPC message: %w", err)
+	}
+	if probe.JSONRPC == nil || *probe.JSONRPC != "2.0" {
+		return nil, errors.New(`"jsonrpc" must be "2.0"`)
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, fmt.Errorf("not a JSON-RPC message: %w", err)
+	}
+	if m.ID != nil && !validID(m.ID) {
+		return nil, fmt.Errorf("id %s is neither a string nor a number", m.ID)
+	}
+	if m.Method == "" && m.ID == nil {
+		return nil, errors.New(`neither "method" nor "id": not a request, notification or response`)
+	}
+	return &m, nil
+}
+
+// validID reports whether raw is a JSON string or number (null is not an
+// id a request may carry).
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case c == '-' || c >= '0' && c <= '9':
+		var n json.Number
+		return json.Unmarshal(raw, &n) == nil
+	}
+	return false
+}
+
+// requestLine encodes a request or notification (id nil) with raw params.
+func requestLine(id json.RawMessage, method string, params json.RawMessage) []byte {
+	b := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	b = append(append(b, `,"method":`...), quote(method)...)
+	if params != nil {
+		b = append(append(b, `,"params":`...), params...)
+	}
+	return append(b, '}')
+}
+
+// resultLine encodes a response with a raw result.
+func resultLine(id, result json.RawMessage) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	b = append(append(b, `,"result":`...), result...)
+	return append(b, '}')
+}
+
+// errorLine encodes an error response; id nil means null (the request
+// could not be read).
+func errorLine(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(append(append(b, `,"message":`...), quote(msg)...), '}')
+	return append(b, '}')
+}
+
+// rawErrorLine encodes an error response with the upstream's raw error
+// object.
+func rawErrorLine(id, rpcErr json.RawMessage) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	b = append(append(b, `,"error":`...), rpcErr...)
+	return append(b, '}')
+}
+
+// quote is s as a JSON string.
+func quote(s string) []byte {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
+}
