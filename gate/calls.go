@@ -3,22 +3,26 @@ package gate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // callParams are the members of tools/call params the gate reads.
 type callParams struct {
 	Name      *string         `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Meta      struct {
-		IdempotencyKey string `json:"io.mcpreg/idempotencyKey"`
-	} `json:"_meta"`
+	// Meta is the raw _meta member; meta its members the gate reads.
+	Meta json.RawMessage `json:"_meta"`
+	meta callMeta
 }
 
 // admitCall starts the receipt of a tools/call and checks that its tool is
 // one the session's latest listing passed (and that the server is not
 // withheld: withheld says why it is). A refused call's receipt is written
 // here, with the refusal as its reason.
-func (r *Relay) admitCall(m *message, withheld string) (*Receipt, string) {
+//
+// It returns the params to forward: the approval the gate checked is
+// removed from _meta, everything else is forwarded as received.
+func (r *Relay) admitCall(m *message, withheld string) (*Receipt, json.RawMessage, string) {
 	now := r.o.Now()
 	e := r.o.Entry
 	rc := &Receipt{ID: newReceiptID(), Server: e.Name, Version: e.Version, PinRevision: e.Pins.Revision, StartedAt: now}
@@ -30,22 +34,65 @@ func (r *Relay) admitCall(m *message, withheld string) (*Receipt, string) {
 	case p.Name == nil:
 		refusal = "tools/call params must be an object with a string \"name\""
 	default:
-		rc.Tool, rc.IdempotencyKey = *p.Name, p.Meta.IdempotencyKey
-		if rc.ArgumentsDigest, err = argumentsDigest(p.Arguments); err != nil {
-			refusal = err.Error()
-		} else if withheld != "" {
-			refusal = withheld
-		} else {
-			rc.ToolHash, refusal = r.tools.admitted(rc.Tool)
+		rc.Tool = *p.Name
+		if p.meta.IdempotencyKey != nil {
+			rc.IdempotencyKey = *p.meta.IdempotencyKey
+		}
+		refusal = r.checkCall(rc, p, withheld)
+	}
+	forward := m.Params
+	if refusal == "" && p.meta.Approval != nil {
+		if forward, err = withoutApproval(m.Params); err != nil {
+			refusal = "tools/call params cannot be rewritten: " + err.Error()
 		}
 	}
 	if refusal != "" {
 		rc.ToolHash = ""
 		r.settle(&call{receipt: rc}, OutcomeRejected, refusal, nil)
 		r.o.Log.Warn("gate: call refused", "server", e.Name, "tool", rc.Tool, "why", refusal)
-		return nil, refusal
+		return nil, nil, refusal
 	}
-	return rc, ""
+	return rc, forward, ""
+}
+
+// checkCall fills the receipt's digest and tool hash and says why the
+// call is refused ("" when it may go): the server withheld, the tool not
+// passed, or the contract (scope, arguments, key, approval).
+func (r *Relay) checkCall(rc *Receipt, p callParams, withheld string) string {
+	var err error
+	if rc.ArgumentsDigest, err = argumentsDigest(p.Arguments); err != nil {
+		return err.Error()
+	}
+	if withheld != "" {
+		return withheld
+	}
+	hash, def, why := r.tools.admitted(rc.Tool)
+	if why != "" {
+		return why
+	}
+	rc.ToolHash = hash
+	return r.policy.checkCall(rc.Tool, hash, def, p.Arguments, p.meta, rc.ArgumentsDigest)
+}
+
+// withoutApproval removes _meta["io.mcpreg/approval"] from tools/call
+// params: the approval is the gate's to check, not the server's to see.
+func withoutApproval(params json.RawMessage) (json.RawMessage, error) {
+	members, err := objectMembers(params)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range members {
+		if m.name != "_meta" {
+			continue
+		}
+		meta, err := objectMembers(m.value)
+		if err != nil {
+			return nil, err
+		}
+		meta = slices.DeleteFunc(meta, func(x member) bool { return x.name == metaApproval })
+		members[i].value = joinObject(meta)
+	}
+	return joinObject(members), nil
 }
 
 // readCallParams reads the members of tools/call params by their exact
@@ -71,7 +118,8 @@ func readCallParams(params json.RawMessage) (callParams, error) {
 		case "arguments":
 			p.Arguments = m.value
 		case "_meta":
-			err = json.Unmarshal(m.value, &p.Meta)
+			p.Meta = m.value
+			err = json.Unmarshal(m.value, &p.meta)
 		}
 		if err != nil {
 			return p, fmt.Errorf("%s: %w", m.name, err)

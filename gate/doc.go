@@ -12,6 +12,16 @@
 //     instructions differ withholds the whole server;
 //   - a tools/call for a tool the session's latest listing did not pass is
 //     refused with an error that says why, and never reaches the server;
+//   - the approved capability contract is enforced (a version without one
+//     gets the strictest rule for every tool): a tool whose risk tier is
+//     not one of the session's scopes is neither listed nor callable;
+//     arguments are validated against the approved inputSchema (JSON
+//     Schema 2020-12, no URL ever loaded); requires_key tools need
+//     _meta["io.mcpreg/idempotencyKey"], not reused for other arguments;
+//     approval always/conditional tools need _meta["io.mcpreg/approval"]
+//     with the argumentsDigest of exactly this call (removed before
+//     forwarding); a call that outlives its contract timeout is cancelled
+//     upstream, answered with a timeout error and receipted uncertain;
 //   - requests from the server to the host (sampling, elicitation, roots)
 //     are refused by the gate, ping is answered by it;
 //   - host request ids are replaced by the gate's own (and restored on the

@@ -23,15 +23,20 @@ const maxRelistPages = 100
 type toolFilter struct {
 	entry  discovery.Entry
 	pinned map[string]string // tool name → pinned tool hash
+	policy *callPolicy
 
 	mu       sync.Mutex
 	listed   bool
 	passed   map[string]string // tool name → hash, as last listed
 	withheld map[string]string // tool name → why, as last listed
+	// defs are the definitions passed, by hash: what a call's arguments
+	// are checked against.
+	defs map[string]json.RawMessage
 }
 
-func newToolFilter(e discovery.Entry) *toolFilter {
-	f := &toolFilter{entry: e, pinned: map[string]string{}, passed: map[string]string{}, withheld: map[string]string{}}
+func newToolFilter(e discovery.Entry, policy *callPolicy) *toolFilter {
+	f := &toolFilter{entry: e, pinned: map[string]string{}, policy: policy, passed: map[string]string{},
+		withheld: map[string]string{}, defs: map[string]json.RawMessage{}}
 	for _, t := range e.Pins.Tools {
 		f.pinned[t.Name] = t.Hash
 	}
@@ -94,6 +99,9 @@ func (f *toolFilter) judge(tools []json.RawMessage, l listing) []json.RawMessage
 		}
 		l.passed[name] = hash
 		kept = append(kept, raw)
+		f.mu.Lock()
+		f.defs[hash] = raw
+		f.mu.Unlock()
 	}
 	return kept
 }
@@ -124,6 +132,9 @@ func (f *toolFilter) verdict(name string, raw json.RawMessage, listed int) (hash
 		if n := foldedLike(members, p); n != p {
 			return "", fmt.Sprintf("it has a member %q besides the pinned %q", n, p)
 		}
+	}
+	if why := f.policy.scopeRefusal(name); why != "" {
+		return "", why
 	}
 	return hash, ""
 }
@@ -167,24 +178,25 @@ func (f *toolFilter) replace(l listing) bool {
 	return changed
 }
 
-// admitted returns the hash of a tool the session may call, or why not.
-func (f *toolFilter) admitted(name string) (hash, why string) {
+// admitted returns the hash and definition of a tool the session may
+// call, or why not.
+func (f *toolFilter) admitted(name string) (hash string, def json.RawMessage, why string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if h, ok := f.passed[name]; ok {
-		return h, ""
+		return h, f.defs[h], ""
 	}
 	at := f.entry.Name + "@" + f.entry.Version
 	if w, ok := f.withheld[name]; ok {
-		return "", fmt.Sprintf("tool %q of %s is withheld: %s", name, at, w)
+		return "", nil, fmt.Sprintf("tool %q of %s is withheld: %s", name, at, w)
 	}
 	if _, ok := f.pinned[name]; ok && !f.listed {
-		return "", fmt.Sprintf("tool %q of %s has not been listed in this session yet: list the tools first", name, at)
+		return "", nil, fmt.Sprintf("tool %q of %s has not been listed in this session yet: list the tools first", name, at)
 	}
 	if _, ok := f.pinned[name]; ok {
-		return "", fmt.Sprintf("tool %q of %s was not in the server's latest tool list", name, at)
+		return "", nil, fmt.Sprintf("tool %q of %s was not in the server's latest tool list", name, at)
 	}
-	return "", fmt.Sprintf("tool %q is not a tool of the approved version %s", name, at)
+	return "", nil, fmt.Sprintf("tool %q is not a tool of the approved version %s", name, at)
 }
 
 // checkInstructions says why an initialize result withholds the server

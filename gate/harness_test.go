@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
@@ -36,7 +37,9 @@ const (
 var fixedNow = time.Date(2025, 6, 18, 12, 0, 0, 0, time.UTC)
 
 // entry is an approved version pinning tools (raw definitions) and
-// instructions (nil: none).
+// instructions (nil: none), with a contract that lets a read session call
+// every tool without a key or an approval (the relay's traps, not the
+// contract, are what these tests are about; see policy_test.go).
 func entry(t *testing.T, instructions *string, tools ...string) discovery.Entry {
 	t.Helper()
 	e := discovery.Entry{Name: "io.github.acme/files", Version: "1.2.0"}
@@ -51,7 +54,27 @@ func entry(t *testing.T, instructions *string, tools ...string) discovery.Entry 
 		}
 		e.Pins.Tools = append(e.Pins.Tools, discovery.ToolPin{Name: tool.Name, Hash: toolHash(t, raw)})
 	}
+	e.Contract = permissiveContract(t, e)
 	return e
+}
+
+// permissiveContract is the served contract of e with every pinned tool
+// read-only, without approval, idempotent, with a 60 s timeout.
+func permissiveContract(t *testing.T, e discovery.Entry) json.RawMessage {
+	t.Helper()
+	none, idem, timeout := contract.Approval{Mode: contract.ApprovalNone}, contract.Idempotent, int64(60)
+	c := contract.Default()
+	var names []string
+	for _, p := range e.Pins.Tools {
+		names = append(names, p.Name)
+		c.Tools = append(c.Tools, contract.ToolSpec{Name: p.Name, RiskTier: contract.TierRead, Approval: &none,
+			Idempotency: &idem, TimeoutSeconds: &timeout})
+	}
+	out, err := json.Marshal(c.Normalize(names))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func toolHash(t *testing.T, raw string) string {

@@ -32,6 +32,10 @@ type Options struct {
 	Now func() time.Time
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// Scopes are the session's scopes (ScopeRead, ScopeWrite,
+	// ScopeHighRisk): a tool whose contract risk tier is not among them is
+	// neither listed nor callable. Empty means ScopeRead.
+	Scopes []string
 }
 
 // Relay stands between one host session and one upstream server, both
@@ -40,10 +44,11 @@ type Options struct {
 // lose the tools that do not match the pins, calls to tools not passed are
 // refused, and server-to-host requests are answered by the gate.
 type Relay struct {
-	o     Options
-	host  *lineWriter
-	up    *lineWriter
-	tools *toolFilter
+	o      Options
+	host   *lineWriter
+	up     *lineWriter
+	tools  *toolFilter
+	policy *callPolicy
 
 	mu       sync.Mutex
 	nextID   int64
@@ -61,6 +66,9 @@ type call struct {
 	page     bool   // tools/list with a cursor
 	progress string // the host's progress token, raw text
 	receipt  *Receipt
+	tool     string
+	// timer cancels a tools/call that outlives its contract timeout.
+	timer *time.Timer
 	// onResult handles the answer to a gate-originated request.
 	onResult func(result json.RawMessage)
 }
@@ -76,7 +84,8 @@ func NewRelay(o Options) *Relay {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	return &Relay{o: o, tools: newToolFilter(o.Entry), pending: map[int64]*call{}, inFlight: map[string]int64{}}
+	policy := newCallPolicy(o.Entry.Contract, o.Scopes)
+	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), pending: map[int64]*call{}, inFlight: map[string]int64{}}
 }
 
 // ErrUpstreamClosed is returned by Run when the upstream server closed its
@@ -205,16 +214,17 @@ func (r *Relay) hostRequest(m *message) {
 	withheld := r.withheld
 	r.mu.Unlock()
 	c := &call{hostID: m.ID, method: m.Method, progress: progressToken(m.Params)}
+	params := m.Params
 	switch {
 	case m.Method == "tools/call":
 		// Checked even when the server is withheld: every call leaves a
 		// receipt.
-		rc, refusal := r.admitCall(m, withheld)
+		rc, forward, refusal := r.admitCall(m, withheld)
 		if refusal != "" {
 			r.host.write(errorLine(m.ID, codeRefused, "mcpreg gate: "+refusal))
 			return
 		}
-		c.receipt = rc
+		c.receipt, c.tool, params = rc, rc.Tool, forward
 	case withheld != "" && m.Method != "ping":
 		r.host.write(errorLine(m.ID, codeRefused, "mcpreg gate: "+withheld))
 		return
@@ -222,7 +232,31 @@ func (r *Relay) hostRequest(m *message) {
 		c.page = hasCursor(m.Params)
 	}
 	id := r.register(c)
-	r.up.write(requestLine(gateID(id), m.Method, m.Params))
+	if c.receipt != nil {
+		r.startTimer(id, c)
+	}
+	r.up.write(requestLine(gateID(id), m.Method, params))
+}
+
+// startTimer ends the call when it outlives its tool's contract timeout:
+// the server is told to cancel, the host gets a timeout error, the receipt
+// says uncertain, and a late answer is dropped.
+func (r *Relay) startTimer(id int64, c *call) {
+	d := r.policy.timeout(c.tool)
+	if d <= 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.timer = time.AfterFunc(d, func() {
+		if r.take(id) == nil {
+			return // answered meanwhile
+		}
+		why := fmt.Sprintf("tool %q timed out after %s (its contract timeout); the call was cancelled", c.tool, d)
+		r.up.write(requestLine(nil, "notifications/cancelled", json.RawMessage(`{"requestId":`+strconv.FormatInt(id, 10)+`,"reason":"timeout"}`)))
+		r.settle(c, OutcomeUncertain, why, nil)
+		r.host.write(errorLine(c.hostID, codeUpstream, "mcpreg gate: "+why))
+	})
 }
 
 // register records c as awaiting an answer and returns its upstream id.
@@ -243,6 +277,9 @@ func (r *Relay) take(id int64) *call {
 	defer r.mu.Unlock()
 	c := r.pending[id]
 	if c != nil {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
 		delete(r.pending, id)
 		delete(r.inFlight, string(c.hostID))
 	}

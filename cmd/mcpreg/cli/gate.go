@@ -28,6 +28,7 @@ const gateStopGrace = 2 * time.Second
 type gateOptions struct {
 	name, version, url string
 	receipts           string
+	scopes             []string
 	trust              trustFlags
 }
 
@@ -47,7 +48,15 @@ func newGateCmd(g *globals) *cobra.Command {
 			"environment without MCPREG_* variables) and relays the protocol on standard input and output:\n" +
 			"  - every tools/list answer keeps only the tools whose definitions match the signed pins,\n" +
 			"    byte for byte as the server sent them; instructions that differ withhold the server;\n" +
-			"  - tools/call for a tool that was not passed is refused and never reaches the server;\n" +
+			"  - a tool whose contract risk tier is not one of the session's --scope values (default read)\n" +
+			"    is neither listed nor callable;\n" +
+			"  - tools/call is refused, and never reaches the server, for a tool that was not passed, for\n" +
+			"    arguments that do not match the approved inputSchema, without an idempotency key\n" +
+			"    (_meta[\"io.mcpreg/idempotencyKey\"]) where the contract requires one or with a key reused\n" +
+			"    for other arguments, and without an approval (_meta[\"io.mcpreg/approval\"] =\n" +
+			"    {\"argumentsDigest\": \"sha256:...\"} of exactly these arguments) where it requires one;\n" +
+			"    the approval is removed before forwarding; a call that outlives its contract timeout is\n" +
+			"    cancelled; a version without a contract gets the strictest rule for every tool;\n" +
 			"  - requests from the server to the host (sampling, elicitation, roots) are refused;\n" +
 			"  - every call leaves a receipt (committed, failed, uncertain, rejected) in a rotated\n" +
 			"    JSON-lines file (--receipts, " + EnvGateReceipts + ", default $XDG_STATE_HOME/mcpreg/receipts.jsonl).\n" +
@@ -63,6 +72,7 @@ func newGateCmd(g *globals) *cobra.Command {
 	f.StringVar(&o.version, "version", "", "approved version to enforce (default: the latest this host may use)")
 	f.StringVar(&o.url, "url", "", "a remote server's URL (not yet supported: the stdio wrapper runs packages)")
 	f.StringVar(&o.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
+	f.StringSliceVar(&o.scopes, "scope", []string{gate.ScopeRead}, "session scopes, the contract risk tiers this host may use: "+strings.Join(gate.Scopes, ", "))
 	o.trust.register(f)
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
@@ -82,6 +92,10 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	if err != nil {
 		return err
 	}
+	scopes, err := gate.ParseScopes(o.scopes)
+	if err != nil {
+		return fmt.Errorf("--scope: %w", err)
+	}
 	env := upstreamEnv(g.io.Environ())
 	path, err := lookPath(command[0], env)
 	if err != nil {
@@ -92,7 +106,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(g.io.Err, nil))
-	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log})
+	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log, Scopes: scopes})
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
 	if err := up.Stop(gateStopGrace); err != nil {
 		log.Warn("gate: stopping the server", "err", err)

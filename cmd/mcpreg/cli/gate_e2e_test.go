@@ -121,9 +121,19 @@ func startGateEnv(t *testing.T) *gateEnv {
 	sj := writeFile(t, e.dir, "server.json", []byte(`{"$schema":"https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
  "name":"`+gateServerName+`","description":"Weather","version":"1.0.0",
  "packages":[{"registryType":"npm","identifier":"`+gatePackage+`","version":"1.0.0","transport":{"type":"stdio"}}]}`))
+	// An explicit contract: without one every tool is high-risk and needs
+	// an approval. get_alerts writes, so a read session never sees it.
+	contract := writeFile(t, e.dir, "contract.yaml", []byte(`contractVersion: mcpreg.contract/v1
+owner: weather-team
+auth: {mode: none}
+isolation: local_process
+tools:
+  - {name: get_forecast, riskTier: read, approval: none, timeout: 10s, idempotency: idempotent}
+  - {name: get_alerts, riskTier: write, approval: none, timeout: 10s, idempotency: requires_key}
+`))
 	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	reviewer := in.Token(t, "alice", registry.RoleReviewer)
-	mustRun(t, in.URL, owner, "submit", "--server-json", sj, "--tools", tools)
+	mustRun(t, in.URL, owner, "submit", "--server-json", sj, "--tools", tools, "--contract", contract)
 	mustRun(t, in.URL, reviewer, "approve", gateServerName, "1.0.0", "--reason", "reviewed")
 	e.key = publishedKeyPEM(t, in.URL, e.dir)
 	return e
@@ -190,15 +200,17 @@ func (e *gateEnv) gateArgs(command ...string) []string {
 	return append([]string{"gate", "--name", gateServerName, "--key", e.key, "--state", e.state, "--receipts", e.receipt, "--"}, command...)
 }
 
-// TestGateStdio: a Go SDK host talks to the fixture through mcpreg gate.
-// The approved tools are listed and callable; after the fixture's third
-// listing it poisons get_forecast, and the host's fourth listing lacks
-// it; a call to it and to a tool that was never approved are refused
-// without reaching the fixture; every call left a receipt; the fixture
-// never saw the host token.
+// TestGateStdio: a Go SDK host talks to the fixture through mcpreg gate
+// with the scopes read and write. The approved tools are listed and
+// callable; after the fixture's third listing it poisons get_forecast,
+// and the host's fourth listing lacks it; calls to it, to a tool that was
+// never approved, with arguments the approved schema refuses and without
+// the idempotency key the contract requires are refused without reaching
+// the fixture; every call left a receipt; the fixture never saw the host
+// token. A read-only session is not shown the write tool.
 func TestGateStdio(t *testing.T) {
 	e := startGateEnv(t)
-	g := e.startGate(t, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)
+	g := e.startGate(t, append([]string{"--scope", "read,write"}, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
@@ -230,13 +242,19 @@ func TestGateStdio(t *testing.T) {
 	if got := strings.Join(names(), ","); got != "get_alerts" {
 		t.Fatalf("the fourth listing (poisoned get_forecast) passed %s, want only get_alerts\nstderr:\n%s", got, g.stderr)
 	}
-	for tool, want := range map[string]string{
-		"get_forecast":      `tool "get_forecast" of io.github.acme/weather@1.0.0 is withheld: its definition differs from the approved one`,
-		"delete_everything": `tool "delete_everything" is not a tool of the approved version io.github.acme/weather@1.0.0`,
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"get_forecast", map[string]any{"city": "Paris"}, `tool "get_forecast" of io.github.acme/weather@1.0.0 is withheld: its definition differs from the approved one`},
+		{"delete_everything", nil, `tool "delete_everything" is not a tool of the approved version io.github.acme/weather@1.0.0`},
+		{"get_alerts", map[string]any{"state": 7}, `argument /state: wrong type: got number, want string`},
+		{"get_alerts", map[string]any{"state": "CA"}, `tool "get_alerts" requires an idempotency key`},
 	} {
-		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"city": "Paris"}})
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("calling %s: %v, want an error saying %q", tool, err, want)
+		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("calling %s: %v, want an error saying %q", c.tool, err, c.want)
 		}
 	}
 	if err := session.Close(); err != nil {
@@ -255,8 +273,8 @@ func TestGateStdio(t *testing.T) {
 		t.Errorf("the wrapped server saw %q: the host token leaked", env)
 	}
 	receipts := readReceipts(t, e.receipt)
-	if len(receipts) != 3 {
-		t.Fatalf("%d receipts, want 3: %+v", len(receipts), receipts)
+	if len(receipts) != 5 {
+		t.Fatalf("%d receipts, want 5: %+v", len(receipts), receipts)
 	}
 	first := receipts[0]
 	if first.Outcome != gate.OutcomeCommitted || first.Tool != "get_forecast" || first.Server != gateServerName || first.Version != "1.0.0" ||
@@ -270,6 +288,21 @@ func TestGateStdio(t *testing.T) {
 	}
 	if !strings.Contains(g.stderr.String(), "tools withheld") {
 		t.Errorf("stderr does not report the withheld tool:\n%s", g.stderr)
+	}
+
+	// A read-only session (the default scope) is not shown the write tool.
+	ro := e.startGate(t, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)
+	session, err = host.Connect(ctx, &mcp.IOTransport{Reader: ro.hostOut, Writer: ro.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting a read-only session: %v\nstderr:\n%s", err, ro.stderr)
+	}
+	if got := strings.Join(names(), ","); got != "get_forecast" {
+		t.Errorf("a read-only session was shown %s, want only get_forecast", got)
+	}
+	_ = session.Close()
+	_ = ro.hostIn.Close()
+	if err := ro.wait(t); err != nil {
+		t.Errorf("the read-only gate ended with %v", err)
 	}
 }
 
