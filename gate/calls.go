@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // callParams are the members of tools/call params the gate reads.
@@ -130,7 +131,10 @@ func readCallParams(params json.RawMessage) (callParams, error) {
 
 // settleResult ends a call with the server's result: committed, or failed
 // when the result says isError.
-func (r *Relay) settleResult(c *call, result json.RawMessage) {
+//
+// The outcome is the server's: a result the gate then withheld or cut was
+// still committed by the server; note says what the gate did with it.
+func (r *Relay) settleResult(c *call, result json.RawMessage, note string) {
 	var res struct {
 		IsError bool `json:"isError"`
 	}
@@ -139,6 +143,9 @@ func (r *Relay) settleResult(c *call, result json.RawMessage) {
 		outcome, why = OutcomeFailed, "the result is not a JSON object"
 	} else if res.IsError {
 		outcome, why = OutcomeFailed, "the tool reported an error (isError)"
+	}
+	if note != "" {
+		why = strings.TrimPrefix(why+"; "+note, "; ")
 	}
 	r.settle(c, outcome, why, result)
 }

@@ -22,6 +22,14 @@
 //     with the argumentsDigest of exactly this call (removed before
 //     forwarding); a call that outlives its contract timeout is cancelled
 //     upstream, answered with a timeout error and receipted uncertain;
+//   - results are untrusted content (tool results, and what prompts/get
+//     and resources/read return): the poisoning detectors of package
+//     diffreview read them; per the contract's resultHandling a finding at
+//     or above Options.BlockSeverity withholds the result (the error names
+//     finding kinds, never the text), and every text block is wrapped in
+//     markers carrying a nonce fresh for each call; structuredContent is
+//     never rewritten; results over Options.MaxResultBytes are cut and the
+//     cut stated;
 //   - requests from the server to the host (sampling, elicitation, roots)
 //     are refused by the gate, ping is answered by it;
 //   - host request ids are replaced by the gate's own (and restored on the

@@ -59,11 +59,14 @@ func entry(t *testing.T, instructions *string, tools ...string) discovery.Entry 
 }
 
 // permissiveContract is the served contract of e with every pinned tool
-// read-only, without approval, idempotent, with a 60 s timeout.
+// read-only, without approval, idempotent, with a 60 s timeout, and
+// results neither filtered nor marked (results_test.go covers those).
 func permissiveContract(t *testing.T, e discovery.Entry) json.RawMessage {
 	t.Helper()
 	none, idem, timeout := contract.Approval{Mode: contract.ApprovalNone}, contract.Idempotent, int64(60)
 	c := contract.Default()
+	off := false
+	c.ResultHandling = contract.ResultHandlingSpec{UntrustedContentFiltering: &off, BoundaryMarkers: &off}
 	var names []string
 	for _, p := range e.Pins.Tools {
 		names = append(names, p.Name)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/finding"
 )
 
 // DefaultMaxMessageBytes bounds one JSON-RPC message from either side.
@@ -32,6 +33,13 @@ type Options struct {
 	Now func() time.Time
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// BlockSeverity is the lowest finding severity in a result that
+	// withholds it when the contract filters results; "" means
+	// DefaultBlockSeverity.
+	BlockSeverity finding.Severity
+	// MaxResultBytes caps a tool result (longer texts are cut, and the cut
+	// stated); 0 means DefaultMaxResultBytes.
+	MaxResultBytes int
 	// Scopes are the session's scopes (ScopeRead, ScopeWrite,
 	// ScopeHighRisk): a tool whose contract risk tier is not among them is
 	// neither listed nor callable. Empty means ScopeRead.
@@ -83,6 +91,12 @@ func NewRelay(o Options) *Relay {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.BlockSeverity == "" {
+		o.BlockSeverity = DefaultBlockSeverity
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	policy := newCallPolicy(o.Entry.Contract, o.Scopes)
 	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), pending: map[int64]*call{}, inFlight: map[string]int64{}}
@@ -413,10 +427,39 @@ func (r *Relay) upstreamResponse(m *message) {
 		}
 	case "tools/list":
 		result = r.filterList(result, c.page)
-	case "tools/call":
-		r.settleResult(c, result)
+	case "tools/call", "prompts/get", "resources/read":
+		var ok bool
+		if result, ok = r.untrusted(c, result); !ok {
+			return
+		}
 	}
 	r.host.write(resultLine(c.hostID, result))
+}
+
+// untrusted handles a result that is untrusted content (see
+// handleResult) and settles a call's receipt. It returns the result to
+// forward, or false when it answered the host itself.
+func (r *Relay) untrusted(c *call, result json.RawMessage) (json.RawMessage, bool) {
+	h := r.handleResult(c.method, result)
+	if c.receipt != nil {
+		c.receipt.Findings = receiptFindings(h.findings)
+	}
+	if h.withheld == "" {
+		if h.note != "" {
+			r.o.Log.Warn("gate: result truncated", "server", r.o.Entry.Name, "tool", c.tool, "note", h.note)
+		}
+		r.settleResult(c, result, h.note)
+		return h.result, true
+	}
+	r.o.Log.Warn("gate: result withheld", "server", r.o.Entry.Name, "method", c.method, "tool", c.tool, "why", h.withheld)
+	r.settleResult(c, result, h.withheld)
+	msg := fmt.Sprintf("mcpreg gate: %s", h.withheld)
+	if c.method != "tools/call" {
+		r.host.write(errorLine(c.hostID, codeRefused, msg))
+		return nil, false
+	}
+	// The model learns that the call produced nothing it may read.
+	return json.RawMessage(`{"content":[{"type":"text","text":` + string(quote(msg)) + `}],"isError":true}`), true
 }
 
 // withhold refuses every further request of the session.

@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -430,6 +431,7 @@ func TestToolsCallReceipts(t *testing.T) {
 		answer       answer
 		outcome      gate.Outcome
 		digest, key  string
+		forwarded    string // what the host gets, when not the answer itself
 	}{
 		{
 			name:    "committed",
@@ -444,10 +446,13 @@ func TestToolsCallReceipts(t *testing.T) {
 			outcome: gate.OutcomeFailed, digest: argsDigest,
 		},
 		{
+			// Forwarded as a tool error: the gate cannot read it, so it
+			// does not pass it.
 			name:    "result not an object",
 			params:  `{"name":"read","arguments":{}}`,
 			answer:  answer{result: `["ok"]`},
 			outcome: gate.OutcomeFailed, digest: sha256Text(`{}`),
+			forwarded: `{"content":[{"type":"text","text":"mcpreg gate: the result cannot be read: not a JSON object"}],"isError":true}`,
 		},
 		{
 			name:    "JSON-RPC error",
@@ -476,8 +481,9 @@ func TestToolsCallReceipts(t *testing.T) {
 			} else {
 				s.reply(req, tt.answer.result)
 				m := s.hostGets()
-				if string(m.ID) != id || string(m.Result) != tt.answer.result {
-					t.Errorf("host got %s, want the result as received", m.raw)
+				want := cmp.Or(tt.forwarded, tt.answer.result)
+				if string(m.ID) != id || string(m.Result) != want {
+					t.Errorf("host got %s, want the result %s", m.raw, want)
 				}
 			}
 			receipts := s.sink.all()

@@ -228,3 +228,22 @@ func quoted(text string, start, end int) bool {
 	}
 	return false
 }
+
+// Text is one piece of model-visible text a server returned at run time
+// (a tool result block, a prompt message, a resource's contents), located
+// by an RFC 6901 pointer into the answer it came in.
+type Text struct {
+	Pointer string
+	Text    string
+}
+
+// Content runs Poisoning's text detectors (hidden characters, the phrase
+// rules, encoded payloads) over text nobody reviewed: what a server
+// returns. Findings point at each text's pointer and name no tool.
+func Content(texts []Text) []finding.Finding {
+	s := newScanner(nil)
+	for _, t := range texts {
+		s.scan("", span{pointer: t.Pointer, text: t.Text})
+	}
+	return s.result()
+}

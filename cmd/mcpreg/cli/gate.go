@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/gate"
 	"github.com/mcpreg/mcpreg/hostclient"
 )
@@ -29,6 +31,8 @@ type gateOptions struct {
 	name, version, url string
 	receipts           string
 	scopes             []string
+	blockSeverity      string
+	maxResultBytes     int
 	trust              trustFlags
 }
 
@@ -57,6 +61,12 @@ func newGateCmd(g *globals) *cobra.Command {
 			"    {\"argumentsDigest\": \"sha256:...\"} of exactly these arguments) where it requires one;\n" +
 			"    the approval is removed before forwarding; a call that outlives its contract timeout is\n" +
 			"    cancelled; a version without a contract gets the strictest rule for every tool;\n" +
+			"  - results (and, until they are pinned, prompts/get and resources/read answers) are untrusted\n" +
+			"    content: the poisoning detectors read them; where the contract filters results a finding\n" +
+			"    at or above --block-severity withholds the result (the error names the finding kinds, never\n" +
+			"    the text); where it marks them every text block is wrapped in markers with a per-call nonce;\n" +
+			"    structuredContent is never rewritten; results over --max-result-bytes are cut, and the cut\n" +
+			"    stated;\n" +
 			"  - requests from the server to the host (sampling, elicitation, roots) are refused;\n" +
 			"  - every call leaves a receipt (committed, failed, uncertain, rejected) in a rotated\n" +
 			"    JSON-lines file (--receipts, " + EnvGateReceipts + ", default $XDG_STATE_HOME/mcpreg/receipts.jsonl).\n" +
@@ -72,6 +82,8 @@ func newGateCmd(g *globals) *cobra.Command {
 	f.StringVar(&o.version, "version", "", "approved version to enforce (default: the latest this host may use)")
 	f.StringVar(&o.url, "url", "", "a remote server's URL (not yet supported: the stdio wrapper runs packages)")
 	f.StringVar(&o.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
+	f.StringVar(&o.blockSeverity, "block-severity", string(gate.DefaultBlockSeverity), "lowest finding severity in a result that withholds it, when the contract filters results (critical, high, medium, low, info)")
+	f.IntVar(&o.maxResultBytes, "max-result-bytes", gate.DefaultMaxResultBytes, "largest tool result forwarded; longer texts are cut and the cut stated")
 	f.StringSliceVar(&o.scopes, "scope", []string{gate.ScopeRead}, "session scopes, the contract risk tiers this host may use: "+strings.Join(gate.Scopes, ", "))
 	o.trust.register(f)
 	_ = cmd.MarkFlagRequired("name")
@@ -96,6 +108,13 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	if err != nil {
 		return fmt.Errorf("--scope: %w", err)
 	}
+	severity := finding.Severity(o.blockSeverity)
+	if !slices.Contains([]finding.Severity{finding.Critical, finding.High, finding.Medium, finding.Low, finding.Info}, severity) {
+		return fmt.Errorf("--block-severity %q: want critical, high, medium, low or info", o.blockSeverity)
+	}
+	if o.maxResultBytes < 1024 {
+		return fmt.Errorf("--max-result-bytes %d: want at least 1024", o.maxResultBytes)
+	}
 	env := upstreamEnv(g.io.Environ())
 	path, err := lookPath(command[0], env)
 	if err != nil {
@@ -106,7 +125,8 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(g.io.Err, nil))
-	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log, Scopes: scopes})
+	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log, Scopes: scopes,
+		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes})
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
 	if err := up.Stop(gateStopGrace); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
