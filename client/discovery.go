@@ -72,3 +72,18 @@ func (c *Client) getRaw(ctx context.Context, path string, query url.Values) ([]b
 	}
 	return data, nil
 }
+
+// PostReceipts sends a batch of runtime-gate receipts (host tokens).
+func (c *Client) PostReceipts(ctx context.Context, req *mcpregv1.PostReceiptsRequest) (*mcpregv1.PostReceiptsResponse, error) {
+	out := &mcpregv1.PostReceiptsResponse{}
+	return out, c.call(ctx, http.MethodPost, "/v1/receipts", nil, req, out)
+}
+
+// ListReceipts returns one page of receipts, newest first, filtered by
+// req's server, version and outcome (reviewers and admins).
+func (c *Client) ListReceipts(ctx context.Context, req *mcpregv1.ListReceiptsRequest) (*mcpregv1.ListReceiptsResponse, error) {
+	q := query{}.page(req.GetPageSize(), req.GetPageToken()).str("server", req.GetServer()).
+		str("version", req.GetVersion()).str("outcome", req.GetOutcome())
+	out := &mcpregv1.ListReceiptsResponse{}
+	return out, c.call(ctx, http.MethodGet, "/v1/receipts", url.Values(q), nil, out)
+}

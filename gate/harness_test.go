@@ -80,7 +80,7 @@ func permissiveContract(t *testing.T, e discovery.Entry) json.RawMessage {
 	return out
 }
 
-func toolHash(t *testing.T, raw string) string {
+func toolHash(t testing.TB, raw string) string {
 	t.Helper()
 	h, err := pin.ToolHash([]byte(raw))
 	if err != nil {

@@ -77,6 +77,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.IntVar(&cfg.HostCheckMaxBytes, "host-check-max-bytes", cfg.HostCheckMaxBytes, "largest tools plus initialize result stored with a connect-time observation; larger ones are stored as digests only (env MCPREG_HOST_CHECK_MAX_BYTES)")
 	f.IntVar(&cfg.HostCheckKeep, "host-check-keep", cfg.HostCheckKeep, "connect-time observations kept per host principal, server and version, newest first (env MCPREG_HOST_CHECK_KEEP)")
 	f.DurationVar(&cfg.HostCheckRetention, "host-check-retention", cfg.HostCheckRetention, "connect-time observations older than this are deleted (env MCPREG_HOST_CHECK_RETENTION)")
+	f.DurationVar(&cfg.ReceiptRetention, "receipt-retention", cfg.ReceiptRetention, "gate receipts older than this are deleted (env MCPREG_RECEIPT_RETENTION)")
 	f.StringVar(&cfg.DriftPolicy, "drift-policy", "", "JSON file rating drift classes: {\"classes\":{CLASS:{\"severity\",\"action\":\"quarantine|warn\"}},\"riskierAnnotations\":{...}} (default policy: README; env MCPREG_DRIFT_POLICY)")
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	addTrustedRootFlag(f, &cfg.TrustedRoots)

@@ -73,6 +73,9 @@ type Config struct {
 	HostCheckMaxBytes  int
 	HostCheckKeep      int
 	HostCheckRetention time.Duration
+	// ReceiptRetention is how long the receipts runtime gates post are
+	// kept.
+	ReceiptRetention time.Duration
 	// ScanLeaseTTL is how long a replica's scan lease lasts without
 	// renewal: how soon other replicas take over the scans of one that died.
 	ScanLeaseTTL time.Duration
@@ -145,6 +148,7 @@ func DefaultConfig() Config {
 		HostCheckMaxBytes:       registry.DefaultHostCheckLimits().MaxBytes,
 		HostCheckKeep:           registry.DefaultHostCheckLimits().Keep,
 		HostCheckRetention:      registry.DefaultHostCheckLimits().Retention,
+		ReceiptRetention:        registry.DefaultReceiptRetention,
 		ScanLeaseTTL:            registry.DefaultLeaseTTL,
 		ScanSandbox:             SandboxBwrap,
 		ScanStdioNetwork:        "none",
@@ -193,6 +197,9 @@ func (c Config) Verify() error {
 	if c.HostCheckMaxBytes < 0 || c.HostCheckKeep < 1 || c.HostCheckRetention < time.Minute {
 		errs = append(errs, fmt.Errorf("--host-check-max-bytes %d, --host-check-keep %d, --host-check-retention %s: want at least 0, 1 and 1m",
 			c.HostCheckMaxBytes, c.HostCheckKeep, c.HostCheckRetention))
+	}
+	if c.ReceiptRetention < time.Hour {
+		errs = append(errs, fmt.Errorf("--receipt-retention %s: want at least 1h", c.ReceiptRetention))
 	}
 	if c.ScanConcurrency < 1 {
 		errs = append(errs, fmt.Errorf("--scan-concurrency %d: want at least 1", c.ScanConcurrency))
@@ -263,6 +270,7 @@ func (c Config) Limits() (registry.Limits, error) {
 	}
 	l.ScanRate, l.ScanOnDemandConcurrency = r, c.ScanOnDemandConcurrency
 	l.HostChecks = registry.HostCheckLimits{MaxBytes: c.HostCheckMaxBytes, Keep: c.HostCheckKeep, Retention: c.HostCheckRetention}
+	l.ReceiptRetention = c.ReceiptRetention
 	return l, nil
 }
 

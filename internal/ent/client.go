@@ -26,6 +26,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
+	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
@@ -68,6 +69,8 @@ type Client struct {
 	PinRevision *PinRevisionClient
 	// Principal is the client for interacting with the Principal builders.
 	Principal *PrincipalClient
+	// Receipt is the client for interacting with the Receipt builders.
+	Receipt *ReceiptClient
 	// ReviewDecision is the client for interacting with the ReviewDecision builders.
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
@@ -112,6 +115,7 @@ func (c *Client) init() {
 	c.PendingPolicy = NewPendingPolicyClient(c.config)
 	c.PinRevision = NewPinRevisionClient(c.config)
 	c.Principal = NewPrincipalClient(c.config)
+	c.Receipt = NewReceiptClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
 	c.Scan = NewScanClient(c.config)
 	c.ScanLease = NewScanLeaseClient(c.config)
@@ -226,6 +230,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PendingPolicy:   NewPendingPolicyClient(cfg),
 		PinRevision:     NewPinRevisionClient(cfg),
 		Principal:       NewPrincipalClient(cfg),
+		Receipt:         NewReceiptClient(cfg),
 		ReviewDecision:  NewReviewDecisionClient(cfg),
 		Scan:            NewScanClient(cfg),
 		ScanLease:       NewScanLeaseClient(cfg),
@@ -267,6 +272,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PendingPolicy:   NewPendingPolicyClient(cfg),
 		PinRevision:     NewPinRevisionClient(cfg),
 		Principal:       NewPrincipalClient(cfg),
+		Receipt:         NewReceiptClient(cfg),
 		ReviewDecision:  NewReviewDecisionClient(cfg),
 		Scan:            NewScanClient(cfg),
 		ScanLease:       NewScanLeaseClient(cfg),
@@ -309,8 +315,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
-		c.Principal, c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
-		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
+		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanLease, c.Server,
+		c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -322,8 +329,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
-		c.Principal, c.ReviewDecision, c.Scan, c.ScanLease, c.Server, c.ServerPolicy,
-		c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version, c.WebSession,
+		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanLease, c.Server,
+		c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version,
+		c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -354,6 +362,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PinRevision.mutate(ctx, m)
 	case *PrincipalMutation:
 		return c.Principal.mutate(ctx, m)
+	case *ReceiptMutation:
+		return c.Receipt.mutate(ctx, m)
 	case *ReviewDecisionMutation:
 		return c.ReviewDecision.mutate(ctx, m)
 	case *ScanMutation:
@@ -1937,6 +1947,139 @@ func (c *PrincipalClient) mutate(ctx context.Context, m *PrincipalMutation) (Val
 		return (&PrincipalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Principal mutation op: %q", m.Op())
+	}
+}
+
+// ReceiptClient is a client for the Receipt schema.
+type ReceiptClient struct {
+	config
+}
+
+// NewReceiptClient returns a client for the Receipt from the given config.
+func NewReceiptClient(c config) *ReceiptClient {
+	return &ReceiptClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `receipt.Hooks(f(g(h())))`.
+func (c *ReceiptClient) Use(hooks ...Hook) {
+	c.hooks.Receipt = append(c.hooks.Receipt, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `receipt.Intercept(f(g(h())))`.
+func (c *ReceiptClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Receipt = append(c.inters.Receipt, interceptors...)
+}
+
+// Create returns a builder for creating a Receipt entity.
+func (c *ReceiptClient) Create() *ReceiptCreate {
+	mutation := newReceiptMutation(c.config, OpCreate)
+	return &ReceiptCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Receipt entities.
+func (c *ReceiptClient) CreateBulk(builders ...*ReceiptCreate) *ReceiptCreateBulk {
+	return &ReceiptCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ReceiptClient) MapCreateBulk(slice any, setFunc func(*ReceiptCreate, int)) *ReceiptCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ReceiptCreateBulk{err: fmt.Errorf("calling to ReceiptClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ReceiptCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ReceiptCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Receipt.
+func (c *ReceiptClient) Update() *ReceiptUpdate {
+	mutation := newReceiptMutation(c.config, OpUpdate)
+	return &ReceiptUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ReceiptClient) UpdateOne(_m *Receipt) *ReceiptUpdateOne {
+	mutation := newReceiptMutation(c.config, OpUpdateOne, withReceipt(_m))
+	return &ReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ReceiptClient) UpdateOneID(id int) *ReceiptUpdateOne {
+	mutation := newReceiptMutation(c.config, OpUpdateOne, withReceiptID(id))
+	return &ReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Receipt.
+func (c *ReceiptClient) Delete() *ReceiptDelete {
+	mutation := newReceiptMutation(c.config, OpDelete)
+	return &ReceiptDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ReceiptClient) DeleteOne(_m *Receipt) *ReceiptDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ReceiptClient) DeleteOneID(id int) *ReceiptDeleteOne {
+	builder := c.Delete().Where(receipt.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ReceiptDeleteOne{builder}
+}
+
+// Query returns a query builder for Receipt.
+func (c *ReceiptClient) Query() *ReceiptQuery {
+	return &ReceiptQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeReceipt},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Receipt entity by its id.
+func (c *ReceiptClient) Get(ctx context.Context, id int) (*Receipt, error) {
+	return c.Query().Where(receipt.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ReceiptClient) GetX(ctx context.Context, id int) *Receipt {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ReceiptClient) Hooks() []Hook {
+	return c.hooks.Receipt
+}
+
+// Interceptors returns the client interceptors.
+func (c *ReceiptClient) Interceptors() []Interceptor {
+	return c.inters.Receipt
+}
+
+func (c *ReceiptClient) mutate(ctx context.Context, m *ReceiptMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ReceiptCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ReceiptUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ReceiptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ReceiptDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Receipt mutation op: %q", m.Op())
 	}
 }
 
@@ -3727,13 +3870,13 @@ func (c *WebSessionClient) mutate(ctx context.Context, m *WebSessionMutation) (V
 type (
 	hooks struct {
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
-		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal,
+		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
 		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
 		Tool, ToolSnapshot, Version, WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
-		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal,
+		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
 		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
 		Tool, ToolSnapshot, Version, WebSession []ent.Interceptor
 	}

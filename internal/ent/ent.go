@@ -23,6 +23,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
+	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
@@ -105,6 +106,7 @@ func checkColumn(t, c string) error {
 			pendingpolicy.Table:   pendingpolicy.ValidColumn,
 			pinrevision.Table:     pinrevision.ValidColumn,
 			principal.Table:       principal.ValidColumn,
+			receipt.Table:         receipt.ValidColumn,
 			reviewdecision.Table:  reviewdecision.ValidColumn,
 			scan.Table:            scan.ValidColumn,
 			scanlease.Table:       scanlease.ValidColumn,

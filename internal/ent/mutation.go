@@ -23,6 +23,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/predicate"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
+	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
@@ -57,6 +58,7 @@ const (
 	TypePendingPolicy   = "PendingPolicy"
 	TypePinRevision     = "PinRevision"
 	TypePrincipal       = "Principal"
+	TypeReceipt         = "Receipt"
 	TypeReviewDecision  = "ReviewDecision"
 	TypeScan            = "Scan"
 	TypeScanLease       = "ScanLease"
@@ -9872,6 +9874,1217 @@ func (m *PrincipalMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Principal edge %s", name)
+}
+
+// ReceiptMutation represents an operation that mutates the Receipt nodes in the graph.
+type ReceiptMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	receipt_id       *string
+	principal        *string
+	server_name      *string
+	version          *string
+	pin_revision     *int
+	addpin_revision  *int
+	tool             *string
+	tool_hash        *string
+	arguments_digest *string
+	idempotency_key  *string
+	started_at       *time.Time
+	ended_at         *time.Time
+	outcome          *string
+	reason           *string
+	result_digest    *string
+	findings         *[]string
+	appendfindings   []string
+	received_at      *time.Time
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*Receipt, error)
+	predicates       []predicate.Receipt
+}
+
+var _ ent.Mutation = (*ReceiptMutation)(nil)
+
+// receiptOption allows management of the mutation configuration using functional options.
+type receiptOption func(*ReceiptMutation)
+
+// newReceiptMutation creates new mutation for the Receipt entity.
+func newReceiptMutation(c config, op Op, opts ...receiptOption) *ReceiptMutation {
+	m := &ReceiptMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeReceipt,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withReceiptID sets the ID field of the mutation.
+func withReceiptID(id int) receiptOption {
+	return func(m *ReceiptMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Receipt
+		)
+		m.oldValue = func(ctx context.Context) (*Receipt, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Receipt.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withReceipt sets the old Receipt of the mutation.
+func withReceipt(node *Receipt) receiptOption {
+	return func(m *ReceiptMutation) {
+		m.oldValue = func(context.Context) (*Receipt, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ReceiptMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ReceiptMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ReceiptMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ReceiptMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Receipt.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetReceiptID sets the "receipt_id" field.
+func (m *ReceiptMutation) SetReceiptID(s string) {
+	m.receipt_id = &s
+}
+
+// ReceiptID returns the value of the "receipt_id" field in the mutation.
+func (m *ReceiptMutation) ReceiptID() (r string, exists bool) {
+	v := m.receipt_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceiptID returns the old "receipt_id" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldReceiptID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceiptID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceiptID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceiptID: %w", err)
+	}
+	return oldValue.ReceiptID, nil
+}
+
+// ResetReceiptID resets all changes to the "receipt_id" field.
+func (m *ReceiptMutation) ResetReceiptID() {
+	m.receipt_id = nil
+}
+
+// SetPrincipal sets the "principal" field.
+func (m *ReceiptMutation) SetPrincipal(s string) {
+	m.principal = &s
+}
+
+// Principal returns the value of the "principal" field in the mutation.
+func (m *ReceiptMutation) Principal() (r string, exists bool) {
+	v := m.principal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrincipal returns the old "principal" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldPrincipal(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrincipal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrincipal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrincipal: %w", err)
+	}
+	return oldValue.Principal, nil
+}
+
+// ResetPrincipal resets all changes to the "principal" field.
+func (m *ReceiptMutation) ResetPrincipal() {
+	m.principal = nil
+}
+
+// SetServerName sets the "server_name" field.
+func (m *ReceiptMutation) SetServerName(s string) {
+	m.server_name = &s
+}
+
+// ServerName returns the value of the "server_name" field in the mutation.
+func (m *ReceiptMutation) ServerName() (r string, exists bool) {
+	v := m.server_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerName returns the old "server_name" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldServerName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerName: %w", err)
+	}
+	return oldValue.ServerName, nil
+}
+
+// ResetServerName resets all changes to the "server_name" field.
+func (m *ReceiptMutation) ResetServerName() {
+	m.server_name = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ReceiptMutation) SetVersion(s string) {
+	m.version = &s
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ReceiptMutation) Version() (r string, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldVersion(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ReceiptMutation) ResetVersion() {
+	m.version = nil
+}
+
+// SetPinRevision sets the "pin_revision" field.
+func (m *ReceiptMutation) SetPinRevision(i int) {
+	m.pin_revision = &i
+	m.addpin_revision = nil
+}
+
+// PinRevision returns the value of the "pin_revision" field in the mutation.
+func (m *ReceiptMutation) PinRevision() (r int, exists bool) {
+	v := m.pin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPinRevision returns the old "pin_revision" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldPinRevision(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPinRevision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPinRevision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPinRevision: %w", err)
+	}
+	return oldValue.PinRevision, nil
+}
+
+// AddPinRevision adds i to the "pin_revision" field.
+func (m *ReceiptMutation) AddPinRevision(i int) {
+	if m.addpin_revision != nil {
+		*m.addpin_revision += i
+	} else {
+		m.addpin_revision = &i
+	}
+}
+
+// AddedPinRevision returns the value that was added to the "pin_revision" field in this mutation.
+func (m *ReceiptMutation) AddedPinRevision() (r int, exists bool) {
+	v := m.addpin_revision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPinRevision resets all changes to the "pin_revision" field.
+func (m *ReceiptMutation) ResetPinRevision() {
+	m.pin_revision = nil
+	m.addpin_revision = nil
+}
+
+// SetTool sets the "tool" field.
+func (m *ReceiptMutation) SetTool(s string) {
+	m.tool = &s
+}
+
+// Tool returns the value of the "tool" field in the mutation.
+func (m *ReceiptMutation) Tool() (r string, exists bool) {
+	v := m.tool
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTool returns the old "tool" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldTool(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTool is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTool requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTool: %w", err)
+	}
+	return oldValue.Tool, nil
+}
+
+// ResetTool resets all changes to the "tool" field.
+func (m *ReceiptMutation) ResetTool() {
+	m.tool = nil
+}
+
+// SetToolHash sets the "tool_hash" field.
+func (m *ReceiptMutation) SetToolHash(s string) {
+	m.tool_hash = &s
+}
+
+// ToolHash returns the value of the "tool_hash" field in the mutation.
+func (m *ReceiptMutation) ToolHash() (r string, exists bool) {
+	v := m.tool_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToolHash returns the old "tool_hash" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldToolHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToolHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToolHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToolHash: %w", err)
+	}
+	return oldValue.ToolHash, nil
+}
+
+// ResetToolHash resets all changes to the "tool_hash" field.
+func (m *ReceiptMutation) ResetToolHash() {
+	m.tool_hash = nil
+}
+
+// SetArgumentsDigest sets the "arguments_digest" field.
+func (m *ReceiptMutation) SetArgumentsDigest(s string) {
+	m.arguments_digest = &s
+}
+
+// ArgumentsDigest returns the value of the "arguments_digest" field in the mutation.
+func (m *ReceiptMutation) ArgumentsDigest() (r string, exists bool) {
+	v := m.arguments_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArgumentsDigest returns the old "arguments_digest" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldArgumentsDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArgumentsDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArgumentsDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArgumentsDigest: %w", err)
+	}
+	return oldValue.ArgumentsDigest, nil
+}
+
+// ResetArgumentsDigest resets all changes to the "arguments_digest" field.
+func (m *ReceiptMutation) ResetArgumentsDigest() {
+	m.arguments_digest = nil
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (m *ReceiptMutation) SetIdempotencyKey(s string) {
+	m.idempotency_key = &s
+}
+
+// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
+func (m *ReceiptMutation) IdempotencyKey() (r string, exists bool) {
+	v := m.idempotency_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyKey returns the old "idempotency_key" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldIdempotencyKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
+	}
+	return oldValue.IdempotencyKey, nil
+}
+
+// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
+func (m *ReceiptMutation) ResetIdempotencyKey() {
+	m.idempotency_key = nil
+}
+
+// SetStartedAt sets the "started_at" field.
+func (m *ReceiptMutation) SetStartedAt(t time.Time) {
+	m.started_at = &t
+}
+
+// StartedAt returns the value of the "started_at" field in the mutation.
+func (m *ReceiptMutation) StartedAt() (r time.Time, exists bool) {
+	v := m.started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartedAt returns the old "started_at" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldStartedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
+	}
+	return oldValue.StartedAt, nil
+}
+
+// ResetStartedAt resets all changes to the "started_at" field.
+func (m *ReceiptMutation) ResetStartedAt() {
+	m.started_at = nil
+}
+
+// SetEndedAt sets the "ended_at" field.
+func (m *ReceiptMutation) SetEndedAt(t time.Time) {
+	m.ended_at = &t
+}
+
+// EndedAt returns the value of the "ended_at" field in the mutation.
+func (m *ReceiptMutation) EndedAt() (r time.Time, exists bool) {
+	v := m.ended_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndedAt returns the old "ended_at" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldEndedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndedAt: %w", err)
+	}
+	return oldValue.EndedAt, nil
+}
+
+// ResetEndedAt resets all changes to the "ended_at" field.
+func (m *ReceiptMutation) ResetEndedAt() {
+	m.ended_at = nil
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *ReceiptMutation) SetOutcome(s string) {
+	m.outcome = &s
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *ReceiptMutation) Outcome() (r string, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldOutcome(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *ReceiptMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *ReceiptMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *ReceiptMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *ReceiptMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetResultDigest sets the "result_digest" field.
+func (m *ReceiptMutation) SetResultDigest(s string) {
+	m.result_digest = &s
+}
+
+// ResultDigest returns the value of the "result_digest" field in the mutation.
+func (m *ReceiptMutation) ResultDigest() (r string, exists bool) {
+	v := m.result_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResultDigest returns the old "result_digest" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldResultDigest(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResultDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResultDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResultDigest: %w", err)
+	}
+	return oldValue.ResultDigest, nil
+}
+
+// ResetResultDigest resets all changes to the "result_digest" field.
+func (m *ReceiptMutation) ResetResultDigest() {
+	m.result_digest = nil
+}
+
+// SetFindings sets the "findings" field.
+func (m *ReceiptMutation) SetFindings(s []string) {
+	m.findings = &s
+	m.appendfindings = nil
+}
+
+// Findings returns the value of the "findings" field in the mutation.
+func (m *ReceiptMutation) Findings() (r []string, exists bool) {
+	v := m.findings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindings returns the old "findings" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldFindings(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindings: %w", err)
+	}
+	return oldValue.Findings, nil
+}
+
+// AppendFindings adds s to the "findings" field.
+func (m *ReceiptMutation) AppendFindings(s []string) {
+	m.appendfindings = append(m.appendfindings, s...)
+}
+
+// AppendedFindings returns the list of values that were appended to the "findings" field in this mutation.
+func (m *ReceiptMutation) AppendedFindings() ([]string, bool) {
+	if len(m.appendfindings) == 0 {
+		return nil, false
+	}
+	return m.appendfindings, true
+}
+
+// ClearFindings clears the value of the "findings" field.
+func (m *ReceiptMutation) ClearFindings() {
+	m.findings = nil
+	m.appendfindings = nil
+	m.clearedFields[receipt.FieldFindings] = struct{}{}
+}
+
+// FindingsCleared returns if the "findings" field was cleared in this mutation.
+func (m *ReceiptMutation) FindingsCleared() bool {
+	_, ok := m.clearedFields[receipt.FieldFindings]
+	return ok
+}
+
+// ResetFindings resets all changes to the "findings" field.
+func (m *ReceiptMutation) ResetFindings() {
+	m.findings = nil
+	m.appendfindings = nil
+	delete(m.clearedFields, receipt.FieldFindings)
+}
+
+// SetReceivedAt sets the "received_at" field.
+func (m *ReceiptMutation) SetReceivedAt(t time.Time) {
+	m.received_at = &t
+}
+
+// ReceivedAt returns the value of the "received_at" field in the mutation.
+func (m *ReceiptMutation) ReceivedAt() (r time.Time, exists bool) {
+	v := m.received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedAt returns the old "received_at" field's value of the Receipt entity.
+// If the Receipt object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReceiptMutation) OldReceivedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedAt: %w", err)
+	}
+	return oldValue.ReceivedAt, nil
+}
+
+// ResetReceivedAt resets all changes to the "received_at" field.
+func (m *ReceiptMutation) ResetReceivedAt() {
+	m.received_at = nil
+}
+
+// Where appends a list predicates to the ReceiptMutation builder.
+func (m *ReceiptMutation) Where(ps ...predicate.Receipt) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ReceiptMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ReceiptMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Receipt, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ReceiptMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ReceiptMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Receipt).
+func (m *ReceiptMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ReceiptMutation) Fields() []string {
+	fields := make([]string, 0, 16)
+	if m.receipt_id != nil {
+		fields = append(fields, receipt.FieldReceiptID)
+	}
+	if m.principal != nil {
+		fields = append(fields, receipt.FieldPrincipal)
+	}
+	if m.server_name != nil {
+		fields = append(fields, receipt.FieldServerName)
+	}
+	if m.version != nil {
+		fields = append(fields, receipt.FieldVersion)
+	}
+	if m.pin_revision != nil {
+		fields = append(fields, receipt.FieldPinRevision)
+	}
+	if m.tool != nil {
+		fields = append(fields, receipt.FieldTool)
+	}
+	if m.tool_hash != nil {
+		fields = append(fields, receipt.FieldToolHash)
+	}
+	if m.arguments_digest != nil {
+		fields = append(fields, receipt.FieldArgumentsDigest)
+	}
+	if m.idempotency_key != nil {
+		fields = append(fields, receipt.FieldIdempotencyKey)
+	}
+	if m.started_at != nil {
+		fields = append(fields, receipt.FieldStartedAt)
+	}
+	if m.ended_at != nil {
+		fields = append(fields, receipt.FieldEndedAt)
+	}
+	if m.outcome != nil {
+		fields = append(fields, receipt.FieldOutcome)
+	}
+	if m.reason != nil {
+		fields = append(fields, receipt.FieldReason)
+	}
+	if m.result_digest != nil {
+		fields = append(fields, receipt.FieldResultDigest)
+	}
+	if m.findings != nil {
+		fields = append(fields, receipt.FieldFindings)
+	}
+	if m.received_at != nil {
+		fields = append(fields, receipt.FieldReceivedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ReceiptMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case receipt.FieldReceiptID:
+		return m.ReceiptID()
+	case receipt.FieldPrincipal:
+		return m.Principal()
+	case receipt.FieldServerName:
+		return m.ServerName()
+	case receipt.FieldVersion:
+		return m.Version()
+	case receipt.FieldPinRevision:
+		return m.PinRevision()
+	case receipt.FieldTool:
+		return m.Tool()
+	case receipt.FieldToolHash:
+		return m.ToolHash()
+	case receipt.FieldArgumentsDigest:
+		return m.ArgumentsDigest()
+	case receipt.FieldIdempotencyKey:
+		return m.IdempotencyKey()
+	case receipt.FieldStartedAt:
+		return m.StartedAt()
+	case receipt.FieldEndedAt:
+		return m.EndedAt()
+	case receipt.FieldOutcome:
+		return m.Outcome()
+	case receipt.FieldReason:
+		return m.Reason()
+	case receipt.FieldResultDigest:
+		return m.ResultDigest()
+	case receipt.FieldFindings:
+		return m.Findings()
+	case receipt.FieldReceivedAt:
+		return m.ReceivedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ReceiptMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case receipt.FieldReceiptID:
+		return m.OldReceiptID(ctx)
+	case receipt.FieldPrincipal:
+		return m.OldPrincipal(ctx)
+	case receipt.FieldServerName:
+		return m.OldServerName(ctx)
+	case receipt.FieldVersion:
+		return m.OldVersion(ctx)
+	case receipt.FieldPinRevision:
+		return m.OldPinRevision(ctx)
+	case receipt.FieldTool:
+		return m.OldTool(ctx)
+	case receipt.FieldToolHash:
+		return m.OldToolHash(ctx)
+	case receipt.FieldArgumentsDigest:
+		return m.OldArgumentsDigest(ctx)
+	case receipt.FieldIdempotencyKey:
+		return m.OldIdempotencyKey(ctx)
+	case receipt.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case receipt.FieldEndedAt:
+		return m.OldEndedAt(ctx)
+	case receipt.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case receipt.FieldReason:
+		return m.OldReason(ctx)
+	case receipt.FieldResultDigest:
+		return m.OldResultDigest(ctx)
+	case receipt.FieldFindings:
+		return m.OldFindings(ctx)
+	case receipt.FieldReceivedAt:
+		return m.OldReceivedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Receipt field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReceiptMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case receipt.FieldReceiptID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceiptID(v)
+		return nil
+	case receipt.FieldPrincipal:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrincipal(v)
+		return nil
+	case receipt.FieldServerName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerName(v)
+		return nil
+	case receipt.FieldVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case receipt.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPinRevision(v)
+		return nil
+	case receipt.FieldTool:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTool(v)
+		return nil
+	case receipt.FieldToolHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToolHash(v)
+		return nil
+	case receipt.FieldArgumentsDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArgumentsDigest(v)
+		return nil
+	case receipt.FieldIdempotencyKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyKey(v)
+		return nil
+	case receipt.FieldStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case receipt.FieldEndedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndedAt(v)
+		return nil
+	case receipt.FieldOutcome:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case receipt.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case receipt.FieldResultDigest:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResultDigest(v)
+		return nil
+	case receipt.FieldFindings:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindings(v)
+		return nil
+	case receipt.FieldReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Receipt field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ReceiptMutation) AddedFields() []string {
+	var fields []string
+	if m.addpin_revision != nil {
+		fields = append(fields, receipt.FieldPinRevision)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ReceiptMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case receipt.FieldPinRevision:
+		return m.AddedPinRevision()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ReceiptMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case receipt.FieldPinRevision:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPinRevision(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Receipt numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ReceiptMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(receipt.FieldFindings) {
+		fields = append(fields, receipt.FieldFindings)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ReceiptMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ReceiptMutation) ClearField(name string) error {
+	switch name {
+	case receipt.FieldFindings:
+		m.ClearFindings()
+		return nil
+	}
+	return fmt.Errorf("unknown Receipt nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ReceiptMutation) ResetField(name string) error {
+	switch name {
+	case receipt.FieldReceiptID:
+		m.ResetReceiptID()
+		return nil
+	case receipt.FieldPrincipal:
+		m.ResetPrincipal()
+		return nil
+	case receipt.FieldServerName:
+		m.ResetServerName()
+		return nil
+	case receipt.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case receipt.FieldPinRevision:
+		m.ResetPinRevision()
+		return nil
+	case receipt.FieldTool:
+		m.ResetTool()
+		return nil
+	case receipt.FieldToolHash:
+		m.ResetToolHash()
+		return nil
+	case receipt.FieldArgumentsDigest:
+		m.ResetArgumentsDigest()
+		return nil
+	case receipt.FieldIdempotencyKey:
+		m.ResetIdempotencyKey()
+		return nil
+	case receipt.FieldStartedAt:
+		m.ResetStartedAt()
+		return nil
+	case receipt.FieldEndedAt:
+		m.ResetEndedAt()
+		return nil
+	case receipt.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case receipt.FieldReason:
+		m.ResetReason()
+		return nil
+	case receipt.FieldResultDigest:
+		m.ResetResultDigest()
+		return nil
+	case receipt.FieldFindings:
+		m.ResetFindings()
+		return nil
+	case receipt.FieldReceivedAt:
+		m.ResetReceivedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Receipt field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ReceiptMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ReceiptMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ReceiptMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ReceiptMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ReceiptMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ReceiptMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ReceiptMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Receipt unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ReceiptMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Receipt edge %s", name)
 }
 
 // ReviewDecisionMutation represents an operation that mutates the ReviewDecision nodes in the graph.

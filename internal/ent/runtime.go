@@ -16,6 +16,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/pendingpolicy"
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/principal"
+	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
@@ -241,6 +242,32 @@ func init() {
 	principalDescCreatedAt := principalFields[5].Descriptor()
 	// principal.DefaultCreatedAt holds the default value on creation for the created_at field.
 	principal.DefaultCreatedAt = principalDescCreatedAt.Default.(func() time.Time)
+	receiptFields := schema.Receipt{}.Fields()
+	_ = receiptFields
+	// receiptDescPinRevision is the schema descriptor for pin_revision field.
+	receiptDescPinRevision := receiptFields[4].Descriptor()
+	// receipt.DefaultPinRevision holds the default value on creation for the pin_revision field.
+	receipt.DefaultPinRevision = receiptDescPinRevision.Default.(int)
+	// receiptDescToolHash is the schema descriptor for tool_hash field.
+	receiptDescToolHash := receiptFields[6].Descriptor()
+	// receipt.DefaultToolHash holds the default value on creation for the tool_hash field.
+	receipt.DefaultToolHash = receiptDescToolHash.Default.(string)
+	// receiptDescIdempotencyKey is the schema descriptor for idempotency_key field.
+	receiptDescIdempotencyKey := receiptFields[8].Descriptor()
+	// receipt.DefaultIdempotencyKey holds the default value on creation for the idempotency_key field.
+	receipt.DefaultIdempotencyKey = receiptDescIdempotencyKey.Default.(string)
+	// receiptDescReason is the schema descriptor for reason field.
+	receiptDescReason := receiptFields[12].Descriptor()
+	// receipt.DefaultReason holds the default value on creation for the reason field.
+	receipt.DefaultReason = receiptDescReason.Default.(string)
+	// receiptDescResultDigest is the schema descriptor for result_digest field.
+	receiptDescResultDigest := receiptFields[13].Descriptor()
+	// receipt.DefaultResultDigest holds the default value on creation for the result_digest field.
+	receipt.DefaultResultDigest = receiptDescResultDigest.Default.(string)
+	// receiptDescReceivedAt is the schema descriptor for received_at field.
+	receiptDescReceivedAt := receiptFields[15].Descriptor()
+	// receipt.DefaultReceivedAt holds the default value on creation for the received_at field.
+	receipt.DefaultReceivedAt = receiptDescReceivedAt.Default.(func() time.Time)
 	reviewdecisionFields := schema.ReviewDecision{}.Fields()
 	_ = reviewdecisionFields
 	// reviewdecisionDescRequestID is the schema descriptor for request_id field.

@@ -36,6 +36,8 @@ type Tx struct {
 	PinRevision *PinRevisionClient
 	// Principal is the client for interacting with the Principal builders.
 	Principal *PrincipalClient
+	// Receipt is the client for interacting with the Receipt builders.
+	Receipt *ReceiptClient
 	// ReviewDecision is the client for interacting with the ReviewDecision builders.
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
@@ -200,6 +202,7 @@ func (tx *Tx) init() {
 	tx.PendingPolicy = NewPendingPolicyClient(tx.config)
 	tx.PinRevision = NewPinRevisionClient(tx.config)
 	tx.Principal = NewPrincipalClient(tx.config)
+	tx.Receipt = NewReceiptClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)
 	tx.Scan = NewScanClient(tx.config)
 	tx.ScanLease = NewScanLeaseClient(tx.config)

@@ -35,6 +35,8 @@ type Limits struct {
 	ScanOnDemandConcurrency int
 	// HostChecks bound the stored connect-time observations.
 	HostChecks HostCheckLimits
+	// ReceiptRetention is how long gate receipts are kept; 0 keeps them.
+	ReceiptRetention time.Duration
 	// MaxBundleBytes caps one attestation bundle (JSON).
 	MaxBundleBytes int
 	// MaxArtifactBytes caps uploaded artifact bytes (their digest is kept,
@@ -46,7 +48,8 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{Pin: pin.DefaultLimits(), MaxServerJSONBytes: 256 << 10, MaxPageSize: 200,
 		ContractMaxTokenTTL: contract.DefaultMaxTokenTTL, ScanCooldown: 10 * time.Second,
-		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20, HostChecks: DefaultHostCheckLimits()}
+		MaxBundleBytes: attest.DefaultMaxBundleBytes, MaxArtifactBytes: 4 << 20, HostChecks: DefaultHostCheckLimits(),
+		ReceiptRetention: DefaultReceiptRetention}
 }
 
 // core is what every service shares: the store, the clock, the logger,
@@ -86,6 +89,8 @@ type Services struct {
 	Attestations *Attestations
 	// Audit: the audit chain, its checkpoints, the change feed.
 	Audit *Audit
+	// Receipts: what runtime gates recorded of the calls they relayed.
+	Receipts *Receipts
 }
 
 // settings are what the options set; New hands each service its part.
@@ -142,6 +147,7 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error
 		Discovery:    disc,
 		Attestations: att,
 		Audit:        newAudit(c, o.checkpoints, o.signer),
+		Receipts:     newReceipts(c, disc),
 	}, nil
 }
 

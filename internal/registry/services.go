@@ -111,3 +111,6 @@ type Audit struct {
 func newAudit(c *core, cp *Checkpoints, signer *DiscoverySigner) *Audit {
 	return &Audit{core: c, checkpoints: cp, signer: signer}
 }
+
+// (Receipts, in receipts.go, stores gate receipts; it reads the discovery
+// index to check that a host may resolve the version a receipt names.)

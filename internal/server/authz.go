@@ -52,6 +52,8 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.TokenService_RevokeToken_FullMethodName:             adminOnly,
 	mcpregv1.DiscoveryService_ResolveServers_FullMethodName:      discoveryReaders,
 	mcpregv1.DiscoveryService_CheckConnection_FullMethodName:     {registry.RoleAdmin, registry.RoleHost},
+	mcpregv1.DiscoveryService_PostReceipts_FullMethodName:        {registry.RoleAdmin, registry.RoleHost},
+	mcpregv1.DiscoveryService_ListReceipts_FullMethodName:        {registry.RoleAdmin, registry.RoleReviewer},
 
 	// Checkpoints carry a length, a hash and a time, nothing about the
 	// events; the latest is public (/.well-known/mcpreg/audit-checkpoint).

@@ -42,6 +42,12 @@ func rpcCases() []rpcCase {
 		{"CheckConnection", []string{"admin", "host"}, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tc mcpregv1.TokenServiceClient) error {
 			return ignore(discoveryClient(tc).CheckConnection(ctx, &mcpregv1.CheckConnectionRequest{Name: "io.github.acme/weather", Tools: `{"tools":[]}`}))
 		}},
+		{"PostReceipts", []string{"admin", "host"}, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tc mcpregv1.TokenServiceClient) error {
+			return ignore(discoveryClient(tc).PostReceipts(ctx, &mcpregv1.PostReceiptsRequest{Receipts: []*mcpregv1.CallReceipt{{ReceiptId: "rcpt_x"}}}))
+		}},
+		{"ListReceipts", []string{"admin", "reviewer"}, func(ctx context.Context, _ mcpregv1.RegistryServiceClient, tc mcpregv1.TokenServiceClient) error {
+			return ignore(discoveryClient(tc).ListReceipts(ctx, &mcpregv1.ListReceiptsRequest{}))
+		}},
 		{"SubmitVersion", []string{"admin", "owner"}, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.SubmitVersion(ctx, &mcpregv1.SubmitVersionRequest{ServerJson: "{}", Tools: "[]"}))
 		}},

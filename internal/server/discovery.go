@@ -20,7 +20,23 @@ type discoveryServer struct {
 	svc *registry.Discovery
 	// scans takes hosts' connection checks (and the scans they ask for).
 	scans *registry.Scans
-	log   *slog.Logger
+	// receipts takes and lists runtime gates' receipts.
+	receipts *registry.Receipts
+	log      *slog.Logger
+}
+
+func (s *discoveryServer) PostReceipts(ctx context.Context, r *mcpregv1.PostReceiptsRequest) (*mcpregv1.PostReceiptsResponse, error) {
+	out, err := s.receipts.Post(ctx, s.caller(ctx), r.GetReceipts())
+	return out, toStatus(ctx, s.log, err)
+}
+
+func (s *discoveryServer) ListReceipts(ctx context.Context, r *mcpregv1.ListReceiptsRequest) (*mcpregv1.ListReceiptsResponse, error) {
+	f := registry.ReceiptFilter{Server: r.GetServer(), Version: r.GetVersion(), Outcome: r.GetOutcome()}
+	rs, next, err := s.receipts.List(ctx, s.caller(ctx), f, registry.Page{Size: r.GetPageSize(), Token: r.GetPageToken()})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.ListReceiptsResponse{Receipts: rs, NextPageToken: next}, nil
 }
 
 func (s *discoveryServer) ResolveServers(ctx context.Context, r *mcpregv1.ResolveServersRequest) (*mcpregv1.ResolveServersResponse, error) {

@@ -43,7 +43,7 @@ func newGRPCServer(svcs *Services, log *slog.Logger, m *metrics, maxMsg int, cre
 	gs := grpc.NewServer(opts...)
 	mcpregv1.RegisterRegistryServiceServer(gs, &registryServer{svc: svcs.Registry, log: log})
 	mcpregv1.RegisterTokenServiceServer(gs, &tokenServer{svc: svcs.Identity, log: log})
-	mcpregv1.RegisterDiscoveryServiceServer(gs, &discoveryServer{svc: svcs.Registry.Discovery, scans: svcs.Registry.Scans, log: log})
+	mcpregv1.RegisterDiscoveryServiceServer(gs, &discoveryServer{svc: svcs.Registry.Discovery, scans: svcs.Registry.Scans, receipts: svcs.Registry.Receipts, log: log})
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
 	m.grpc.InitializeMetrics(gs)

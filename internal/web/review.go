@@ -7,6 +7,7 @@ import (
 
 	apiv0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 
+	"github.com/mcpreg/mcpreg/gate"
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/states"
@@ -32,6 +33,10 @@ type reviewView struct {
 	Resolved []*mcpregv1.Finding
 	// Scans are the version's latest scans, which findings link to.
 	Scans []*mcpregv1.Scan
+	// Runtime is what runtime gates recorded of calls to this version;
+	// RuntimeCounts its counts by outcome, in a fixed order.
+	Runtime       *registry.ReceiptSummary
+	RuntimeCounts []runtimeCount
 	// ReleaseNeedsScan: the version is quarantined for drift and no scan
 	// newer than the quarantine matched its pins yet, so Release is not
 	// offered (the server refuses it too) and Scan now is.
@@ -124,8 +129,23 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, bas
 	if view.Compare, err = a.compareData(ctx, c, name, ver, base); err != nil {
 		return nil, err
 	}
+	if view.Runtime, err = a.receipts.Summary(ctx, c, name, ver, maxRejectionsShown); err != nil {
+		return nil, err
+	}
+	for _, o := range []gate.Outcome{gate.OutcomeCommitted, gate.OutcomeFailed, gate.OutcomeUncertain, gate.OutcomeRejected} {
+		view.RuntimeCounts = append(view.RuntimeCounts, runtimeCount{Outcome: string(o), N: view.Runtime.Counts[string(o)]})
+	}
 	return view, nil
 }
+
+// runtimeCount is the number of gate receipts with one outcome.
+type runtimeCount struct {
+	Outcome string
+	N       int
+}
+
+// maxRejectionsShown bounds the gate rejections the review page lists.
+const maxRejectionsShown = 5
 
 // maxScansShown bounds the scans the review page lists.
 const maxScansShown = 10

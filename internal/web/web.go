@@ -42,6 +42,7 @@ var Prefixes = []string{"/signin", "/signin/sso", "/signin/sso/callback", "/sign
 type app struct {
 	reviews  *registry.Review
 	scans    *registry.Scans
+	receipts *registry.Receipts
 	auditLog *registry.Audit
 	id       *identity.Service
 	log      *slog.Logger
@@ -68,7 +69,7 @@ func New(svc *registry.Services, id *identity.Service, log *slog.Logger, opt Opt
 	}
 	secret := opt.FlowSecret
 	opt.FlowSecret = nil // the app keeps the derived key only
-	a := &app{reviews: svc.Review, scans: svc.Scans, auditLog: svc.Audit, id: id, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
+	a := &app{reviews: svc.Review, scans: svc.Scans, receipts: svc.Receipts, auditLog: svc.Audit, id: id, log: log, opt: opt, pages: pages, cop: http.NewCrossOriginProtection()}
 	if opt.OIDC != nil {
 		if a.sso, err = newSSO(opt.OIDC, secret); err != nil {
 			return nil, err

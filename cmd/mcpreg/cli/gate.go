@@ -13,15 +13,20 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/gate"
 	"github.com/mcpreg/mcpreg/hostclient"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
 // EnvGateReceipts names the gate's receipts file.
 const EnvGateReceipts = "MCPREG_GATE_RECEIPTS"
+
+// gateFlushTimeout bounds sending the last receipts when the gate stops.
+const gateFlushTimeout = 5 * time.Second
 
 // gateStopGrace is how long the wrapped server has to exit after its input
 // closes, and again after SIGTERM.
@@ -125,11 +130,24 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(g.io.Err, nil))
-	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: receipts, Log: log, Scopes: scopes,
+	uploader, err := g.receiptUploader(log)
+	if err != nil {
+		return err
+	}
+	upCtx, stopUpload := context.WithCancel(ctx)
+	defer stopUpload()
+	go uploader.Run(upCtx)
+	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: gate.Sinks{receipts, uploader}, Log: log, Scopes: scopes,
 		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes})
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
 	if err := up.Stop(gateStopGrace); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
+	}
+	stopUpload()
+	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateFlushTimeout)
+	defer cancel()
+	if err := uploader.Flush(flushCtx); err != nil {
+		log.Warn("gate: receipts not sent to the registry (they are in the local receipts file)", "queued", uploader.Queued(), "err", err)
 	}
 	if errors.Is(runErr, gate.ErrUpstreamClosed) {
 		return fmt.Errorf("gate: %s exited: %w", command[0], runErr)
@@ -242,4 +260,36 @@ func lookPath(command string, env []string) (string, error) {
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// receiptUploader sends receipts to the registry with the host token.
+func (g *globals) receiptUploader(log *slog.Logger) (*gate.Uploader, error) {
+	c, err := g.client()
+	if err != nil {
+		return nil, err
+	}
+	post := func(ctx context.Context, batch []gate.Receipt) error {
+		req := &mcpregv1.PostReceiptsRequest{Receipts: make([]*mcpregv1.CallReceipt, len(batch))}
+		for i, r := range batch {
+			req.Receipts[i] = receiptProto(r)
+		}
+		ctx, cancel := context.WithTimeout(ctx, g.timeout)
+		defer cancel()
+		res, err := c.PostReceipts(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, rej := range res.GetRejected() {
+			log.Warn("gate: the registry refused a receipt", "receipt", rej.GetReceiptId(), "why", rej.GetReason())
+		}
+		return nil
+	}
+	return &gate.Uploader{Post: post, Log: log}, nil
+}
+
+func receiptProto(r gate.Receipt) *mcpregv1.CallReceipt {
+	return &mcpregv1.CallReceipt{ReceiptId: r.ID, Server: r.Server, Version: r.Version, PinRevision: int32(r.PinRevision),
+		Tool: r.Tool, ToolHash: r.ToolHash, ArgumentsDigest: r.ArgumentsDigest, IdempotencyKey: r.IdempotencyKey,
+		StartedAt: timestamppb.New(r.StartedAt), EndedAt: timestamppb.New(r.EndedAt), Outcome: string(r.Outcome),
+		Reason: r.Reason, ResultDigest: r.ResultDigest, Findings: r.Findings}
 }

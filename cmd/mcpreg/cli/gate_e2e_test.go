@@ -83,7 +83,7 @@ func serveGateFixture() {
 // a fake npx that runs the fixture.
 type gateEnv struct {
 	in                      *servertest.Instance
-	host                    string
+	host, reviewer          string
 	dir, key, state         string
 	calls, envFile, receipt string
 	environ                 []string
@@ -137,9 +137,9 @@ tools:
   - {name: get_alerts, riskTier: write, approval: none, timeout: 10s, idempotency: requires_key}
 `))
 	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
-	reviewer := in.Token(t, "alice", registry.RoleReviewer)
+	e.reviewer = in.Token(t, "alice", registry.RoleReviewer)
 	mustRun(t, in.URL, owner, "submit", "--server-json", sj, "--tools", tools, "--contract", contract)
-	mustRun(t, in.URL, reviewer, "approve", gateServerName, "1.0.0", "--reason", "reviewed")
+	mustRun(t, in.URL, e.reviewer, "approve", gateServerName, "1.0.0", "--reason", "reviewed")
 	e.key = publishedKeyPEM(t, in.URL, e.dir)
 	return e
 }
@@ -304,6 +304,28 @@ func TestGateStdio(t *testing.T) {
 	}
 	if !strings.Contains(g.stderr.String(), "tools withheld") {
 		t.Errorf("stderr does not report the withheld tool:\n%s", g.stderr)
+	}
+
+	// The same receipts reached the registry, where a reviewer lists them.
+	var listed struct {
+		Receipts []struct {
+			ID                 string `json:"receiptId"`
+			Outcome, Principal string
+		}
+	}
+	decodeJSON(t, mustRun(t, e.in.URL, e.reviewer, "receipts", "list", "--name", gateServerName, "-o", "json"), &listed)
+	if len(listed.Receipts) != len(receipts) {
+		t.Fatalf("the registry lists %d receipts, the gate wrote %d:\n%+v", len(listed.Receipts), len(receipts), listed)
+	}
+	for i, r := range listed.Receipts { // newest first
+		local := receipts[len(receipts)-1-i]
+		if r.ID != local.ID || r.Outcome != string(local.Outcome) || r.Principal != "laptop" {
+			t.Errorf("registry receipt %d %+v, local %+v", i, r, local)
+		}
+	}
+	table := mustRun(t, e.in.URL, e.reviewer, "receipts", "list", "--outcome", "rejected")
+	if !containsRow(table, gateServerName+"@1.0.0", "1", "delete_everything", "rejected", "laptop") {
+		t.Errorf("receipts list does not show the rejected call:\n%s", table)
 	}
 
 	// A read-only session (the default scope) is not shown the write tool.

@@ -141,6 +141,18 @@ func (f PrincipalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PrincipalMutation", m)
 }
 
+// The ReceiptFunc type is an adapter to allow the use of ordinary
+// function as Receipt mutator.
+type ReceiptFunc func(context.Context, *ent.ReceiptMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ReceiptFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ReceiptMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReceiptMutation", m)
+}
+
 // The ReviewDecisionFunc type is an adapter to allow the use of ordinary
 // function as ReviewDecision mutator.
 type ReviewDecisionFunc func(context.Context, *ent.ReviewDecisionMutation) (ent.Value, error)

@@ -318,6 +318,44 @@ var (
 		Columns:    PrincipalsColumns,
 		PrimaryKey: []*schema.Column{PrincipalsColumns[0]},
 	}
+	// ReceiptsColumns holds the columns for the "receipts" table.
+	ReceiptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "receipt_id", Type: field.TypeString, Unique: true},
+		{Name: "principal", Type: field.TypeString},
+		{Name: "server_name", Type: field.TypeString},
+		{Name: "version", Type: field.TypeString},
+		{Name: "pin_revision", Type: field.TypeInt, Default: 0},
+		{Name: "tool", Type: field.TypeString},
+		{Name: "tool_hash", Type: field.TypeString, Default: ""},
+		{Name: "arguments_digest", Type: field.TypeString},
+		{Name: "idempotency_key", Type: field.TypeString, Default: ""},
+		{Name: "started_at", Type: field.TypeTime},
+		{Name: "ended_at", Type: field.TypeTime},
+		{Name: "outcome", Type: field.TypeString},
+		{Name: "reason", Type: field.TypeString, Default: ""},
+		{Name: "result_digest", Type: field.TypeString, Default: ""},
+		{Name: "findings", Type: field.TypeJSON, Nullable: true},
+		{Name: "received_at", Type: field.TypeTime},
+	}
+	// ReceiptsTable holds the schema information for the "receipts" table.
+	ReceiptsTable = &schema.Table{
+		Name:       "receipts",
+		Columns:    ReceiptsColumns,
+		PrimaryKey: []*schema.Column{ReceiptsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "receipt_server_name_version_received_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReceiptsColumns[3], ReceiptsColumns[4], ReceiptsColumns[16]},
+			},
+			{
+				Name:    "receipt_received_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReceiptsColumns[16]},
+			},
+		},
+	}
 	// ReviewDecisionsColumns holds the columns for the "review_decisions" table.
 	ReviewDecisionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -681,6 +719,7 @@ var (
 		PendingPoliciesTable,
 		PinRevisionsTable,
 		PrincipalsTable,
+		ReceiptsTable,
 		ReviewDecisionsTable,
 		ScansTable,
 		ScanLeasesTable,

@@ -39,6 +39,9 @@ type PinRevision func(*sql.Selector)
 // Principal is the predicate function for principal builders.
 type Principal func(*sql.Selector)
 
+// Receipt is the predicate function for receipt builders.
+type Receipt func(*sql.Selector)
+
 // ReviewDecision is the predicate function for reviewdecision builders.
 type ReviewDecision func(*sql.Selector)
 

@@ -23,6 +23,473 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// CallReceipt is what a runtime gate recorded for one tools/call.
+type CallReceipt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// receipt_id is the gate's id ("rcpt_" and 24 hex digits).
+	ReceiptId   string `protobuf:"bytes,1,opt,name=receipt_id,json=receiptId,proto3" json:"receipt_id,omitempty"`
+	Server      string `protobuf:"bytes,2,opt,name=server,proto3" json:"server,omitempty"`
+	Version     string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	PinRevision int32  `protobuf:"varint,4,opt,name=pin_revision,json=pinRevision,proto3" json:"pin_revision,omitempty"`
+	Tool        string `protobuf:"bytes,5,opt,name=tool,proto3" json:"tool,omitempty"`
+	// tool_hash is the pinned hash of the tool called; empty when the call
+	// was rejected.
+	ToolHash string `protobuf:"bytes,6,opt,name=tool_hash,json=toolHash,proto3" json:"tool_hash,omitempty"`
+	// arguments_digest is "sha256:" of the JCS form of the arguments.
+	ArgumentsDigest string                 `protobuf:"bytes,7,opt,name=arguments_digest,json=argumentsDigest,proto3" json:"arguments_digest,omitempty"`
+	IdempotencyKey  string                 `protobuf:"bytes,8,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	StartedAt       *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	EndedAt         *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	// outcome is committed, failed, uncertain or rejected.
+	Outcome      string `protobuf:"bytes,11,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Reason       string `protobuf:"bytes,12,opt,name=reason,proto3" json:"reason,omitempty"`
+	ResultDigest string `protobuf:"bytes,13,opt,name=result_digest,json=resultDigest,proto3" json:"result_digest,omitempty"`
+	// findings are the poisoning findings on the result ("kind (severity)
+	// at pointer").
+	Findings []string `protobuf:"bytes,14,rep,name=findings,proto3" json:"findings,omitempty"`
+	// principal (the host token that posted it) and received_at are set by
+	// the registry.
+	Principal     string                 `protobuf:"bytes,15,opt,name=principal,proto3" json:"principal,omitempty"`
+	ReceivedAt    *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallReceipt) Reset() {
+	*x = CallReceipt{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallReceipt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallReceipt) ProtoMessage() {}
+
+func (x *CallReceipt) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
+func (*CallReceipt) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CallReceipt) GetReceiptId() string {
+	if x != nil {
+		return x.ReceiptId
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetPinRevision() int32 {
+	if x != nil {
+		return x.PinRevision
+	}
+	return 0
+}
+
+func (x *CallReceipt) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetToolHash() string {
+	if x != nil {
+		return x.ToolHash
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetArgumentsDigest() string {
+	if x != nil {
+		return x.ArgumentsDigest
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *CallReceipt) GetEndedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndedAt
+	}
+	return nil
+}
+
+func (x *CallReceipt) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetResultDigest() string {
+	if x != nil {
+		return x.ResultDigest
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetFindings() []string {
+	if x != nil {
+		return x.Findings
+	}
+	return nil
+}
+
+func (x *CallReceipt) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetReceivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReceivedAt
+	}
+	return nil
+}
+
+// PostReceiptsRequest is a batch of receipts.
+type PostReceiptsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Receipts      []*CallReceipt         `protobuf:"bytes,1,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostReceiptsRequest) Reset() {
+	*x = PostReceiptsRequest{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostReceiptsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostReceiptsRequest) ProtoMessage() {}
+
+func (x *PostReceiptsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostReceiptsRequest.ProtoReflect.Descriptor instead.
+func (*PostReceiptsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PostReceiptsRequest) GetReceipts() []*CallReceipt {
+	if x != nil {
+		return x.Receipts
+	}
+	return nil
+}
+
+// PostReceiptsResponse says what became of the batch.
+type PostReceiptsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// stored counts the new receipts; duplicates those already stored.
+	Stored     int32 `protobuf:"varint,1,opt,name=stored,proto3" json:"stored,omitempty"`
+	Duplicates int32 `protobuf:"varint,2,opt,name=duplicates,proto3" json:"duplicates,omitempty"`
+	// rejected are the receipts not stored, each with the reason.
+	Rejected      []*RejectedReceipt `protobuf:"bytes,3,rep,name=rejected,proto3" json:"rejected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostReceiptsResponse) Reset() {
+	*x = PostReceiptsResponse{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostReceiptsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostReceiptsResponse) ProtoMessage() {}
+
+func (x *PostReceiptsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostReceiptsResponse.ProtoReflect.Descriptor instead.
+func (*PostReceiptsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PostReceiptsResponse) GetStored() int32 {
+	if x != nil {
+		return x.Stored
+	}
+	return 0
+}
+
+func (x *PostReceiptsResponse) GetDuplicates() int32 {
+	if x != nil {
+		return x.Duplicates
+	}
+	return 0
+}
+
+func (x *PostReceiptsResponse) GetRejected() []*RejectedReceipt {
+	if x != nil {
+		return x.Rejected
+	}
+	return nil
+}
+
+// RejectedReceipt is a receipt the registry refused.
+type RejectedReceipt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReceiptId     string                 `protobuf:"bytes,1,opt,name=receipt_id,json=receiptId,proto3" json:"receipt_id,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectedReceipt) Reset() {
+	*x = RejectedReceipt{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectedReceipt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectedReceipt) ProtoMessage() {}
+
+func (x *RejectedReceipt) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectedReceipt.ProtoReflect.Descriptor instead.
+func (*RejectedReceipt) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RejectedReceipt) GetReceiptId() string {
+	if x != nil {
+		return x.ReceiptId
+	}
+	return ""
+}
+
+func (x *RejectedReceipt) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ListReceiptsRequest filters and pages receipts.
+type ListReceiptsRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Server  string                 `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// outcome keeps one outcome.
+	Outcome string `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// page_size is at most 500; default 100.
+	PageSize      int32  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListReceiptsRequest) Reset() {
+	*x = ListReceiptsRequest{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListReceiptsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListReceiptsRequest) ProtoMessage() {}
+
+func (x *ListReceiptsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListReceiptsRequest.ProtoReflect.Descriptor instead.
+func (*ListReceiptsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListReceiptsRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *ListReceiptsRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ListReceiptsRequest) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ListReceiptsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListReceiptsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListReceiptsResponse is one page of receipts, newest first.
+type ListReceiptsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Receipts      []*CallReceipt         `protobuf:"bytes,1,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListReceiptsResponse) Reset() {
+	*x = ListReceiptsResponse{}
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListReceiptsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListReceiptsResponse) ProtoMessage() {}
+
+func (x *ListReceiptsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListReceiptsResponse.ProtoReflect.Descriptor instead.
+func (*ListReceiptsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListReceiptsResponse) GetReceipts() []*CallReceipt {
+	if x != nil {
+		return x.Receipts
+	}
+	return nil
+}
+
+func (x *ListReceiptsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 // ResolveServersRequest narrows and pages the discovery document.
 type ResolveServersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -42,7 +509,7 @@ type ResolveServersRequest struct {
 
 func (x *ResolveServersRequest) Reset() {
 	*x = ResolveServersRequest{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[0]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -54,7 +521,7 @@ func (x *ResolveServersRequest) String() string {
 func (*ResolveServersRequest) ProtoMessage() {}
 
 func (x *ResolveServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[0]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -67,7 +534,7 @@ func (x *ResolveServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveServersRequest.ProtoReflect.Descriptor instead.
 func (*ResolveServersRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{0}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ResolveServersRequest) GetName() string {
@@ -126,7 +593,7 @@ type ResolveServersResponse struct {
 
 func (x *ResolveServersResponse) Reset() {
 	*x = ResolveServersResponse{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[1]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -138,7 +605,7 @@ func (x *ResolveServersResponse) String() string {
 func (*ResolveServersResponse) ProtoMessage() {}
 
 func (x *ResolveServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[1]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -151,7 +618,7 @@ func (x *ResolveServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveServersResponse.ProtoReflect.Descriptor instead.
 func (*ResolveServersResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{1}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResolveServersResponse) GetEnvelope() string {
@@ -188,7 +655,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[2]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +667,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[2]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +680,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{2}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CheckConnectionRequest) GetName() string {
@@ -279,7 +746,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[3]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -291,7 +758,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[3]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -304,7 +771,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{3}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CheckConnectionResponse) GetName() string {
@@ -411,7 +878,7 @@ type ToolVerdict struct {
 
 func (x *ToolVerdict) Reset() {
 	*x = ToolVerdict{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[4]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -423,7 +890,7 @@ func (x *ToolVerdict) String() string {
 func (*ToolVerdict) ProtoMessage() {}
 
 func (x *ToolVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[4]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -436,7 +903,7 @@ func (x *ToolVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolVerdict.ProtoReflect.Descriptor instead.
 func (*ToolVerdict) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{4}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolVerdict) GetName() string {
@@ -504,7 +971,7 @@ type CheckReceipt struct {
 
 func (x *CheckReceipt) Reset() {
 	*x = CheckReceipt{}
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[5]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +983,7 @@ func (x *CheckReceipt) String() string {
 func (*CheckReceipt) ProtoMessage() {}
 
 func (x *CheckReceipt) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_discovery_proto_msgTypes[5]
+	mi := &file_mcpreg_v1_discovery_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +996,7 @@ func (x *CheckReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckReceipt.ProtoReflect.Descriptor instead.
 func (*CheckReceipt) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{5}
+	return file_mcpreg_v1_discovery_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CheckReceipt) GetObservationId() int64 {
@@ -578,7 +1045,50 @@ var File_mcpreg_v1_discovery_proto protoreflect.FileDescriptor
 
 const file_mcpreg_v1_discovery_proto_rawDesc = "" +
 	"\n" +
-	"\x19mcpreg/v1/discovery.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18mcpreg/v1/registry.proto\"\xb5\x01\n" +
+	"\x19mcpreg/v1/discovery.proto\x12\tmcpreg.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18mcpreg/v1/registry.proto\"\xc6\x04\n" +
+	"\vCallReceipt\x12\x1d\n" +
+	"\n" +
+	"receipt_id\x18\x01 \x01(\tR\treceiptId\x12\x16\n" +
+	"\x06server\x18\x02 \x01(\tR\x06server\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12!\n" +
+	"\fpin_revision\x18\x04 \x01(\x05R\vpinRevision\x12\x12\n" +
+	"\x04tool\x18\x05 \x01(\tR\x04tool\x12\x1b\n" +
+	"\ttool_hash\x18\x06 \x01(\tR\btoolHash\x12)\n" +
+	"\x10arguments_digest\x18\a \x01(\tR\x0fargumentsDigest\x12'\n" +
+	"\x0fidempotency_key\x18\b \x01(\tR\x0eidempotencyKey\x129\n" +
+	"\n" +
+	"started_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x125\n" +
+	"\bended_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x12\x18\n" +
+	"\aoutcome\x18\v \x01(\tR\aoutcome\x12\x16\n" +
+	"\x06reason\x18\f \x01(\tR\x06reason\x12#\n" +
+	"\rresult_digest\x18\r \x01(\tR\fresultDigest\x12\x1a\n" +
+	"\bfindings\x18\x0e \x03(\tR\bfindings\x12\x1c\n" +
+	"\tprincipal\x18\x0f \x01(\tR\tprincipal\x12;\n" +
+	"\vreceived_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"receivedAt\"I\n" +
+	"\x13PostReceiptsRequest\x122\n" +
+	"\breceipts\x18\x01 \x03(\v2\x16.mcpreg.v1.CallReceiptR\breceipts\"\x86\x01\n" +
+	"\x14PostReceiptsResponse\x12\x16\n" +
+	"\x06stored\x18\x01 \x01(\x05R\x06stored\x12\x1e\n" +
+	"\n" +
+	"duplicates\x18\x02 \x01(\x05R\n" +
+	"duplicates\x126\n" +
+	"\brejected\x18\x03 \x03(\v2\x1a.mcpreg.v1.RejectedReceiptR\brejected\"H\n" +
+	"\x0fRejectedReceipt\x12\x1d\n" +
+	"\n" +
+	"receipt_id\x18\x01 \x01(\tR\treceiptId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x9d\x01\n" +
+	"\x13ListReceiptsRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x18\n" +
+	"\aoutcome\x18\x03 \x01(\tR\aoutcome\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"r\n" +
+	"\x14ListReceiptsResponse\x122\n" +
+	"\breceipts\x18\x01 \x03(\v2\x16.mcpreg.v1.CallReceiptR\breceipts\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb5\x01\n" +
 	"\x15ResolveServersRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1c\n" +
@@ -625,10 +1135,12 @@ const file_mcpreg_v1_discovery_proto_rawDesc = "" +
 	"\x1dobserved_tool_definition_hash\x18\x04 \x01(\tR\x1aobservedToolDefinitionHash\x12'\n" +
 	"\x0fobserved_digest\x18\x05 \x01(\tR\x0eobservedDigest\x129\n" +
 	"\n" +
-	"checked_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt2\xe3\x01\n" +
+	"checked_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt2\xb4\x03\n" +
 	"\x10DiscoveryService\x12U\n" +
 	"\x0eResolveServers\x12 .mcpreg.v1.ResolveServersRequest\x1a!.mcpreg.v1.ResolveServersResponse\x12x\n" +
-	"\x0fCheckConnection\x12!.mcpreg.v1.CheckConnectionRequest\x1a\".mcpreg.v1.CheckConnectionResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/v1/discovery/checkB3Z1github.com/mcpreg/mcpreg/proto/mcpreg/v1;mcpregv1b\x06proto3"
+	"\x0fCheckConnection\x12!.mcpreg.v1.CheckConnectionRequest\x1a\".mcpreg.v1.CheckConnectionResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/v1/discovery/check\x12h\n" +
+	"\fPostReceipts\x12\x1e.mcpreg.v1.PostReceiptsRequest\x1a\x1f.mcpreg.v1.PostReceiptsResponse\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/receipts\x12e\n" +
+	"\fListReceipts\x12\x1e.mcpreg.v1.ListReceiptsRequest\x1a\x1f.mcpreg.v1.ListReceiptsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/receiptsB3Z1github.com/mcpreg/mcpreg/proto/mcpreg/v1;mcpregv1b\x06proto3"
 
 var (
 	file_mcpreg_v1_discovery_proto_rawDescOnce sync.Once
@@ -642,32 +1154,48 @@ func file_mcpreg_v1_discovery_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_discovery_proto_rawDescData
 }
 
-var file_mcpreg_v1_discovery_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_mcpreg_v1_discovery_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_mcpreg_v1_discovery_proto_goTypes = []any{
-	(*ResolveServersRequest)(nil),   // 0: mcpreg.v1.ResolveServersRequest
-	(*ResolveServersResponse)(nil),  // 1: mcpreg.v1.ResolveServersResponse
-	(*CheckConnectionRequest)(nil),  // 2: mcpreg.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil), // 3: mcpreg.v1.CheckConnectionResponse
-	(*ToolVerdict)(nil),             // 4: mcpreg.v1.ToolVerdict
-	(*CheckReceipt)(nil),            // 5: mcpreg.v1.CheckReceipt
-	(*DriftChange)(nil),             // 6: mcpreg.v1.DriftChange
-	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
+	(*CallReceipt)(nil),             // 0: mcpreg.v1.CallReceipt
+	(*PostReceiptsRequest)(nil),     // 1: mcpreg.v1.PostReceiptsRequest
+	(*PostReceiptsResponse)(nil),    // 2: mcpreg.v1.PostReceiptsResponse
+	(*RejectedReceipt)(nil),         // 3: mcpreg.v1.RejectedReceipt
+	(*ListReceiptsRequest)(nil),     // 4: mcpreg.v1.ListReceiptsRequest
+	(*ListReceiptsResponse)(nil),    // 5: mcpreg.v1.ListReceiptsResponse
+	(*ResolveServersRequest)(nil),   // 6: mcpreg.v1.ResolveServersRequest
+	(*ResolveServersResponse)(nil),  // 7: mcpreg.v1.ResolveServersResponse
+	(*CheckConnectionRequest)(nil),  // 8: mcpreg.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil), // 9: mcpreg.v1.CheckConnectionResponse
+	(*ToolVerdict)(nil),             // 10: mcpreg.v1.ToolVerdict
+	(*CheckReceipt)(nil),            // 11: mcpreg.v1.CheckReceipt
+	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
+	(*DriftChange)(nil),             // 13: mcpreg.v1.DriftChange
 }
 var file_mcpreg_v1_discovery_proto_depIdxs = []int32{
-	4, // 0: mcpreg.v1.CheckConnectionResponse.tools:type_name -> mcpreg.v1.ToolVerdict
-	6, // 1: mcpreg.v1.CheckConnectionResponse.changes:type_name -> mcpreg.v1.DriftChange
-	5, // 2: mcpreg.v1.CheckConnectionResponse.receipt:type_name -> mcpreg.v1.CheckReceipt
-	7, // 3: mcpreg.v1.CheckConnectionResponse.status_since:type_name -> google.protobuf.Timestamp
-	7, // 4: mcpreg.v1.CheckReceipt.checked_at:type_name -> google.protobuf.Timestamp
-	0, // 5: mcpreg.v1.DiscoveryService.ResolveServers:input_type -> mcpreg.v1.ResolveServersRequest
-	2, // 6: mcpreg.v1.DiscoveryService.CheckConnection:input_type -> mcpreg.v1.CheckConnectionRequest
-	1, // 7: mcpreg.v1.DiscoveryService.ResolveServers:output_type -> mcpreg.v1.ResolveServersResponse
-	3, // 8: mcpreg.v1.DiscoveryService.CheckConnection:output_type -> mcpreg.v1.CheckConnectionResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	12, // 0: mcpreg.v1.CallReceipt.started_at:type_name -> google.protobuf.Timestamp
+	12, // 1: mcpreg.v1.CallReceipt.ended_at:type_name -> google.protobuf.Timestamp
+	12, // 2: mcpreg.v1.CallReceipt.received_at:type_name -> google.protobuf.Timestamp
+	0,  // 3: mcpreg.v1.PostReceiptsRequest.receipts:type_name -> mcpreg.v1.CallReceipt
+	3,  // 4: mcpreg.v1.PostReceiptsResponse.rejected:type_name -> mcpreg.v1.RejectedReceipt
+	0,  // 5: mcpreg.v1.ListReceiptsResponse.receipts:type_name -> mcpreg.v1.CallReceipt
+	10, // 6: mcpreg.v1.CheckConnectionResponse.tools:type_name -> mcpreg.v1.ToolVerdict
+	13, // 7: mcpreg.v1.CheckConnectionResponse.changes:type_name -> mcpreg.v1.DriftChange
+	11, // 8: mcpreg.v1.CheckConnectionResponse.receipt:type_name -> mcpreg.v1.CheckReceipt
+	12, // 9: mcpreg.v1.CheckConnectionResponse.status_since:type_name -> google.protobuf.Timestamp
+	12, // 10: mcpreg.v1.CheckReceipt.checked_at:type_name -> google.protobuf.Timestamp
+	6,  // 11: mcpreg.v1.DiscoveryService.ResolveServers:input_type -> mcpreg.v1.ResolveServersRequest
+	8,  // 12: mcpreg.v1.DiscoveryService.CheckConnection:input_type -> mcpreg.v1.CheckConnectionRequest
+	1,  // 13: mcpreg.v1.DiscoveryService.PostReceipts:input_type -> mcpreg.v1.PostReceiptsRequest
+	4,  // 14: mcpreg.v1.DiscoveryService.ListReceipts:input_type -> mcpreg.v1.ListReceiptsRequest
+	7,  // 15: mcpreg.v1.DiscoveryService.ResolveServers:output_type -> mcpreg.v1.ResolveServersResponse
+	9,  // 16: mcpreg.v1.DiscoveryService.CheckConnection:output_type -> mcpreg.v1.CheckConnectionResponse
+	2,  // 17: mcpreg.v1.DiscoveryService.PostReceipts:output_type -> mcpreg.v1.PostReceiptsResponse
+	5,  // 18: mcpreg.v1.DiscoveryService.ListReceipts:output_type -> mcpreg.v1.ListReceiptsResponse
+	15, // [15:19] is the sub-list for method output_type
+	11, // [11:15] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_discovery_proto_init() }
@@ -682,7 +1210,7 @@ func file_mcpreg_v1_discovery_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_discovery_proto_rawDesc), len(file_mcpreg_v1_discovery_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

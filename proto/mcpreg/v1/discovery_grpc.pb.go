@@ -21,6 +21,8 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	DiscoveryService_ResolveServers_FullMethodName  = "/mcpreg.v1.DiscoveryService/ResolveServers"
 	DiscoveryService_CheckConnection_FullMethodName = "/mcpreg.v1.DiscoveryService/CheckConnection"
+	DiscoveryService_PostReceipts_FullMethodName    = "/mcpreg.v1.DiscoveryService/PostReceipts"
+	DiscoveryService_ListReceipts_FullMethodName    = "/mcpreg.v1.DiscoveryService/ListReceipts"
 )
 
 // DiscoveryServiceClient is the client API for DiscoveryService service.
@@ -40,6 +42,14 @@ type DiscoveryServiceClient interface {
 	// the approved pins, per tool. The observation is stored; a mismatch
 	// makes the registry scan that version itself.
 	CheckConnection(ctx context.Context, in *CheckConnectionRequest, opts ...grpc.CallOption) (*CheckConnectionResponse, error)
+	// PostReceipts stores the receipts a runtime gate (mcpreg gate) wrote
+	// for the calls it relayed: at most 500 per request, each for a version
+	// the caller's token may resolve, de-duplicated by receipt id, kept for
+	// the receipts retention. Host tokens.
+	PostReceipts(ctx context.Context, in *PostReceiptsRequest, opts ...grpc.CallOption) (*PostReceiptsResponse, error)
+	// ListReceipts lists stored receipts, newest first. Reviewers and
+	// admins.
+	ListReceipts(ctx context.Context, in *ListReceiptsRequest, opts ...grpc.CallOption) (*ListReceiptsResponse, error)
 }
 
 type discoveryServiceClient struct {
@@ -70,6 +80,26 @@ func (c *discoveryServiceClient) CheckConnection(ctx context.Context, in *CheckC
 	return out, nil
 }
 
+func (c *discoveryServiceClient) PostReceipts(ctx context.Context, in *PostReceiptsRequest, opts ...grpc.CallOption) (*PostReceiptsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PostReceiptsResponse)
+	err := c.cc.Invoke(ctx, DiscoveryService_PostReceipts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *discoveryServiceClient) ListReceipts(ctx context.Context, in *ListReceiptsRequest, opts ...grpc.CallOption) (*ListReceiptsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListReceiptsResponse)
+	err := c.cc.Invoke(ctx, DiscoveryService_ListReceipts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DiscoveryServiceServer is the server API for DiscoveryService service.
 // All implementations must embed UnimplementedDiscoveryServiceServer
 // for forward compatibility.
@@ -87,6 +117,14 @@ type DiscoveryServiceServer interface {
 	// the approved pins, per tool. The observation is stored; a mismatch
 	// makes the registry scan that version itself.
 	CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error)
+	// PostReceipts stores the receipts a runtime gate (mcpreg gate) wrote
+	// for the calls it relayed: at most 500 per request, each for a version
+	// the caller's token may resolve, de-duplicated by receipt id, kept for
+	// the receipts retention. Host tokens.
+	PostReceipts(context.Context, *PostReceiptsRequest) (*PostReceiptsResponse, error)
+	// ListReceipts lists stored receipts, newest first. Reviewers and
+	// admins.
+	ListReceipts(context.Context, *ListReceiptsRequest) (*ListReceiptsResponse, error)
 	mustEmbedUnimplementedDiscoveryServiceServer()
 }
 
@@ -102,6 +140,12 @@ func (UnimplementedDiscoveryServiceServer) ResolveServers(context.Context, *Reso
 }
 func (UnimplementedDiscoveryServiceServer) CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckConnection not implemented")
+}
+func (UnimplementedDiscoveryServiceServer) PostReceipts(context.Context, *PostReceiptsRequest) (*PostReceiptsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PostReceipts not implemented")
+}
+func (UnimplementedDiscoveryServiceServer) ListReceipts(context.Context, *ListReceiptsRequest) (*ListReceiptsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListReceipts not implemented")
 }
 func (UnimplementedDiscoveryServiceServer) mustEmbedUnimplementedDiscoveryServiceServer() {}
 func (UnimplementedDiscoveryServiceServer) testEmbeddedByValue()                          {}
@@ -160,6 +204,42 @@ func _DiscoveryService_CheckConnection_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DiscoveryService_PostReceipts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PostReceiptsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DiscoveryServiceServer).PostReceipts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DiscoveryService_PostReceipts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DiscoveryServiceServer).PostReceipts(ctx, req.(*PostReceiptsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DiscoveryService_ListReceipts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListReceiptsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DiscoveryServiceServer).ListReceipts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DiscoveryService_ListReceipts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DiscoveryServiceServer).ListReceipts(ctx, req.(*ListReceiptsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DiscoveryService_ServiceDesc is the grpc.ServiceDesc for DiscoveryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -174,6 +254,14 @@ var DiscoveryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckConnection",
 			Handler:    _DiscoveryService_CheckConnection_Handler,
+		},
+		{
+			MethodName: "PostReceipts",
+			Handler:    _DiscoveryService_PostReceipts_Handler,
+		},
+		{
+			MethodName: "ListReceipts",
+			Handler:    _DiscoveryService_ListReceipts_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
