@@ -175,14 +175,36 @@ func (r *Relay) filterList(result json.RawMessage, page bool) json.RawMessage {
 	if len(l.withheld) > 0 {
 		r.o.Log.Warn("gate: tools withheld", "server", r.o.Entry.Name, "version", r.o.Entry.Version, "tools", l.withheldNames())
 	}
+	if *l.mismatched || err != nil {
+		r.report(result)
+	}
 	r.tools.record(l, page)
 	return out
+}
+
+// report sends a listing that did not match the pins to the registry
+// (Options.Report), once per distinct listing in the session, in the
+// background: the registry's own scan decides any quarantine.
+func (r *Relay) report(result json.RawMessage) {
+	if r.o.Report == nil {
+		return
+	}
+	d := digest(result)
+	r.mu.Lock()
+	seen := r.reported[d]
+	r.reported[d] = true
+	init := r.initResult
+	r.mu.Unlock()
+	if seen {
+		return
+	}
+	go r.o.Report(result, init)
 }
 
 // relist lists the server's tools itself (after a list_changed) and tells
 // the host when the tools passed changed.
 func (r *Relay) relist() {
-	r.relistPage("", listing{passed: map[string]string{}, withheld: map[string]string{}}, 1)
+	r.relistPage("", newListing(), 1)
 }
 
 func (r *Relay) relistPage(cursor string, acc listing, n int) {
@@ -196,6 +218,9 @@ func (r *Relay) relistPage(cursor string, acc listing, n int) {
 			r.o.Log.Warn("gate: re-listed tools unreadable", "server", r.o.Entry.Name, "err", err)
 		}
 		mergeListing(acc, l)
+		if *l.mismatched || err != nil {
+			r.report(result)
+		}
 		if next := nextCursor(result); next != "" && n < maxRelistPages {
 			r.relistPage(next, acc, n+1)
 			return

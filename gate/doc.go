@@ -38,6 +38,9 @@
 //     refused and an answer to no request in flight is dropped;
 //     notifications/cancelled is mapped to the server's id, progress
 //     notifications pass only for tokens the host issued;
+//   - a listing that withholds a tool for not matching its pin is given
+//     to Options.Report (once per distinct listing): the gate's
+//     observation for the registry's connect-time check;
 //   - notifications/tools/list_changed makes the gate re-list the tools
 //     itself; the host hears list_changed when the tools passed changed;
 //   - batches are refused, notifications never answered.

@@ -47,13 +47,21 @@ func newToolFilter(e discovery.Entry, policy *callPolicy) *toolFilter {
 type listing struct {
 	passed   map[string]string // name → hash
 	withheld map[string]string // name → why
+	// mismatched is set when a tool was withheld for not matching the
+	// pins (not for the session's scopes): a report to the registry.
+	mismatched *bool
+}
+
+// newListing is an empty listing.
+func newListing() listing {
+	return listing{passed: map[string]string{}, withheld: map[string]string{}, mismatched: new(bool)}
 }
 
 // filter returns result with only the tools that match their pins, each
 // as the bytes received; members other than "tools" are kept as they
 // came. A result that cannot be read passes no tool.
 func (f *toolFilter) filter(result json.RawMessage) (json.RawMessage, listing, error) {
-	l := listing{passed: map[string]string{}, withheld: map[string]string{}}
+	l := newListing()
 	members, err := objectMembers(result)
 	if err != nil {
 		return json.RawMessage(`{"tools":[]}`), l, fmt.Errorf("tools/list result: %w", err)
@@ -95,6 +103,11 @@ func (f *toolFilter) judge(tools []json.RawMessage, l listing) []json.RawMessage
 		hash, why := f.verdict(name, raw, count[name])
 		if why != "" {
 			l.withheld[name] = why
+			*l.mismatched = true
+			continue
+		}
+		if why := f.policy.scopeRefusal(name); why != "" {
+			l.withheld[name] = why // not a mismatch: the session may not see it
 			continue
 		}
 		l.passed[name] = hash
@@ -132,9 +145,6 @@ func (f *toolFilter) verdict(name string, raw json.RawMessage, listed int) (hash
 		if n := foldedLike(members, p); n != p {
 			return "", fmt.Sprintf("it has a member %q besides the pinned %q", n, p)
 		}
-	}
-	if why := f.policy.scopeRefusal(name); why != "" {
-		return "", why
 	}
 	return hash, ""
 }

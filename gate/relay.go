@@ -40,6 +40,11 @@ type Options struct {
 	// MaxResultBytes caps a tool result (longer texts are cut, and the cut
 	// stated); 0 means DefaultMaxResultBytes.
 	MaxResultBytes int
+	// Report, when set, is given each tools/list result that did not
+	// match the pins (once per distinct result in a session) and the
+	// session's raw initialize result, in a goroutine of its own: the
+	// gate's observation for the registry's connect-time check.
+	Report func(toolsResult, initializeResult json.RawMessage)
 	// Scopes are the session's scopes (ScopeRead, ScopeWrite,
 	// ScopeHighRisk): a tool whose contract risk tier is not among them is
 	// neither listed nor callable. Empty means ScopeRead.
@@ -65,6 +70,10 @@ type Relay struct {
 	// withheld, when set, says why the whole server is withheld: every
 	// request but ping is refused.
 	withheld string
+	// reported are the digests of listings reported this session.
+	reported map[string]bool
+	// initResult is the session's initialize result, for reports.
+	initResult json.RawMessage
 }
 
 // call is a request the gate sent upstream and awaits an answer to.
@@ -99,7 +108,8 @@ func NewRelay(o Options) *Relay {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	policy := newCallPolicy(o.Entry.Contract, o.Scopes)
-	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), pending: map[int64]*call{}, inFlight: map[string]int64{}}
+	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), pending: map[int64]*call{}, inFlight: map[string]int64{},
+		reported: map[string]bool{}}
 }
 
 // ErrUpstreamClosed is returned by Run when the upstream server closed its
@@ -420,6 +430,9 @@ func (r *Relay) upstreamResponse(m *message) {
 	result := m.Result
 	switch c.method {
 	case "initialize":
+		r.mu.Lock()
+		r.initResult = result
+		r.mu.Unlock()
 		if why := r.tools.checkInstructions(result); why != "" {
 			r.withhold(why)
 			r.host.write(errorLine(c.hostID, codeRefused, "mcpreg gate: "+why))

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/ent"
+	entfinding "github.com/mcpreg/mcpreg/internal/ent/finding"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/states"
@@ -209,19 +210,67 @@ func (s *Scans) requestReportScan(ctx context.Context, c *Caller, name, ver stri
 		return
 	}
 	out.ScanRequested = true
-	go s.scanForReport(context.WithoutCancel(ctx), c, name, ver)
+	go s.scanForReport(context.WithoutCancel(ctx), c, name, ver, out.GetReceipt().GetObservedDigest(), reportSummary(out))
+}
+
+// reportSummary names what a host's report says changed, for a finding.
+func reportSummary(out *mcpregv1.CheckConnectionResponse) string {
+	var parts []string
+	for _, t := range out.GetTools() {
+		if t.GetVerdict() == VerdictDrifted {
+			parts = append(parts, t.GetName()+" ("+strings.Join(t.GetClasses(), ", ")+")")
+		}
+	}
+	if len(parts) == 0 {
+		return "the tool list differs"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // scanForReport scans a version a host reported as drifted. Reports for
-// one version merge into one scan, and the cooldown answers repeats.
-func (s *Scans) scanForReport(ctx context.Context, c *Caller, name, ver string) {
+// one version merge into one scan, and the cooldown answers repeats. When
+// the registry's own scan matches the pins, the version stays approved
+// and gets a host_report.unconfirmed_mismatch finding: a server may show
+// the scanner one face and real clients another.
+func (s *Scans) scanForReport(ctx context.Context, c *Caller, name, ver, observed, summary string) {
 	v, err := s.store.Client.Version.Query().Where(versionNamed(name, ver)...).Only(ctx)
 	if err != nil || v.State != version.StateApproved {
 		return
 	}
-	if _, err := s.ScanVersion(ctx, c, name, ver, states.TriggerHostReport, func(o *scanOptions) { o.paid = true }); err != nil {
+	res, err := s.ScanVersion(ctx, c, name, ver, states.TriggerHostReport, func(o *scanOptions) { o.paid = true })
+	if err != nil {
 		s.log.WarnContext(ctx, "scan after a host report", "version", subjectOf(name, ver), "host", c.Principal, "err", err)
+		return
 	}
+	if states.ScanOutcome(res.GetScan().GetOutcome()) != states.OutcomeMatch {
+		return
+	}
+	if err := s.recordUnconfirmed(ctx, v.ID, int(res.GetScan().GetId()), c.Principal, observed, summary); err != nil {
+		s.log.WarnContext(ctx, "record an unconfirmed host report", "version", subjectOf(name, ver), "err", err)
+	}
+}
+
+// KindUnconfirmedMismatch is the finding of a host report the registry's
+// own scan did not confirm.
+const KindUnconfirmedMismatch = "host_report.unconfirmed_mismatch"
+
+// SourceHostReport is the source of findings raised by hosts' reports.
+const SourceHostReport = "host_report"
+
+// recordUnconfirmed adds the finding once per host and observed listing.
+func (s *Scans) recordUnconfirmed(ctx context.Context, versionID, scanID int, host, observed, summary string) error {
+	evidence := fmt.Sprintf("host %s observed tools/list %s", host, observed)
+	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
+		n, err := tx.Finding.Query().Where(entfinding.VersionID(versionID), entfinding.Kind(KindUnconfirmedMismatch),
+			entfinding.Evidence(evidence)).Count(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		msg := fmt.Sprintf("host %s reported tools that differ from the pins (%s), and the registry's own scan %d matched the pins: "+
+			"the server may serve the scanner its approved tools and real clients others", host, summary, scanID)
+		return saveFindings(ctx, tx, versionID, []recorded{{Finding: finding.Finding{Kind: KindUnconfirmedMismatch,
+			Severity: finding.High, Message: msg, Evidence: evidence}, Source: SourceHostReport, ScanID: scanID}})
+	})
 }
 
 // Statuses of an unknown connection check (CheckConnectionResponse.status).

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -101,7 +102,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	if err := o.check(command); err != nil {
 		return err
 	}
-	entry, err := g.gateEntry(ctx, o, command)
+	entry, hc, err := g.gateEntry(ctx, o, command)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	defer stopUpload()
 	go uploader.Run(upCtx)
 	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: gate.Sinks{receipts, uploader}, Log: log, Scopes: scopes,
-		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes})
+		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes, Report: g.mismatchReporter(hc, entry, log)})
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
 	if err := up.Stop(gateStopGrace); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
@@ -170,17 +171,17 @@ func (o gateOptions) check(command []string) error {
 
 // gateEntry resolves the verified allowlist entry for --name (and
 // --version) and checks that the command runs its package.
-func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, error) {
+func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, *hostclient.Client, error) {
 	c, err := g.hostClient()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := g.trust(ctx, c, o.trust); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc, err := c.Resolve(ctx, hostclient.Query{Name: o.name, Version: o.version})
 	if err != nil {
-		return nil, verificationFailure(err)
+		return nil, nil, verificationFailure(err)
 	}
 	var entry *discovery.Entry
 	for i := range doc.Servers {
@@ -189,7 +190,7 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 		}
 	}
 	if entry == nil {
-		return nil, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
+		return nil, nil, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
 	}
 	note, err := hostclient.MatchPackage(entry, command[0], command[1:])
 	if err != nil {
@@ -197,12 +198,29 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 		if o.version == "" {
 			hint = " (an older approved version: --version)"
 		}
-		return nil, fmt.Errorf("gate: %w; refusing to run it as %s%s", err, o.name, hint)
+		return nil, nil, fmt.Errorf("gate: %w; refusing to run it as %s%s", err, o.name, hint)
 	}
 	if note != "" {
 		fmt.Fprintln(g.io.Err, "mcpreg gate: warning:", note)
 	}
-	return entry, nil
+	return entry, c, nil
+}
+
+// mismatchReporter reports a listing that did not match the pins through
+// the connect-time check: the registry stores the observation and scans
+// the version itself.
+func (g *globals) mismatchReporter(hc *hostclient.Client, e *discovery.Entry, log *slog.Logger) func(tools, init json.RawMessage) {
+	return func(tools, init json.RawMessage) {
+		ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+		defer cancel()
+		res, err := hc.Check(ctx, e.Name, e.Version, tools, init)
+		if err != nil {
+			log.Warn("gate: reporting a tool list that differs from the pins failed", "server", e.Name, "err", err)
+			return
+		}
+		log.Info("gate: reported a tool list that differs from the pins", "server", e.Name, "verdict", res.GetVerdict(),
+			"scan_requested", res.GetScanRequested(), "message", res.GetMessage())
+	}
 }
 
 func atVersion(v string) string {

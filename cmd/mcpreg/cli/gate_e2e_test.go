@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,10 +20,11 @@ import (
 
 	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
 	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/store"
-	"github.com/mcpreg/mcpreg/scan"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // The gate fixture is this test binary run with gateFixtureEnv set: a Go
@@ -87,6 +89,7 @@ type gateEnv struct {
 	dir, key, state         string
 	calls, envFile, receipt string
 	environ                 []string
+	remote                  *liveFixture
 }
 
 func startGateEnv(t *testing.T) *gateEnv {
@@ -111,21 +114,14 @@ func startGateEnv(t *testing.T) *gateEnv {
 		gateFixtureEnv + "=1", "GATE_FIXTURE_CALLS=" + e.calls, "GATE_FIXTURE_ENV=" + e.envFile, "GATE_FIXTURE_RUGPULL=1",
 		"MCPREG_TOKEN=" + e.host, "MCPREG_SERVER=" + in.URL}
 
-	// The reviewer approves the tools the fixture serves (read as the
-	// scanner reads them, without the rug pull).
-	r, err := scan.NewReader(scan.Limits{Deadline: 20 * time.Second}, scan.AllowList{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := r.Read(context.Background(), scan.StdioTarget{Command: exe,
-		Env: map[string]string{gateFixtureEnv: "1", "GATE_FIXTURE_CALLS": filepath.Join(e.dir, "scan-calls"), "GATE_FIXTURE_ENV": filepath.Join(e.dir, "scan-env")}})
-	if err != nil {
-		t.Fatalf("reading the fixture: %v", err)
-	}
-	tools := writeFile(t, e.dir, "tools.json", snap.ToolsFile)
+	// The registry reads the version live from its remote: the same
+	// server as the package (the same tools), as the registry's scanner
+	// sees it; the stdio package is what hosts run through the gate.
+	e.remote = newLiveFixture(t)
 	sj := writeFile(t, e.dir, "server.json", []byte(`{"$schema":"https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
  "name":"`+gateServerName+`","description":"Weather","version":"1.0.0",
- "packages":[{"registryType":"npm","identifier":"`+gatePackage+`","version":"1.0.0","transport":{"type":"stdio"}}]}`))
+ "packages":[{"registryType":"npm","identifier":"`+gatePackage+`","version":"1.0.0","transport":{"type":"stdio"}}],
+ "remotes":[{"type":"streamable-http","url":"`+e.remote.url+`"}]}`))
 	// An explicit contract: without one every tool is high-risk and needs
 	// an approval. get_alerts writes, so a read session never sees it.
 	contract := writeFile(t, e.dir, "contract.yaml", []byte(`contractVersion: mcpreg.contract/v1
@@ -138,7 +134,7 @@ tools:
 `))
 	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 	e.reviewer = in.Token(t, "alice", registry.RoleReviewer)
-	mustRun(t, in.URL, owner, "submit", "--server-json", sj, "--tools", tools, "--contract", contract)
+	mustRun(t, in.URL, owner, "submit", "--server-json", sj, "--live", "--contract", contract)
 	mustRun(t, in.URL, e.reviewer, "approve", gateServerName, "1.0.0", "--reason", "reviewed")
 	e.key = publishedKeyPEM(t, in.URL, e.dir)
 	return e
@@ -269,6 +265,38 @@ func TestGateStdio(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("calling %s: %v, want an error saying %q", c.tool, err, c.want)
 		}
+	}
+	// The gate reported the listing; the registry's own scan (of the
+	// remote, which serves the approved tools) matched the pins, so the
+	// version stays approved with a finding reviewers see, and the tool
+	// stays withheld at the gate.
+	var v struct {
+		State    string
+		Findings []struct{ Kind, Severity, Message string }
+	}
+	testkit.Eventually(t, 20*time.Second, func() bool {
+		decodeJSON(t, mustRun(t, e.in.URL, e.reviewer, "versions", "get", gateServerName, "1.0.0", "-o", "json"), &v)
+		return slices.ContainsFunc(v.Findings, func(f struct{ Kind, Severity, Message string }) bool {
+			return f.Kind == registry.KindUnconfirmedMismatch
+		})
+	}, "no host_report.unconfirmed_mismatch finding after the gate's report")
+	if v.State != version.StateApproved.String() {
+		t.Errorf("after an unconfirmed report the version is %s, want approved", v.State)
+	}
+	unconfirmed := 0
+	for _, f := range v.Findings {
+		if f.Kind == registry.KindUnconfirmedMismatch {
+			unconfirmed++
+			if f.Severity != "high" || !strings.Contains(f.Message, "host laptop reported tools that differ from the pins (get_forecast (description_changed") {
+				t.Errorf("finding %+v", f)
+			}
+		}
+	}
+	if unconfirmed != 1 {
+		t.Errorf("%d unconfirmed-mismatch findings, want 1", unconfirmed)
+	}
+	if got := strings.Join(names(), ","); got != "get_alerts" {
+		t.Errorf("after the registry's scan the gate passes %s, want get_forecast still withheld", got)
 	}
 	if err := session.Close(); err != nil {
 		t.Logf("closing the session: %v", err)
