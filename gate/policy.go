@@ -16,6 +16,7 @@ import (
 	textmessage "golang.org/x/text/message"
 
 	"github.com/mcpreg/mcpreg/internal/contract"
+	"github.com/mcpreg/mcpreg/internal/violation"
 )
 
 // The session scopes: a tool's contract risk tier is the scope a session
@@ -185,7 +186,7 @@ func (p *callPolicy) checkArguments(toolHash string, rawTool, args json.RawMessa
 		return ""
 	}
 	var msgs []string
-	for _, leaf := range leaves(verr) {
+	for _, leaf := range violation.Leaves(verr) {
 		msgs = append(msgs, describe(leaf))
 	}
 	return "the arguments do not match the approved input schema: " + strings.Join(msgs, "; ")
@@ -234,18 +235,6 @@ type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("the gate loads no schema from %s", url)
-}
-
-// leaves are the innermost causes of a validation error.
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
 }
 
 // describe names one violation: where, and what is wrong.

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -171,4 +172,28 @@ func (f *ReceiptFile) rotate() error {
 		}
 	}
 	return nil
+}
+
+// ReadReceiptFile reads the receipts of a receipts file (one JSON object a
+// line); a missing file has none.
+func ReadReceiptFile(path string) ([]Receipt, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("receipts: %w", err)
+	}
+	var out []Receipt
+	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var r Receipt
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("receipts: %s line %d: %w", path, i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

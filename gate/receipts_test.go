@@ -1,9 +1,7 @@
 package gate_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,27 +28,11 @@ func receipt(n int) gate.Receipt {
 // does not exist.
 func readReceipts(t *testing.T, path string) []gate.Receipt {
 	t.Helper()
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	rs, err := gate.ReadReceiptFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = f.Close() }()
-	var out []gate.Receipt
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r gate.Receipt
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: line %q: %v", path, sc.Text(), err)
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return rs
 }
 
 func receiptIDs(rs []gate.Receipt) []string {

@@ -4,7 +4,6 @@ package gate_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,31 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startShell starts sh -c script as an upstream, its standard error to
 // stderr.
@@ -124,7 +105,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 			return f
 		},
 		// Any other writer: its standard error is copied.
-		"stderr buffer": func(*testing.T) io.Writer { return &syncBuffer{} },
+		"stderr buffer": func(*testing.T) io.Writer { return &testkit.SyncBuffer{} },
 	}
 	for _, tt := range tests {
 		for name, stderr := range stderrs {
@@ -158,7 +139,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 // The server's standard error reaches the writer given, never the
 // protocol stream.
 func TestUpstreamStderr(t *testing.T) {
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	u := startShell(t, `echo "to the log" >&2; echo '{"jsonrpc":"2.0","method":"x"}'`, stderr)
 	line, err := bufio.NewReader(u.Stdout).ReadString('\n')
 	if err != nil || line != `{"jsonrpc":"2.0","method":"x"}`+"\n" {

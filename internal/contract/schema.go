@@ -15,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mcpreg/mcpreg/internal/violation"
 )
 
 // SchemaJSON is the JSON Schema (draft 2020-12) of the contract document as
@@ -85,21 +87,8 @@ func schemaViolations(sch *jsonschema.Schema, doc any) []Violation {
 		return nil
 	}
 	var out []Violation
-	for _, leaf := range leaves(verr) {
+	for _, leaf := range violation.Leaves(verr) {
 		out = append(out, leafViolations(leaf, doc)...)
-	}
-	return out
-}
-
-// leaves returns the failures without causes; inner nodes ($ref, allOf,
-// the root) only summarise them.
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Violation is one thing wrong with a document.
@@ -64,4 +66,17 @@ func (e *Error) Pointers() []string {
 		ps[i] = v.Pointer
 	}
 	return ps
+}
+
+// Leaves are the failures of a JSON Schema validation error that have no
+// causes: inner nodes ($ref, allOf, the root) only summarise them.
+func Leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, Leaves(c)...)
+	}
+	return out
 }

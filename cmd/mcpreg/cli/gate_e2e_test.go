@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,26 +141,8 @@ tools:
 type runningGate struct {
 	hostIn  io.WriteCloser // the host writes here
 	hostOut io.ReadCloser  // the host reads here
-	stderr  *syncBuffer
+	stderr  *testkit.SyncBuffer
 	done    chan error
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startGate runs mcpreg gate ARGS -- COMMAND in the environment of e.
@@ -171,7 +150,7 @@ func (e *gateEnv) startGate(t *testing.T, args ...string) *runningGate {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	g := &runningGate{hostIn: inW, hostOut: outR, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	g := &runningGate{hostIn: inW, hostOut: outR, stderr: &testkit.SyncBuffer{}, done: make(chan error, 1)}
 	env := map[string]string{"MCPREG_SERVER": e.in.URL, "MCPREG_TOKEN": e.host, "HOME": e.dir}
 	cmd := cli.NewRootCmd(cli.Streams{In: inR, Out: outW, Err: g.stderr,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
@@ -313,7 +292,10 @@ func TestGateStdio(t *testing.T) {
 	if env, _ := os.ReadFile(e.envFile); string(env) != "MCPREG_TOKEN=" {
 		t.Errorf("the wrapped server saw %q: the host token leaked", env)
 	}
-	receipts := readReceipts(t, e.receipt)
+	receipts, err := gate.ReadReceiptFile(e.receipt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(receipts) != 6 {
 		t.Fatalf("%d receipts, want 6: %+v", len(receipts), receipts)
 	}
@@ -397,23 +379,4 @@ func TestGateRefusesOtherCommands(t *testing.T) {
 	if _, err := os.Stat(e.envFile); !os.IsNotExist(err) {
 		t.Errorf("a refused command still started the server (%v)", err)
 	}
-}
-
-func readReceipts(t *testing.T, path string) []gate.Receipt {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	var out []gate.Receipt
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r gate.Receipt
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("receipt line %q: %v", sc.Text(), err)
-		}
-		out = append(out, r)
-	}
-	return out
 }
