@@ -257,12 +257,15 @@ const KindUnconfirmedMismatch = "host_report.unconfirmed_mismatch"
 // SourceHostReport is the source of findings raised by hosts' reports.
 const SourceHostReport = "host_report"
 
-// recordUnconfirmed adds the finding once per host and observed listing.
+// recordUnconfirmed adds the finding once per host and version: one host
+// posting ever more tool lists (each answered by a scan, within its
+// scan rate) cannot flood the review page; the first is the signal.
 func (s *Scans) recordUnconfirmed(ctx context.Context, versionID, scanID int, host, observed, summary string) error {
-	evidence := fmt.Sprintf("host %s observed tools/list %s", host, observed)
+	byHost := fmt.Sprintf("host %s observed tools/list ", host)
+	evidence := byHost + observed
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		n, err := tx.Finding.Query().Where(entfinding.VersionID(versionID), entfinding.Kind(KindUnconfirmedMismatch),
-			entfinding.Evidence(evidence)).Count(ctx)
+			entfinding.EvidenceHasPrefix(byHost)).Count(ctx)
 		if err != nil || n > 0 {
 			return err
 		}
