@@ -51,19 +51,21 @@ func parseMessage(line []byte) (*message, error) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, errBatch
 	}
-	var probe struct {
+	// One decoding (a line may be a whole tool result). Whatever the gate
+	// forwards it re-encodes from these fields, so a member given twice
+	// (or in other letter case) cannot mean one thing here and another
+	// to the other side.
+	var d struct {
 		JSONRPC *string `json:"jsonrpc"`
+		message
 	}
-	if err := json.Unmarshal(line, &probe); err != nil {
+	if err := json.Unmarshal(line, &d); err != nil {
 		return nil, fmt.Errorf("not a JSON-RPC message: %w", err)
 	}
-	if probe.JSONRPC == nil || *probe.JSONRPC != "2.0" {
+	if d.JSONRPC == nil || *d.JSONRPC != "2.0" {
 		return nil, errors.New(`"jsonrpc" must be "2.0"`)
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, fmt.Errorf("not a JSON-RPC message: %w", err)
-	}
+	m := d.message
 	if m.ID != nil && !validID(m.ID) {
 		return nil, fmt.Errorf("id %s is neither a string nor a number", m.ID)
 	}
