@@ -43,7 +43,10 @@
 //     observation for the registry's connect-time check;
 //   - notifications/tools/list_changed makes the gate re-list the tools
 //     itself; the host hears list_changed when the tools passed changed;
-//   - batches are refused, notifications never answered.
+//   - batches are refused, notifications never answered;
+//   - Withhold (a quarantine seen in a fresh discovery document) refuses
+//     every later request but ping, after telling the host the tool list
+//     changed.
 //
 // Every tools/call leaves a Receipt (committed, failed, uncertain or
 // rejected) in a ReceiptSink, such as a rotated JSON-lines ReceiptFile.

@@ -157,6 +157,7 @@ type session struct {
 	done   chan struct{}  // closed when Run returned
 	err    error          // what Run returned, once done
 	lists  int            // tools/list requests by listTools
+	relay  *gate.Relay
 	cancel context.CancelFunc
 }
 
@@ -180,6 +181,7 @@ func newSession(t *testing.T, o gate.Options) *session {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	r := gate.NewRelay(o)
+	s.relay = r
 	go func() {
 		s.err = r.Run(ctx, hostInR, hostOutW, upInR, upOutW)
 		close(s.done)

@@ -120,7 +120,9 @@ var ErrUpstreamClosed = errors.New("the upstream server closed its output")
 // its output (ErrUpstreamClosed); either way every call still awaiting an
 // answer is settled. It does not close upW: the caller owns the upstream.
 func (r *Relay) Run(ctx context.Context, hostIn io.Reader, hostOut io.Writer, upIn io.Reader, upOut io.Writer) error {
+	r.mu.Lock() // Withhold may run in another goroutine already
 	r.host, r.up = &lineWriter{w: hostOut}, &lineWriter{w: upOut}
+	r.mu.Unlock()
 	upDone := make(chan error, 1)
 	go func() { upDone <- r.readUpstream(upIn) }()
 	hostDone := make(chan error, 1)
@@ -481,6 +483,24 @@ func (r *Relay) withhold(why string) {
 	r.mu.Lock()
 	r.withheld = why
 	r.mu.Unlock()
+}
+
+// Withhold stops the session's server from now on, for the rest of the
+// session: every request but ping is refused with why (a quarantine seen
+// in a fresh discovery document, a document that expired and cannot be
+// renewed). The host is told that the tool list changed, so that it asks
+// again and hears the refusal.
+func (r *Relay) Withhold(why string) {
+	r.mu.Lock()
+	already, host := r.withheld != "", r.host
+	r.mu.Unlock()
+	if already {
+		return
+	}
+	r.withhold(why)
+	if host != nil {
+		host.write([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+	}
 }
 
 // settleAll ends every call still awaiting an answer: the host gets an

@@ -68,3 +68,26 @@ func TestMismatchesAreReported(t *testing.T) {
 		t.Errorf("a tool hidden by scope was reported as a mismatch: %q", scoped.tools)
 	}
 }
+
+// TestWithhold: withholding a session (a quarantine seen in a fresh
+// discovery document) tells the host the tool list changed, then refuses
+// its listing and calls, saying why, and answers ping.
+func TestWithhold(t *testing.T) {
+	s := newSession(t, gate.Options{Entry: entry(t, nil, toolRead)})
+	s.listTools(toolsResult(toolRead))
+	s.relay.Withhold("io.github.acme/files@1.2.0 is no longer approved for this host")
+	if m := s.hostGets(); m.Method != "notifications/tools/list_changed" {
+		t.Fatalf("host got %s, want list_changed", m.raw)
+	}
+	s.relay.Withhold("a second reason") // the first stands, no second notification
+	s.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	s.hostGetsError(`1`, codeRefused, "is no longer approved for this host")
+	s.fromHost(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{}}}`)
+	s.hostGetsError(`2`, codeRefused, "is no longer approved for this host")
+	s.fromHost(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	s.reply(s.upGetsMethod("ping"), `{}`)
+	if m := s.hostGets(); string(m.ID) != "3" || m.Result == nil {
+		t.Fatalf("ping: host got %s", m.raw)
+	}
+	s.upGetsNothingElse()
+}

@@ -39,6 +39,7 @@ type gateOptions struct {
 	scopes             []string
 	blockSeverity      string
 	maxResultBytes     int
+	refresh            time.Duration
 	trust              trustFlags
 }
 
@@ -76,6 +77,9 @@ func newGateCmd(g *globals) *cobra.Command {
 			"  - requests from the server to the host (sampling, elicitation, roots) are refused;\n" +
 			"  - every call leaves a receipt (committed, failed, uncertain, rejected) in a rotated\n" +
 			"    JSON-lines file (--receipts, " + EnvGateReceipts + ", default $XDG_STATE_HOME/mcpreg/receipts.jsonl).\n" +
+			"The discovery document is read again every --refresh (30s): once the version is no longer\n" +
+			"listed (quarantined, revoked) or the document expired and no fresh one can be read, the server\n" +
+			"is withheld for the rest of the session.\n" +
 			"What the gate withholds and refuses is logged on standard error; standard output carries the\n" +
 			"protocol only. When the host closes standard input the server's process group is stopped.",
 		Args: cobra.ArbitraryArgs,
@@ -90,6 +94,7 @@ func newGateCmd(g *globals) *cobra.Command {
 	f.StringVar(&o.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
 	f.StringVar(&o.blockSeverity, "block-severity", string(gate.DefaultBlockSeverity), "lowest finding severity in a result that withholds it, when the contract filters results (critical, high, medium, low, info)")
 	f.IntVar(&o.maxResultBytes, "max-result-bytes", gate.DefaultMaxResultBytes, "largest tool result forwarded; longer texts are cut and the cut stated")
+	f.DurationVar(&o.refresh, "refresh", 30*time.Second, "how often the discovery document is read again: a version no longer listed (quarantined, revoked) is withheld from then on")
 	f.StringSliceVar(&o.scopes, "scope", []string{gate.ScopeRead}, "session scopes, the contract risk tiers this host may use: "+strings.Join(gate.Scopes, ", "))
 	o.trust.register(f)
 	_ = cmd.MarkFlagRequired("name")
@@ -102,9 +107,12 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	if err := o.check(command); err != nil {
 		return err
 	}
-	entry, hc, err := g.gateEntry(ctx, o, command)
+	entry, hc, expires, err := g.gateEntry(ctx, o, command)
 	if err != nil {
 		return err
+	}
+	if o.refresh < time.Second {
+		return fmt.Errorf("--refresh %s: want at least 1s", o.refresh)
 	}
 	receipts, err := g.gateReceipts(o)
 	if err != nil {
@@ -140,6 +148,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	go uploader.Run(upCtx)
 	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: gate.Sinks{receipts, uploader}, Log: log, Scopes: scopes,
 		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes, Report: g.mismatchReporter(hc, entry, log)})
+	go g.watchApproval(upCtx, hc, entry, expires, o.refresh, relay, log)
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
 	if err := up.Stop(gateStopGrace); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
@@ -171,17 +180,17 @@ func (o gateOptions) check(command []string) error {
 
 // gateEntry resolves the verified allowlist entry for --name (and
 // --version) and checks that the command runs its package.
-func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, *hostclient.Client, error) {
+func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, *hostclient.Client, time.Time, error) {
 	c, err := g.hostClient()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	if err := g.trust(ctx, c, o.trust); err != nil {
-		return nil, nil, err
+		return nil, nil, time.Time{}, err
 	}
 	doc, err := c.Resolve(ctx, hostclient.Query{Name: o.name, Version: o.version})
 	if err != nil {
-		return nil, nil, verificationFailure(err)
+		return nil, nil, time.Time{}, verificationFailure(err)
 	}
 	var entry *discovery.Entry
 	for i := range doc.Servers {
@@ -190,7 +199,7 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 		}
 	}
 	if entry == nil {
-		return nil, nil, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
+		return nil, nil, time.Time{}, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
 	}
 	note, err := hostclient.MatchPackage(entry, command[0], command[1:])
 	if err != nil {
@@ -198,12 +207,12 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 		if o.version == "" {
 			hint = " (an older approved version: --version)"
 		}
-		return nil, nil, fmt.Errorf("gate: %w; refusing to run it as %s%s", err, o.name, hint)
+		return nil, nil, time.Time{}, fmt.Errorf("gate: %w; refusing to run it as %s%s", err, o.name, hint)
 	}
 	if note != "" {
 		fmt.Fprintln(g.io.Err, "mcpreg gate: warning:", note)
 	}
-	return entry, c, nil
+	return entry, c, doc.ExpiresAt, nil
 }
 
 // mismatchReporter reports a listing that did not match the pins through
@@ -310,4 +319,40 @@ func receiptProto(r gate.Receipt) *mcpregv1.CallReceipt {
 		Tool: r.Tool, ToolHash: r.ToolHash, ArgumentsDigest: r.ArgumentsDigest, IdempotencyKey: r.IdempotencyKey,
 		StartedAt: timestamppb.New(r.StartedAt), EndedAt: timestamppb.New(r.EndedAt), Outcome: string(r.Outcome),
 		Reason: r.Reason, ResultDigest: r.ResultDigest, Findings: r.Findings}
+}
+
+// watchApproval reads the verified discovery document again every
+// interval. Once the version is no longer listed (quarantined, revoked,
+// restricted to other environments) the server is withheld for the rest
+// of the session; so it is once the document in hand has expired and no
+// fresh one can be read. A release does not lift it: start the gate again.
+func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *discovery.Entry, expires time.Time,
+	every time.Duration, relay *gate.Relay, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, g.timeout)
+		doc, err := hc.Resolve(rctx, hostclient.Query{Name: e.Name, Version: e.Version})
+		cancel()
+		switch {
+		case err != nil && time.Now().After(expires):
+			relay.Withhold(fmt.Sprintf("the discovery document expired at %s and no fresh one could be read: %v",
+				expires.UTC().Format(time.RFC3339), err))
+			return
+		case err != nil:
+			log.Warn("gate: the discovery document could not be read again; the one in hand holds until it expires",
+				"expires", expires.UTC().Format(time.RFC3339), "err", err)
+		case !slices.ContainsFunc(doc.Servers, func(x discovery.Entry) bool { return x.Name == e.Name && x.Version == e.Version }):
+			relay.Withhold(fmt.Sprintf("%s@%s is no longer approved for this host (quarantined, revoked or restricted): "+
+				"the registry's discovery document of sequence %d does not list it", e.Name, e.Version, doc.Sequence))
+			return
+		default:
+			expires = doc.ExpiresAt
+		}
+	}
 }

@@ -380,3 +380,44 @@ func TestGateRefusesOtherCommands(t *testing.T) {
 		t.Errorf("a refused command still started the server (%v)", err)
 	}
 }
+
+// TestGateWithholdsAQuarantinedVersion: a reviewer quarantines the
+// version while a host is connected through the gate; at the gate's next
+// read of the discovery document the server is withheld: listings and
+// calls are refused, saying why, and nothing reaches the server.
+func TestGateWithholdsAQuarantinedVersion(t *testing.T) {
+	e := startGateEnv(t)
+	g := e.startGate(t, append([]string{"--refresh", "1s", "--scope", "read,write"}, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
+	}
+	if res, err := session.ListTools(ctx, &mcp.ListToolsParams{}); err != nil || len(res.Tools) != 2 {
+		t.Fatalf("listing before the quarantine: %v %+v", err, res)
+	}
+	mustRun(t, e.in.URL, e.reviewer, "quarantine", gateServerName, "1.0.0", "--reason", "incident 42")
+	const why = "io.github.acme/weather@1.0.0 is no longer approved for this host"
+	testkit.Eventually(t, 20*time.Second, func() bool {
+		_, err := session.ListTools(ctx, &mcp.ListToolsParams{})
+		return err != nil && strings.Contains(err.Error(), why)
+	}, "the quarantined version's tools are still listed")
+	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "get_forecast", Arguments: map[string]any{"city": "Paris"}})
+	if err == nil || !strings.Contains(err.Error(), why) {
+		t.Errorf("calling a tool of the quarantined version: %v", err)
+	}
+	_ = session.Close()
+	_ = g.hostIn.Close()
+	if err := g.wait(t); err != nil {
+		t.Errorf("the gate ended with %v", err)
+	}
+	if calls, _ := os.ReadFile(e.calls); len(calls) != 0 {
+		t.Errorf("the server received %q after the quarantine", calls)
+	}
+	receipts, err := gate.ReadReceiptFile(e.receipt)
+	if err != nil || len(receipts) != 1 || receipts[0].Outcome != gate.OutcomeRejected || !strings.Contains(receipts[0].Reason, why) {
+		t.Errorf("receipts %+v %v, want the refused call", receipts, err)
+	}
+}
