@@ -11,7 +11,7 @@ func (t StdioTarget) openSandboxed(ctx context.Context, s *session) (*link, erro
 	if err != nil {
 		return nil, err
 	}
-	path, err := lookPath(t.Command, pathOf(env))
+	path, err := LookPath(t.Command, env)
 	if err != nil {
 		return nil, err
 	}

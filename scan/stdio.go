@@ -134,7 +134,7 @@ func (t StdioTarget) command(work string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	path, err := lookPath(t.Command, pathOf(env))
+	path, err := LookPath(t.Command, env)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +155,12 @@ func pathOf(env []string) string {
 	}
 	return ""
 }
+
+// LookPath finds the command name as a child with the environment env
+// would: in the absolute directories of env's PATH (not this process's
+// PATH; relative entries are skipped). A name with a slash must be
+// absolute.
+func LookPath(name string, env []string) (string, error) { return lookPath(name, pathOf(env)) }
 
 // lookPath finds name in the directories of path (the child's PATH, not
 // this process's). A name with a slash must be absolute.

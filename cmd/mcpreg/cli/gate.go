@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +18,7 @@ import (
 	"github.com/mcpreg/mcpreg/gate"
 	"github.com/mcpreg/mcpreg/hostclient"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
+	"github.com/mcpreg/mcpreg/scan"
 )
 
 // EnvGateReceipts names the gate's receipts file.
@@ -130,7 +128,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 		return fmt.Errorf("--max-result-bytes %d: want at least 1024", o.maxResultBytes)
 	}
 	env := upstreamEnv(g.io.Environ())
-	path, err := lookPath(command[0], env)
+	path, err := scan.LookPath(command[0], env)
 	if err != nil {
 		return err
 	}
@@ -264,29 +262,6 @@ func upstreamEnv(environ []string) []string {
 		}
 	}
 	return out
-}
-
-// lookPath finds command in env's PATH, as the host would.
-func lookPath(command string, env []string) (string, error) {
-	if strings.ContainsRune(command, filepath.Separator) {
-		return command, nil
-	}
-	for _, kv := range env {
-		if dirs, ok := strings.CutPrefix(kv, "PATH="); ok {
-			for _, dir := range filepath.SplitList(dirs) {
-				if p := filepath.Join(dir, command); isExecutable(p) {
-					return p, nil
-				}
-			}
-		}
-	}
-	return "", fmt.Errorf("%s: %w in the PATH", command, exec.ErrNotFound)
-}
-
-// isExecutable reports whether p is a regular file someone may execute.
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 // receiptUploader sends receipts to the registry with the host token.
