@@ -147,8 +147,10 @@ func (s *Receipts) receiptCreate(c *Caller, r *mcpregv1.CallReceipt, now time.Ti
 		SetResultDigest(r.GetResultDigest()).SetFindings(r.GetFindings()).SetReceivedAt(now)
 }
 
-// insert creates the receipts not stored yet; one that another request
-// stored meanwhile counts as a duplicate.
+// insert creates the receipts not stored yet, in one statement; when
+// another request stored one of them meanwhile (the unique receipt id
+// refuses the statement), it falls back to one insert per receipt, and
+// the ones stored meanwhile count as duplicates.
 func (s *Receipts) insert(ctx context.Context, creates []*ent.ReceiptCreate) (stored, dup int, err error) {
 	if len(creates) == 0 {
 		return 0, 0, nil
@@ -161,11 +163,21 @@ func (s *Receipts) insert(ctx context.Context, creates []*ent.ReceiptCreate) (st
 	if err != nil {
 		return 0, 0, fmt.Errorf("receipts: %w", err)
 	}
+	fresh := make([]*ent.ReceiptCreate, 0, len(creates))
 	for i, c := range creates {
-		if slices.Contains(existing, ids[i]) {
-			dup++
-			continue
+		if !slices.Contains(existing, ids[i]) {
+			fresh = append(fresh, c)
 		}
+	}
+	dup = len(creates) - len(fresh)
+	err = s.store.Client.Receipt.CreateBulk(fresh...).Exec(ctx)
+	switch {
+	case err == nil:
+		return len(fresh), dup, nil
+	case !ent.IsConstraintError(err):
+		return 0, dup, fmt.Errorf("receipts: %w", err)
+	}
+	for _, c := range fresh {
 		if err := c.Exec(ctx); err != nil {
 			if ent.IsConstraintError(err) {
 				dup++

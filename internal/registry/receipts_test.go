@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,4 +133,42 @@ func TestReceipts(t *testing.T) {
 	if _, _, err := svc.Receipts.List(ctx, reviewer, registry.ReceiptFilter{Outcome: "approved"}, registry.Page{}); !errors.Is(err, registry.ErrInvalid) {
 		t.Errorf("an unknown outcome filter: %v", err)
 	}
+}
+
+// TestReceiptsPostedTwiceAtOnce: two hosts' uploads of the same receipts
+// racing each other store each receipt once; each answer accounts for
+// every receipt as stored or duplicate.
+func TestReceiptsPostedTwiceAtOnce(t *testing.T) {
+	ctx := context.Background()
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		svc := newService(t, storetest.Open(t, dialect))
+		const w = "io.github.acme/weather"
+		submit(t, svc, owner, w, "1.0.0")
+		if _, err := svc.Review.Transition(ctx, reviewer, registry.ActionApprove, w, "1.0.0", "ok"); err != nil {
+			t.Fatal(err)
+		}
+		batch := make([]*mcpregv1.CallReceipt, 50)
+		for i := range batch {
+			batch[i] = callReceipt(fmt.Sprintf("rcpt_race_%d", i), w, "1.0.0", gate.OutcomeCommitted)
+		}
+		host := &registry.Caller{Principal: "laptop", Role: registry.RoleHost}
+		outs := make([]*mcpregv1.PostReceiptsResponse, 4)
+		errs := make([]error, len(outs))
+		var wg sync.WaitGroup
+		for i := range outs {
+			wg.Go(func() { outs[i], errs[i] = svc.Receipts.Post(ctx, host, batch) })
+		}
+		wg.Wait()
+		stored := 0
+		for i, out := range outs {
+			if errs[i] != nil || out.GetStored()+out.GetDuplicates() != 50 {
+				t.Fatalf("upload %d: %v %+v", i, errs[i], out)
+			}
+			stored += int(out.GetStored())
+		}
+		listed, _, err := svc.Receipts.List(ctx, reviewer, registry.ReceiptFilter{Server: w}, registry.Page{Size: 100})
+		if stored != 50 || err != nil || len(listed) != 50 {
+			t.Errorf("stored %d in all, %d listed (%v); want 50 and 50", stored, len(listed), err)
+		}
+	})
 }
