@@ -62,14 +62,29 @@ func (r *Relay) handleResult(method string, result json.RawMessage) handled {
 		}
 		h.result, h.note = capped, note
 	}
-	texts, err := collectTexts(h.result, shape)
+	// One walk of the result both collects what the detectors read and,
+	// when the contract marks results, wraps each block's text; the
+	// wrapped result is used only if the result passes.
+	rh := r.policy.results
+	var texts []diffreview.Text
+	collect := func(ptr, text string) { texts = append(texts, diffreview.Text{Pointer: ptr, Text: text}) }
+	nonce := ""
+	if rh.BoundaryMarkers {
+		nonce = newNonce()
+	}
+	marked, err := walkResult(h.result, shape, func(ptr, text string) (string, bool) {
+		collect(ptr, text)
+		if nonce == "" {
+			return "", false
+		}
+		return "[mcpreg:untrusted-content " + nonce + "]\n" + text + "\n[/mcpreg:untrusted-content " + nonce + "]", true
+	}, collect)
 	if err != nil {
 		h.withheld = "the result cannot be read: " + err.Error()
 		h.result = nil
 		return h
 	}
 	h.findings = diffreview.Content(texts)
-	rh := r.policy.results
 	if blockers := atOrAbove(h.findings, r.o.BlockSeverity); rh.UntrustedContentFiltering && len(blockers) > 0 {
 		h.withheld = "the result was withheld: it contains " + describeFindings(blockers) +
 			" (the contract filters results as untrusted content)"
@@ -77,12 +92,6 @@ func (r *Relay) handleResult(method string, result json.RawMessage) handled {
 		return h
 	}
 	if rh.BoundaryMarkers {
-		marked, err := markResult(h.result, shape)
-		if err != nil {
-			h.withheld = "the result cannot be marked: " + err.Error()
-			h.result = nil
-			return h
-		}
 		h.result = marked
 	}
 	return h
@@ -121,40 +130,40 @@ func receiptFindings(fs []finding.Finding) []string {
 	return out
 }
 
-// collectTexts lists every text of a result the detectors read: the
-// blocks of shape, the result's description, and every string and member
-// name of structuredContent.
-func collectTexts(result json.RawMessage, shape resultShape) ([]diffreview.Text, error) {
-	var texts []diffreview.Text
-	collect := func(ptr, text string) (string, bool) {
-		texts = append(texts, diffreview.Text{Pointer: ptr, Text: text})
-		return "", false
-	}
+// walkResult walks a result once: blocks sees the text of each block of
+// shape's array (and may replace it: the result returned has the
+// replacements, every other member as received), and other, when set,
+// sees the result's description and every string and member name of
+// structuredContent (never rewritten).
+func walkResult(result json.RawMessage, shape resultShape, blocks visitor, other func(ptr, text string)) (json.RawMessage, error) {
 	members, err := objectMembers(result)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range members {
+	for i, m := range members {
 		ptr := "/" + escapePointer(m.name)
 		switch m.name {
 		case shape.array:
-			if _, err := visitArray(m.value, ptr, shape.block, collect); err != nil {
+			if members[i].value, err = visitArray(m.value, ptr, shape.block, blocks); err != nil {
 				return nil, fmt.Errorf("%s: %w", m.name, err)
 			}
 		case "structuredContent", "description":
+			if other == nil {
+				continue
+			}
 			var v any
 			if err := json.Unmarshal(m.value, &v); err != nil {
 				return nil, fmt.Errorf("%s: %w", m.name, err)
 			}
-			walkStrings(v, ptr, collect)
+			walkStrings(v, ptr, other)
 		}
 	}
-	return texts, nil
+	return joinObject(members), nil
 }
 
 // walkStrings visits every string and member name of a decoded JSON
 // value.
-func walkStrings(v any, ptr string, visit visitor) {
+func walkStrings(v any, ptr string, visit func(ptr, text string)) {
 	switch x := v.(type) {
 	case string:
 		visit(ptr, x)
@@ -175,40 +184,11 @@ var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func escapePointer(s string) string { return pointerEscaper.Replace(s) }
 
-// markResult wraps every text block of a result in boundary markers that
-// carry a nonce fresh for this call, so that the content, which cannot
-// know it, cannot close them. structuredContent is never rewritten.
-func markResult(result json.RawMessage, shape resultShape) (json.RawMessage, error) {
-	nonce := newNonce()
-	mark := func(_, text string) (string, bool) {
-		return "[mcpreg:untrusted-content " + nonce + "]\n" + text + "\n[/mcpreg:untrusted-content " + nonce + "]", true
-	}
-	return rewriteArray(result, shape, mark)
-}
-
 // newNonce is 16 random hex digits.
 func newNonce() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return hex.EncodeToString(b[:])
-}
-
-// rewriteArray applies v to the texts of shape's blocks and returns the
-// result with every other member as received.
-func rewriteArray(result json.RawMessage, shape resultShape, v visitor) (json.RawMessage, error) {
-	members, err := objectMembers(result)
-	if err != nil {
-		return nil, err
-	}
-	for i, m := range members {
-		if m.name != shape.array {
-			continue
-		}
-		if members[i].value, err = visitArray(m.value, "/"+escapePointer(m.name), shape.block, v); err != nil {
-			return nil, err
-		}
-	}
-	return joinObject(members), nil
 }
 
 // visitArray visits each element of a JSON array with block.
@@ -333,7 +313,7 @@ func capResult(result json.RawMessage, shape resultShape, limit int) (json.RawMe
 		budget = 0
 		return text[:keep], true
 	}
-	capped, err := rewriteArray(result, shape, cut)
+	capped, err := walkResult(result, shape, cut, nil)
 	if err != nil {
 		return nil, "", err
 	}
