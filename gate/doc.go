@@ -32,6 +32,21 @@
 //     cut stated;
 //   - requests from the server to the host (sampling, elicitation, roots)
 //     are refused by the gate, ping is answered by it;
+//   - capabilities are negotiated through the gate, under 2025-11-25
+//     (initialize) and 2026-07-28 (server/discover, and _meta on every
+//     request) alike. The server hears that the host offers no client
+//     capability (sampling, elicitation and roots the gate would refuse;
+//     experimental, extensions and unknown members it cannot enforce):
+//     initialize's params.capabilities and each request's
+//     _meta["io.modelcontextprotocol/clientCapabilities"] are trimmed,
+//     clientInfo and everything else pass as sent. The host hears the
+//     server's tools, prompts, resources, completions and logging, never
+//     its experimental capabilities, extensions or unknown members. Once
+//     the server's capabilities are known, a request of a capability the
+//     gate withheld, or of completions, logging or resource subscriptions
+//     (traffic the gate does not check) the server did not advertise, is
+//     refused naming the capability; a method of no capability the gate
+//     relays (tasks/*, custom methods) always is;
 //   - host request ids are replaced by the gate's own (and restored on the
 //     answer), so gate-originated requests never collide with the host's,
 //     1, "1" and 1.0 stay different ids, a duplicate id in flight is

@@ -218,7 +218,7 @@ func (f *toolFilter) checkInstructions(result json.RawMessage) string {
 	}
 	instructions, err := instructionsOf(result)
 	if err != nil {
-		return fmt.Sprintf("%s@%s is withheld: its initialize result cannot be read: %v", f.entry.Name, f.entry.Version, err)
+		return fmt.Sprintf("%s@%s is withheld: its initialize or discover result cannot be read: %v", f.entry.Name, f.entry.Version, err)
 	}
 	if pin.InstructionsHash(instructions) != want {
 		return fmt.Sprintf("%s@%s is withheld: its instructions differ from the approved ones", f.entry.Name, f.entry.Version)

@@ -62,6 +62,8 @@ type Relay struct {
 	up     *lineWriter
 	tools  *toolFilter
 	policy *callPolicy
+	// caps is what the session negotiated (capabilities.go).
+	caps negotiation
 
 	mu       sync.Mutex
 	nextID   int64
@@ -257,6 +259,10 @@ func (r *Relay) hostRequest(m *message) {
 	case m.Method == "tools/list":
 		c.page = hasCursor(m.Params)
 	}
+	params, ok := r.negotiate(m, c, params)
+	if !ok {
+		return
+	}
 	id := r.register(c)
 	if c.receipt != nil {
 		r.startTimer(id, c)
@@ -431,13 +437,19 @@ func (r *Relay) upstreamResponse(m *message) {
 	}
 	result := m.Result
 	switch c.method {
-	case "initialize":
-		r.mu.Lock()
-		r.initResult = result
-		r.mu.Unlock()
+	case "initialize", "server/discover": // 2025-11-25, 2026-07-28
+		if c.method == "initialize" {
+			r.mu.Lock()
+			r.initResult = result
+			r.mu.Unlock()
+		}
 		if why := r.tools.checkInstructions(result); why != "" {
 			r.withhold(why)
 			r.host.write(errorLine(c.hostID, codeRefused, "mcpreg gate: "+why))
+			return
+		}
+		var ok bool
+		if result, ok = r.serverCapabilities(c, result); !ok {
 			return
 		}
 	case "tools/list":

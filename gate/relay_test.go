@@ -593,6 +593,15 @@ func TestInstructionsWithheld(t *testing.T) {
 		s.reply(s.upGetsMethod("initialize"), initResult(`,"instructions":"B"`))
 		s.hostGetsError(`0`, codeRefused, "instructions differ")
 	})
+	// Under 2026-07-28 the instructions come with server/discover.
+	t.Run("server/discover", func(t *testing.T) {
+		s := newSession(t, gate.Options{Entry: entry(t, ptr("A"), toolRead)})
+		s.fromHost(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}`)
+		s.reply(s.upGetsMethod("server/discover"), `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"instructions":"B"}`)
+		s.hostGetsError(`0`, codeRefused, "instructions differ")
+		s.fromHost(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"read","arguments":{}}}`)
+		s.hostGetsError(`"c"`, codeRefused, "withheld")
+	})
 }
 
 const listChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
