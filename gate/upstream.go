@@ -113,3 +113,12 @@ func (u *Upstream) Stop(grace time.Duration) error {
 
 // Done is closed when the server process has exited.
 func (u *Upstream) Done() <-chan struct{} { return u.done }
+
+// Reader is the server's standard output.
+func (u *Upstream) Reader() io.Reader { return u.Stdout }
+
+// Writer is the server's standard input.
+func (u *Upstream) Writer() io.Writer { return u.Stdin }
+
+// Close stops the server (Stop with a grace of two seconds).
+func (u *Upstream) Close() error { return u.Stop(2 * time.Second) }

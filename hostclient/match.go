@@ -245,6 +245,26 @@ func MatchPackage(e *discovery.Entry, command string, args []string) (note strin
 	return unpinnedNote(version, e), nil
 }
 
+// ErrNotARemote is MatchRemote's error: the URL is none of the approved
+// version's remotes.
+var ErrNotARemote = errors.New("the URL is not an approved remote")
+
+// MatchRemote checks that rawURL is one of e's remotes (spelled either
+// way: case of scheme and host, default port, trailing slash).
+func MatchRemote(e *discovery.Entry, rawURL string) error {
+	if hasRemote(e, rawURL) {
+		return nil
+	}
+	urls := make([]string, len(e.Remotes))
+	for i, r := range e.Remotes {
+		urls[i] = r.URL
+	}
+	if len(urls) == 0 {
+		return fmt.Errorf("%w: %s@%s has no remote, only packages", ErrNotARemote, e.Name, e.Version)
+	}
+	return fmt.Errorf("%w: %s is none of the remotes of %s@%s (%s)", ErrNotARemote, rawURL, e.Name, e.Version, strings.Join(urls, ", "))
+}
+
 // packageList names e's packages, e.g. "npm @acme/weather-mcp@1.2.0".
 func packageList(e *discovery.Entry) string {
 	parts := make([]string, len(e.Packages))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpreg/mcpreg/client"
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/gate"
@@ -27,18 +30,42 @@ const EnvGateReceipts = "MCPREG_GATE_RECEIPTS"
 // gateFlushTimeout bounds sending the last receipts when the gate stops.
 const gateFlushTimeout = 5 * time.Second
 
-// gateStopGrace is how long the wrapped server has to exit after its input
-// closes, and again after SIGTERM.
-const gateStopGrace = 2 * time.Second
-
 type gateOptions struct {
 	name, version, url string
-	receipts           string
 	scopes             []string
-	blockSeverity      string
-	maxResultBytes     int
-	refresh            time.Duration
+	relay              relayFlags
 	trust              trustFlags
+}
+
+// relayFlags are the settings of every relay, the stdio wrapper's and the
+// HTTP gateway's.
+type relayFlags struct {
+	receipts       string
+	blockSeverity  string
+	maxResultBytes int
+	refresh        time.Duration
+}
+
+func (r *relayFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&r.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
+	f.StringVar(&r.blockSeverity, "block-severity", string(gate.DefaultBlockSeverity), "lowest finding severity in a result that withholds it, when the contract filters results (critical, high, medium, low, info)")
+	f.IntVar(&r.maxResultBytes, "max-result-bytes", gate.DefaultMaxResultBytes, "largest tool result forwarded; longer texts are cut and the cut stated")
+	f.DurationVar(&r.refresh, "refresh", 30*time.Second, "how often the discovery document is read again: a version no longer listed (quarantined, revoked) is withheld from then on")
+}
+
+// options checks the flags and returns the relay options they set.
+func (r relayFlags) options() (gate.Options, error) {
+	if r.refresh < time.Second {
+		return gate.Options{}, fmt.Errorf("--refresh %s: want at least 1s", r.refresh)
+	}
+	severity := finding.Severity(r.blockSeverity)
+	if !slices.Contains([]finding.Severity{finding.Critical, finding.High, finding.Medium, finding.Low, finding.Info}, severity) {
+		return gate.Options{}, fmt.Errorf("--block-severity %q: want critical, high, medium, low or info", r.blockSeverity)
+	}
+	if r.maxResultBytes < 1024 {
+		return gate.Options{}, fmt.Errorf("--max-result-bytes %d: want at least 1024", r.maxResultBytes)
+	}
+	return gate.Options{BlockSeverity: severity, MaxResultBytes: r.maxResultBytes}, nil
 }
 
 func newGateCmd(g *globals) *cobra.Command {
@@ -88,14 +115,12 @@ func newGateCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "registry name of the server, e.g. io.github.acme/weather")
 	f.StringVar(&o.version, "version", "", "approved version to enforce (default: the latest this host may use)")
-	f.StringVar(&o.url, "url", "", "a remote server's URL (not yet supported: the stdio wrapper runs packages)")
-	f.StringVar(&o.receipts, "receipts", "", "receipts file (env "+EnvGateReceipts+")")
-	f.StringVar(&o.blockSeverity, "block-severity", string(gate.DefaultBlockSeverity), "lowest finding severity in a result that withholds it, when the contract filters results (critical, high, medium, low, info)")
-	f.IntVar(&o.maxResultBytes, "max-result-bytes", gate.DefaultMaxResultBytes, "largest tool result forwarded; longer texts are cut and the cut stated")
-	f.DurationVar(&o.refresh, "refresh", 30*time.Second, "how often the discovery document is read again: a version no longer listed (quarantined, revoked) is withheld from then on")
+	f.StringVar(&o.url, "url", "", "a remote server's Streamable HTTP URL, one of the approved version's remotes, instead of -- COMMAND")
+	o.relay.register(f)
 	f.StringSliceVar(&o.scopes, "scope", []string{gate.ScopeRead}, "session scopes, the contract risk tiers this host may use: "+strings.Join(gate.Scopes, ", "))
 	o.trust.register(f)
 	_ = cmd.MarkFlagRequired("name")
+	cmd.AddCommand(newGateServeCmd(g))
 	return cmd
 }
 
@@ -105,34 +130,22 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	if err := o.check(command); err != nil {
 		return err
 	}
+	ro, err := o.relay.options()
+	if err != nil {
+		return err
+	}
 	entry, hc, expires, err := g.gateEntry(ctx, o, command)
 	if err != nil {
 		return err
 	}
-	if o.refresh < time.Second {
-		return fmt.Errorf("--refresh %s: want at least 1s", o.refresh)
-	}
-	receipts, err := g.gateReceipts(o)
+	receipts, err := g.gateReceipts(o.relay)
 	if err != nil {
 		return err
 	}
-	scopes, err := gate.ParseScopes(o.scopes)
-	if err != nil {
+	if ro.Scopes, err = gate.ParseScopes(o.scopes); err != nil {
 		return fmt.Errorf("--scope: %w", err)
 	}
-	severity := finding.Severity(o.blockSeverity)
-	if !slices.Contains([]finding.Severity{finding.Critical, finding.High, finding.Medium, finding.Low, finding.Info}, severity) {
-		return fmt.Errorf("--block-severity %q: want critical, high, medium, low or info", o.blockSeverity)
-	}
-	if o.maxResultBytes < 1024 {
-		return fmt.Errorf("--max-result-bytes %d: want at least 1024", o.maxResultBytes)
-	}
-	env := upstreamEnv(g.io.Environ())
-	path, err := scan.LookPath(command[0], env)
-	if err != nil {
-		return err
-	}
-	up, err := gate.StartUpstream(path, command[1:], env, g.io.Err)
+	up, err := g.gateUpstream(o, command)
 	if err != nil {
 		return err
 	}
@@ -144,11 +157,11 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	upCtx, stopUpload := context.WithCancel(ctx)
 	defer stopUpload()
 	go uploader.Run(upCtx)
-	relay := gate.NewRelay(gate.Options{Entry: *entry, Receipts: gate.Sinks{receipts, uploader}, Log: log, Scopes: scopes,
-		BlockSeverity: severity, MaxResultBytes: o.maxResultBytes, Report: g.mismatchReporter(hc, entry, log)})
-	go g.watchApproval(upCtx, hc, entry, expires, o.refresh, relay, log)
-	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Stdout, up.Stdin)
-	if err := up.Stop(gateStopGrace); err != nil {
+	ro.Entry, ro.Receipts, ro.Log, ro.Report = *entry, gate.Sinks{receipts, uploader}, log, g.mismatchReporter(hc, entry, log)
+	relay := gate.NewRelay(ro)
+	go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, relay, log)
+	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Reader(), up.Writer())
+	if err := up.Close(); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
 	}
 	stopUpload()
@@ -158,18 +171,31 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 		log.Warn("gate: receipts not sent to the registry (they are in the local receipts file)", "queued", uploader.Queued(), "err", err)
 	}
 	if errors.Is(runErr, gate.ErrUpstreamClosed) {
-		return fmt.Errorf("gate: %s exited: %w", command[0], runErr)
+		return fmt.Errorf("gate: %s exited: %w", cmp.Or(o.url, command[0]), runErr)
 	}
 	return runErr
+}
+
+// gateUpstream starts the wrapped command, or connects to --url.
+func (g *globals) gateUpstream(o gateOptions, command []string) (gate.Conn, error) {
+	if o.url != "" {
+		return gate.DialRemote(gate.RemoteOptions{URL: o.url})
+	}
+	env := upstreamEnv(g.io.Environ())
+	path, err := scan.LookPath(command[0], env)
+	if err != nil {
+		return nil, err
+	}
+	return gate.StartUpstream(path, command[1:], env, g.io.Err)
 }
 
 // check refuses what this gate cannot do.
 func (o gateOptions) check(command []string) error {
 	switch {
-	case o.url != "":
-		return errors.New("--url: the gate does not relay remote servers yet; run a package with -- COMMAND")
-	case len(command) == 0:
-		return errors.New("no server command: give it after --, e.g. -- npx -y @acme/weather-mcp@1.2.0")
+	case o.url != "" && len(command) > 0:
+		return errors.New("--url and a command: give one, the remote's URL or the package's command after --")
+	case o.url == "" && len(command) == 0:
+		return errors.New("no server: give its command after --, e.g. -- npx -y @acme/weather-mcp@1.2.0, or a remote's --url")
 	case len(o.trust.keys) == 0:
 		return errors.New("--key is required: the gate trusts only a discovery key you give it")
 	}
@@ -199,7 +225,12 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 	if entry == nil {
 		return nil, nil, time.Time{}, fmt.Errorf("%s%s is not approved for this host: the gate will not start it", o.name, atVersion(o.version))
 	}
-	note, err := hostclient.MatchPackage(entry, command[0], command[1:])
+	var note string
+	if o.url != "" {
+		err = hostclient.MatchRemote(entry, o.url)
+	} else {
+		note, err = hostclient.MatchPackage(entry, command[0], command[1:])
+	}
 	if err != nil {
 		hint := ""
 		if o.version == "" {
@@ -238,7 +269,7 @@ func atVersion(v string) string {
 }
 
 // gateReceipts opens the receipts file.
-func (g *globals) gateReceipts(o gateOptions) (*gate.ReceiptFile, error) {
+func (g *globals) gateReceipts(o relayFlags) (*gate.ReceiptFile, error) {
 	path := o.receipts
 	if path == "" {
 		path, _ = g.io.LookupEnv(EnvGateReceipts)
@@ -266,14 +297,22 @@ func upstreamEnv(environ []string) []string {
 
 // receiptUploader sends receipts to the registry with the host token.
 func (g *globals) receiptUploader(log *slog.Logger) (*gate.Uploader, error) {
-	c, err := g.client()
-	if err != nil {
-		return nil, err
+	if g.token == "" {
+		return nil, errNoToken
 	}
+	return g.uploaderFor(g.token, log), nil
+}
+
+// uploaderFor sends receipts to the registry with token.
+func (g *globals) uploaderFor(token string, log *slog.Logger) *gate.Uploader {
 	post := func(ctx context.Context, batch []gate.Receipt) error {
 		req := &mcpregv1.PostReceiptsRequest{Receipts: make([]*mcpregv1.CallReceipt, len(batch))}
 		for i, r := range batch {
 			req.Receipts[i] = receiptProto(r)
+		}
+		c, err := client.New(g.server, token, client.WithUserAgent(userAgent))
+		if err != nil {
+			return err
 		}
 		ctx, cancel := context.WithTimeout(ctx, g.timeout)
 		defer cancel()
@@ -286,7 +325,7 @@ func (g *globals) receiptUploader(log *slog.Logger) (*gate.Uploader, error) {
 		}
 		return nil
 	}
-	return &gate.Uploader{Post: post, Log: log}, nil
+	return &gate.Uploader{Post: post, Log: log}
 }
 
 func receiptProto(r gate.Receipt) *mcpregv1.CallReceipt {

@@ -368,7 +368,8 @@ func TestGateRefusesOtherCommands(t *testing.T) {
 		{e.gateArgs("sh", "-c", "echo pwned"), "does not run the approved package"},
 		{[]string{"gate", "--name", gateServerName, "--", "npx", "-y", gatePackage + "@1.0.0"}, "--key is required"},
 		{[]string{"gate", "--name", "io.github.acme/other", "--key", e.key, "--state", e.state, "--", "npx", gatePackage}, "is not approved for this host"},
-		{[]string{"gate", "--name", gateServerName, "--key", e.key}, "no server command"},
+		{[]string{"gate", "--name", gateServerName, "--key", e.key}, "no server: give its command after --"},
+		{[]string{"gate", "--name", gateServerName, "--key", e.key, "--url", e.remote.url, "--", "npx", gatePackage}, "--url and a command: give one"},
 	} {
 		g := e.startGate(t, c.args...)
 		_ = g.hostIn.Close()

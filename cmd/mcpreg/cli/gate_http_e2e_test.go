@@ -1,0 +1,148 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
+	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/internal/testkit"
+)
+
+// TestGateRemoteURL: the stdio wrapper relays a remote named by --url
+// when it is one of the approved version's remotes, and refuses any
+// other URL under the approved name.
+func TestGateRemoteURL(t *testing.T) {
+	e := startGateEnv(t)
+	args := func(url string) []string {
+		return []string{"gate", "--name", gateServerName, "--key", e.key, "--state", e.state, "--receipts", e.receipt, "--url", url}
+	}
+	g := e.startGate(t, args(e.remote.url+"/")...) // a trailing slash is the same URL
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
+	}
+	res, err := session.ListTools(ctx, nil)
+	if err != nil || len(res.Tools) != 1 || res.Tools[0].Name != "get_forecast" {
+		t.Fatalf("listing through the gate: %v %+v (a read session sees get_forecast only)", err, res)
+	}
+	call, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "get_forecast", Arguments: map[string]any{"city": "Paris"}})
+	if err != nil || call.IsError {
+		t.Fatalf("calling the remote through the gate: %v %+v", err, call)
+	}
+	_ = session.Close()
+	if err := g.wait(t); err != nil {
+		t.Errorf("the gate ended with %v\n%s", err, g.stderr)
+	}
+	receipts, err := gate.ReadReceiptFile(e.receipt)
+	if err != nil || len(receipts) != 1 || receipts[0].Outcome != gate.OutcomeCommitted || receipts[0].Tool != "get_forecast" {
+		t.Errorf("receipts %+v %v, want the committed call", receipts, err)
+	}
+
+	other := e.startGate(t, args("http://127.0.0.1:1/mcp")...)
+	err = other.wait(t)
+	if err == nil || !strings.Contains(err.Error(), "is none of the remotes of "+gateServerName+"@1.0.0") {
+		t.Errorf("an unapproved URL: %v, want a refusal naming the approved remotes", err)
+	}
+}
+
+// TestGateServe: mcpreg gate serve relays, for a Go SDK host presenting
+// its host token, the approved version's remote with every check; no
+// token, or a token that is not a host's, is 401; receipts reach the
+// registry under the host's token.
+func TestGateServe(t *testing.T) {
+	e := startGateEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &testkit.SyncBuffer{}
+	env := map[string]string{"MCPREG_SERVER": e.in.URL, "HOME": e.dir}
+	cmd := cli.NewRootCmd(cli.Streams{Out: io.Discard, Err: stderr, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	cmd.SetArgs([]string{"gate", "serve", "--listen", "127.0.0.1:0", "--key", e.key, "--state", e.state, "--receipts", e.receipt,
+		"--host-scopes", "laptop=read,write"})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	var addr string
+	serving := regexp.MustCompile(`serving http://(\S+)/servers/`)
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		if m := serving.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		return addr != ""
+	}, "gate serve starts:\n%s", stderr)
+	endpoint := "http://" + addr + "/servers/" + gateServerName + "/mcp"
+
+	for name, token := range map[string]string{"no token": "", "a reviewer's token": e.reviewer, "a made-up token": "mcpreg_nope"} {
+		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401", name, resp.StatusCode)
+		}
+	}
+
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{e.host}}}
+	session, err := host.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connecting through gate serve: %v\n%s", err, stderr)
+	}
+	defer func() { _ = session.Close() }()
+	res, err := session.ListTools(ctx, nil)
+	if err != nil || len(res.Tools) != 2 {
+		t.Fatalf("listing: %v %+v (laptop has read and write: both tools)", err, res)
+	}
+	call, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "get_forecast", Arguments: map[string]any{"city": "Paris"}})
+	if err != nil || call.IsError {
+		t.Fatalf("calling: %v %+v", err, call)
+	}
+	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "get_alerts", Arguments: map[string]any{"state": "CA"}})
+	if err == nil || !strings.Contains(err.Error(), "idempotency") {
+		t.Errorf("a requires_key tool without a key: %v, want the gate's refusal", err)
+	}
+	_ = session.Close()
+	cancel() // stops the gateway, which sends what is queued
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("gate serve ended with %v\n%s", err, stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gate serve did not stop:\n%s", stderr)
+	}
+	var listed struct {
+		Receipts []struct {
+			Tool, Outcome string
+		}
+	}
+	decodeJSON(t, mustRun(t, e.in.URL, e.reviewer, "receipts", "list", "--name", gateServerName, "-o", "json"), &listed)
+	if len(listed.Receipts) != 2 {
+		t.Errorf("the registry lists %+v, want the committed and the rejected call", listed.Receipts)
+	}
+}
+
+// bearer adds a host token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
