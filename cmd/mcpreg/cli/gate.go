@@ -336,29 +336,36 @@ func receiptProto(r gate.Receipt) *mcpregv1.CallReceipt {
 }
 
 // watchApproval reads the verified discovery document again every
-// interval. Once the version is no longer listed (quarantined, revoked,
-// restricted to other environments) the server is withheld for the rest
-// of the session; so it is once the document in hand has expired and no
-// fresh one can be read. A release does not lift it: start the gate again.
+// interval, and before the one in hand expires. Once the version is no
+// longer listed (quarantined, revoked, restricted to other environments)
+// the server is withheld for the rest of the session; so it is the moment
+// the document in hand expires without a fresh one read. A release does
+// not lift it: start the gate again.
 func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *discovery.Entry, expires time.Time,
 	every time.Duration, relay *gate.Relay, log *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	var lastErr error
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-time.After(nextApprovalCheck(every, time.Until(expires))):
 		}
-		rctx, cancel := context.WithTimeout(ctx, g.timeout)
+		if !time.Now().Before(expires) {
+			relay.Withhold(fmt.Sprintf("the discovery document expired at %s and no fresh one could be read: %v",
+				expires.UTC().Format(time.RFC3339), lastErr))
+			return
+		}
+		// A read that outlasts the document in hand is a failed one.
+		deadline := time.Now().Add(g.timeout)
+		if expires.Before(deadline) {
+			deadline = expires
+		}
+		rctx, cancel := context.WithDeadline(ctx, deadline)
 		doc, err := hc.Resolve(rctx, hostclient.Query{Name: e.Name, Version: e.Version})
 		cancel()
 		switch {
-		case err != nil && time.Now().After(expires):
-			relay.Withhold(fmt.Sprintf("the discovery document expired at %s and no fresh one could be read: %v",
-				expires.UTC().Format(time.RFC3339), err))
-			return
 		case err != nil:
+			lastErr = err
 			log.Warn("gate: the discovery document could not be read again; the one in hand holds until it expires",
 				"expires", expires.UTC().Format(time.RFC3339), "err", err)
 		case !slices.ContainsFunc(doc.Servers, func(x discovery.Entry) bool { return x.Name == e.Name && x.Version == e.Version }):
@@ -369,4 +376,15 @@ func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *d
 			expires = doc.ExpiresAt
 		}
 	}
+}
+
+// nextApprovalCheck is how long to wait before reading the document
+// again: the interval, or sooner while three quarters of what is left of
+// the document in hand is shorter (so a fresh one is read before it
+// expires), but never past its expiry.
+func nextApprovalCheck(every, left time.Duration) time.Duration {
+	if left <= 0 {
+		return 0
+	}
+	return max(min(every, left*3/4), min(left, 100*time.Millisecond))
 }

@@ -91,12 +91,19 @@ type gateEnv struct {
 
 func startGateEnv(t *testing.T) *gateEnv {
 	t.Helper()
+	in := servertest.Start(t, store.DialectSQLite)
+	return setUpGateEnv(t, in, in)
+}
+
+// setUpGateEnv sets up the gate's environment on registry in; the gate
+// reaches it as gateIn (in itself, or a copy whose URL is a proxy's).
+func setUpGateEnv(t *testing.T, in, gateIn *servertest.Instance) *gateEnv {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := servertest.Start(t, store.DialectSQLite)
-	e := &gateEnv{in: in, host: in.HostToken(t, "laptop"), dir: t.TempDir()}
+	e := &gateEnv{in: gateIn, host: in.HostToken(t, "laptop"), dir: t.TempDir()}
 	e.calls, e.envFile = filepath.Join(e.dir, "calls"), filepath.Join(e.dir, "env")
 	e.receipt, e.state = filepath.Join(e.dir, "receipts.jsonl"), filepath.Join(e.dir, "state.json")
 	bin := filepath.Join(e.dir, "bin")
