@@ -16,15 +16,19 @@ import (
 )
 
 // Proxy is an HTTP proxy through which a job reaches exactly one
-// host:port (the npm registry the admin configured): CONNECT to it, or,
-// for an http:// registry, absolute-form requests to it. Everything else
-// is answered 403 Forbidden. Connections are bounded in number, in header
-// size and by an idle timeout.
+// host:port (the npm registry the admin configured), or the destinations
+// Permits allows (a server's egress allow-list): CONNECT to it, or, for
+// http://, absolute-form requests to it. Everything else is answered 403
+// Forbidden. Connections are bounded in number, in header size and by an
+// idle timeout.
 type Proxy struct {
 	// Allow is the only destination, "host:port".
 	Allow string
-	// Dial connects to Allow; nil means a plain net.Dialer. mcpregd passes
-	// the scanner's dial guard, so a registry name resolving to a
+	// Permits, used when Allow is empty, says whether a "host:port" the
+	// run asks for may be reached.
+	Permits func(hostport string) bool
+	// Dial connects to the destination; nil means a plain net.Dialer.
+	// mcpregd passes the scanner's dial guard, so a name resolving to a
 	// restricted address is refused unless allow-listed.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// IdleTimeout ends a connection that carried nothing this long;
@@ -84,7 +88,11 @@ func (p *Proxy) handle(conn net.Conn) {
 	lr.N = math.MaxInt64
 	target, ok := p.destination(req)
 	if !ok {
-		p.refuse(conn, http.StatusForbidden, fmt.Sprintf("%s %s: this proxy only reaches %s", req.Method, req.RequestURI, p.Allow))
+		reaches := p.Allow
+		if reaches == "" {
+			reaches = "the destinations of the egress allow-list"
+		}
+		p.refuse(conn, http.StatusForbidden, fmt.Sprintf("%s %s: this proxy only reaches %s", req.Method, req.RequestURI, reaches))
 		return
 	}
 	_ = conn.SetDeadline(time.Time{})
@@ -92,7 +100,7 @@ func (p *Proxy) handle(conn net.Conn) {
 		p.tunnel(conn, br, target)
 		return
 	}
-	p.forward(conn, req)
+	p.forward(conn, req, target)
 }
 
 // destination is the host:port req asks for, and whether it is allowed.
@@ -107,6 +115,10 @@ func (p *Proxy) destination(req *http.Request) (string, bool) {
 			target = net.JoinHostPort(req.URL.Hostname(), "80")
 		}
 	}
+	if p.Allow == "" {
+		_, _, err := net.SplitHostPort(target)
+		return target, err == nil && p.Permits != nil && p.Permits(target)
+	}
 	return target, sameHostPort(target, p.Allow)
 }
 
@@ -116,20 +128,25 @@ func sameHostPort(a, b string) bool {
 	return err1 == nil && err2 == nil && pa == pb && ha != "" && strings.EqualFold(strings.TrimSuffix(ha, "."), strings.TrimSuffix(hb, "."))
 }
 
-func (p *Proxy) dial(ctx context.Context) (net.Conn, error) {
+// dial connects to target, which destination allowed (Allow itself when
+// set).
+func (p *Proxy) dial(ctx context.Context, target string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	if p.Allow != "" {
+		target = p.Allow
+	}
 	if p.Dial != nil {
-		return p.Dial(ctx, "tcp", p.Allow)
+		return p.Dial(ctx, "tcp", target)
 	}
 	var d net.Dialer
-	return d.DialContext(ctx, "tcp", p.Allow)
+	return d.DialContext(ctx, "tcp", target)
 }
 
 // tunnel connects the client to the allowed destination and copies both
 // ways until either side ends or the connection idles.
 func (p *Proxy) tunnel(conn net.Conn, br *bufio.Reader, target string) {
-	up, err := p.dial(context.Background())
+	up, err := p.dial(context.Background(), target)
 	if err != nil {
 		p.refuse(conn, http.StatusBadGateway, fmt.Sprintf("dialing %s: %v", target, err))
 		return
@@ -171,13 +188,13 @@ func (p *Proxy) copyIdle(dst net.Conn, src io.Reader, srcConn net.Conn) {
 
 // forward sends one plain-HTTP request to the allowed origin and copies
 // the answer back, then closes the connection.
-func (p *Proxy) forward(conn net.Conn, req *http.Request) {
+func (p *Proxy) forward(conn net.Conn, req *http.Request, target string) {
 	req.RequestURI = ""
 	for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Connection", "Keep-Alive", "Upgrade"} {
 		req.Header.Del(h)
 	}
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, ResponseHeaderTimeout: p.idle(),
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return p.dial(ctx) }}
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return p.dial(ctx, target) }}
 	defer tr.CloseIdleConnections()
 	_ = conn.SetDeadline(time.Now().Add(10 * p.idle()))
 	resp, err := tr.RoundTrip(req)

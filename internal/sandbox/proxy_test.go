@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,4 +121,49 @@ func serveProxy(t *testing.T, p *Proxy) string {
 	t.Cleanup(func() { l.Close() })
 	go func() { _ = p.Serve(l) }()
 	return l.Addr().String()
+}
+
+// TestProxyPermits: without Allow, the destinations Permits allows are
+// dialed (the destination asked for, not a fixed one); the rest are
+// refused with 403 and never dialed.
+func TestProxyPermits(t *testing.T) {
+	var dialed []string
+	var mu sync.Mutex
+	p := &Proxy{Permits: func(hp string) bool { return hp == "api.example:443" || hp == "cdn.example:8443" }, MaxConns: 16,
+		Dial: func(_ context.Context, _, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, addr)
+			mu.Unlock()
+			return nil, fmt.Errorf("no dial in this test")
+		}}
+	addr := serveProxy(t, p)
+	for _, tt := range []struct {
+		req  string
+		code int
+	}{
+		{"CONNECT api.example:443 HTTP/1.1\r\nHost: api.example:443\r\n\r\n", 502},
+		{"CONNECT cdn.example:8443 HTTP/1.1\r\nHost: cdn.example:8443\r\n\r\n", 502},
+		{"CONNECT api.example:80 HTTP/1.1\r\nHost: api.example:80\r\n\r\n", 403},
+		{"CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n", 403},
+		{"CONNECT api.example HTTP/1.1\r\nHost: api.example\r\n\r\n", 403},
+	} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _, _ = io.WriteString(c, tt.req) }()
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.req[:30], err)
+		}
+		if resp.StatusCode != tt.code {
+			t.Errorf("%q: %d, want %d", tt.req[:30], resp.StatusCode, tt.code)
+		}
+		c.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(dialed, ",") != "api.example:443,cdn.example:8443" {
+		t.Errorf("dialed %v, want exactly the two permitted destinations", dialed)
+	}
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/gate"
 	"github.com/mcpreg/mcpreg/hostclient"
+	"github.com/mcpreg/mcpreg/internal/config"
+	"github.com/mcpreg/mcpreg/internal/wiring"
 )
 
 type gateServeOptions struct {
@@ -29,6 +31,7 @@ type gateServeOptions struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	maxSessions    int
+	packages       wiring.GatePackagesConfig
 	relay          relayFlags
 	trust          trustFlags
 }
@@ -45,8 +48,12 @@ func newGateServeCmd(g *globals) *cobra.Command {
 			"closed (503, the cause named). The client's token is never sent upstream.\n\n" +
 			"Each session (the gateway's own Mcp-Session-Id; an unknown or expired one answers 404) is relayed\n" +
 			"with every check of the stdio wrapper (see mcpreg gate --help) to the version's remote\n" +
-			"(streamable-http). A version with only a stdio package is refused: the gateway does not start\n" +
-			"packages (run it behind the stdio wrapper on the host instead).\n\n" +
+			"(streamable-http), or else to its npm stdio package: fetched from --npm-registry and checked\n" +
+			"against the digest the discovery document names and the registry's integrity, then run with\n" +
+			"node in the sandbox (bubblewrap, a uid of --sandbox-uid-range, cgroup limits; needs root) with\n" +
+			"the network its contract's egress allows: none for denied, the allow-list through a proxy for\n" +
+			"allowlisted_external; other egress modes are refused. Where the sandbox cannot be set up, stdio\n" +
+			"packages are refused with the reason; --sandbox=off runs them unconfined.\n\n" +
 			"Session scopes come from --host-scopes for the host principals named there, else --scope.\n" +
 			"Requests whose Host is not the listen address (DNS rebinding of a loopback listener) or whose\n" +
 			"Origin is not an --allowed-origin are refused. Receipts go to the receipts file and to the\n" +
@@ -63,6 +70,11 @@ func newGateServeCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&o.allowedHosts, "allowed-host", nil, "a Host header value accepted besides the listen address (repeatable), e.g. gate.internal:8765")
 	f.StringArrayVar(&o.allowedOrigins, "allowed-origin", nil, "an Origin accepted from browsers (repeatable), e.g. https://app.example; requests without Origin are accepted")
 	f.IntVar(&o.maxSessions, "max-sessions", gate.DefaultMaxSessions, "sessions open at once")
+	f.StringVar(&o.packages.Sandbox, "sandbox", config.SandboxBwrap, "how stdio packages run: bwrap (confined; refused where the sandbox cannot be set up) or off (unconfined)")
+	f.StringVar(&o.packages.UIDs, "sandbox-uid-range", wiring.DefaultGateUIDRange, "uids of confined runs, FIRST-LAST (not the registry's scan range)")
+	f.StringVar(&o.packages.NPMRegistry, "npm-registry", "", "npm registry stdio packages are fetched from (default https://registry.npmjs.org/)")
+	f.StringVar(&o.packages.NPMDir, "npm-dir", "", "where fetched packages are kept (default: the cache directory, /var/cache with the sandbox)")
+	f.StringArrayVar(&o.packages.AllowHosts, "npm-allow-hosts", nil, "restricted addresses (CIDR, address or name) npm may reach, e.g. a private registry's (repeatable)")
 	o.relay.register(f)
 	o.trust.register(f)
 	return cmd
@@ -100,10 +112,16 @@ func (g *globals) gateServe(ctx context.Context, o gateServeOptions) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(g.io.Err, nil))
+	o.packages.Log, o.packages.Stderr = log, g.io.Err
+	packages, err := wiring.NewGatePackages(ctx, o.packages)
+	if err != nil {
+		_ = l.Close()
+		return err
+	}
 	uploads := &tokenUploads{g: g, log: log, file: file, ctx: ctx, byToken: map[string]*gate.Uploader{}}
 	ro.Log = log
 	v := &gatewayViews{g: g, keys: keys, state: hostclient.NewFileStore(state), scopes: scopes}
-	gw := gate.NewGateway(gate.GatewayOptions{View: v.view, Connect: connectRemote, Relay: ro, Receipts: uploads.sink,
+	gw := gate.NewGateway(gate.GatewayOptions{View: v.view, Connect: connector(packages), Relay: ro, Receipts: uploads.sink,
 		Report: v.reporter(log), Refresh: o.relay.refresh, AllowedHosts: allowedHosts(l.Addr().String(), o.listen, o.allowedHosts),
 		AllowedOrigins: o.allowedOrigins, MaxSessions: o.maxSessions, Log: log})
 	fmt.Fprintf(g.io.Err, "mcpreg gate: serving http://%s/servers/{name}/mcp for the registry %s\n", l.Addr(), g.server)
@@ -159,16 +177,17 @@ func allowedHosts(bound, asked string, extra []string) []string {
 	return out
 }
 
-// connectRemote connects a session to the version's Streamable HTTP
-// remote.
-func connectRemote(_ context.Context, e discovery.Entry) (gate.Conn, error) {
-	for _, r := range e.Remotes {
-		if r.Type == "streamable-http" {
-			return gate.DialRemote(gate.RemoteOptions{URL: r.URL})
+// connector connects a session to the version's Streamable HTTP remote,
+// or else starts its stdio package.
+func connector(packages *wiring.GatePackages) func(ctx context.Context, e discovery.Entry) (gate.Conn, error) {
+	return func(ctx context.Context, e discovery.Entry) (gate.Conn, error) {
+		for _, r := range e.Remotes {
+			if r.Type == "streamable-http" {
+				return gate.DialRemote(gate.RemoteOptions{URL: r.URL})
+			}
 		}
+		return packages.Start(ctx, e)
 	}
-	return nil, fmt.Errorf("%s@%s has no streamable-http remote; the gateway does not start stdio packages: run it behind mcpreg gate -- COMMAND on the host",
-		e.Name, e.Version)
 }
 
 // gatewayViews reads each token's verified view from the registry.
