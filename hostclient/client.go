@@ -33,6 +33,14 @@ type Client struct {
 	State SequenceStore
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Cache, when set, keeps every document Resolve verified, as the
+	// registry signed it, for ResolveCached to fall back on while the
+	// registry cannot be reached (FileCache across restarts).
+	Cache DocumentCache
+	// OnCacheError is told when a verified document could not be stored
+	// in Cache; nil drops the error. Resolve succeeds regardless: the
+	// cache only matters while the registry is unreachable.
+	OnCacheError func(error)
 }
 
 // Query narrows a resolve. The zero Query asks for every server the
@@ -65,7 +73,9 @@ func (c *Client) api() (*client.Client, error) {
 
 // Resolve fetches every page of the discovery document for q, verifies
 // each (signature, freshness, query, sequence; see the package comment),
-// merges them into one Document and records its sequence in State.
+// merges them into one Document and records its sequence in State. With a
+// Cache, it then stores the pages as the registry sent them; failing to
+// store them does not fail the resolve (see OnCacheError).
 func (c *Client) Resolve(ctx context.Context, q Query) (*discovery.Document, error) {
 	if len(c.Keys) == 0 {
 		return nil, fmt.Errorf("%w: configure the registry's public key (Client.Keys)", ErrNoKeys)
@@ -81,33 +91,42 @@ func (c *Client) Resolve(ctx context.Context, q Query) (*discovery.Document, err
 	if err != nil {
 		return nil, fmt.Errorf("reading the last accepted sequence: %w", err)
 	}
-	var doc *discovery.Document
-	for attempt := 0; ; attempt++ {
-		if doc, err = resolveAll(ctx, api, q, c.openVerified); err != nil {
-			return nil, err
-		}
-		if doc.Sequence >= last {
-			break
-		}
-		// Behind a load balancer, a replica may still be catching up
-		// with a change another one made (well under a second): ask
-		// again a few times before calling it a rollback.
-		if attempt == len(rollbackRetries) {
-			return nil, fmt.Errorf("%w: sequence %d, but sequence %d from %s was accepted before (a replayed or rolled-back answer)",
-				ErrRollback, doc.Sequence, last, api.BaseURL())
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(rollbackRetries[attempt]):
-		}
+	rec := &pageRecorder{src: registryPages(api, q)}
+	doc, err := c.resolveNotOlder(ctx, rec.next, q, last, api.BaseURL())
+	if err != nil {
+		return nil, err
 	}
 	if doc.Sequence > last {
 		if err := c.State.Save(api.BaseURL(), doc.Sequence); err != nil {
 			return nil, fmt.Errorf("saving the accepted sequence: %w", err)
 		}
 	}
+	c.storeCached(api.BaseURL(), q, rec.pages)
 	return doc, nil
+}
+
+// resolveNotOlder reads and verifies q's document until its sequence is
+// not below last, asking again a few times before calling it a rollback.
+func (c *Client) resolveNotOlder(ctx context.Context, src pageSource, q Query, last int64, registry string) (*discovery.Document, error) {
+	for attempt := 0; ; attempt++ {
+		doc, err := resolveAll(ctx, src, q, c.openVerified)
+		if err != nil || doc.Sequence >= last {
+			return doc, err
+		}
+		// Behind a load balancer, a replica may still be catching up
+		// with a change another one made (well under a second): ask
+		// again a few times before calling it a rollback.
+		rollback := fmt.Errorf("%w: sequence %d, but sequence %d from %s was accepted before (a replayed or rolled-back answer)",
+			ErrRollback, doc.Sequence, last, registry)
+		if attempt == len(rollbackRetries) {
+			return nil, rollback
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w; stopped waiting for a newer one: %w", rollback, ctx.Err())
+		case <-time.After(rollbackRetries[attempt]):
+		}
+	}
 }
 
 // ResolveUnverified fetches and merges every page like Resolve but checks
@@ -119,7 +138,7 @@ func (c *Client) ResolveUnverified(ctx context.Context, q Query) (*discovery.Doc
 	if err != nil {
 		return nil, err
 	}
-	return resolveAll(ctx, api, q, openUnverified)
+	return resolveAll(ctx, registryPages(api, q), q, openUnverified)
 }
 
 // Check posts what the host observed on a server (the raw tools/list

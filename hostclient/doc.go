@@ -14,6 +14,19 @@
 // registry ([SequenceStore]: [MemoryStore] in a long-running host,
 // [FileStore] across restarts).
 //
+// With a [Client].Cache ([DocumentCache]; [FileCache] in a directory
+// beside the state file, [CacheDirFor]), Resolve keeps every document it
+// verified as the signed pages the registry sent, byte for byte, per
+// registry, token and query. [Client.ResolveCached] falls back on that
+// copy only when the registry cannot be reached (connection refused or
+// reset, timeout, DNS failure, 502/503/504; never after a refusal such
+// as 401/403/404 or a document that does not verify), verifies it again
+// exactly like a fresh one (signature, freshness now, query, sequence not
+// below the last accepted) and says so in its [Resolution] (Cached,
+// ReadAt). An expired, tampered, corrupt or rolled-back copy is an error
+// wrapping [ErrUnreachable] that names both causes and the file: the
+// fallback lasts until the document expires, then fails closed.
+//
 // [Compare] checks a tools/list against an entry's pins locally, per tool,
 // with no network. [Client.Gate] turns that into a [Decision]: a match is
 // allowed; otherwise a served tool the signed pins do not cover (changed or

@@ -26,4 +26,13 @@ var (
 	// another document type, an answer to another query, or pages that
 	// disagree with each other.
 	ErrDocument = errors.New("unusable discovery document")
+	// ErrNoCache: ResolveCached without a DocumentCache to fall back on.
+	ErrNoCache = errors.New("no document cache")
+	// ErrUnreachable: the registry could not be reached (connection refused
+	// or reset, timeout, DNS failure, 502/503/504) and no cached document
+	// could stand in. The registry's error and the cache's are wrapped too.
+	ErrUnreachable = errors.New("registry unreachable")
+	// ErrCacheFile: a document cache file that does not parse, belongs to
+	// another key or exceeds the cache's bounds. The message names it.
+	ErrCacheFile = errors.New("unusable document cache file")
 )

@@ -21,9 +21,13 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // fakeRegistry serves signed discovery pages built by page, and answers
 // connect-time checks with check.
 type fakeRegistry struct {
-	url   string
-	key   *signing.Key
-	calls atomic.Int32 // discovery requests
+	url string
+	srv *httptest.Server
+	key *signing.Key
+	// outage, when set, answers discovery requests instead (a proxy's
+	// 503, a dropped connection, ...).
+	outage atomic.Pointer[http.HandlerFunc]
+	calls  atomic.Int32 // discovery requests
 	// page builds the document for one request (n counts requests from 1).
 	page func(q url.Values, n int) *discovery.Document
 	// envelope, when set, replaces the signed envelope.
@@ -43,6 +47,10 @@ func newFakeRegistry(t *testing.T) *fakeRegistry {
 	f := &fakeRegistry{key: key}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/discovery/servers", func(w http.ResponseWriter, r *http.Request) {
+		if outage := f.outage.Load(); outage != nil {
+			(*outage)(w, r)
+			return
+		}
 		if r.Header.Get("Authorization") != "Bearer host-token" {
 			http.Error(w, `{"code":16,"message":"bearer token required"}`, http.StatusUnauthorized)
 			return
@@ -69,11 +77,14 @@ func newFakeRegistry(t *testing.T) *fakeRegistry {
 		pk, _ := signing.PublishedKeyFor(f.key, nil)
 		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []signing.PublishedKey{pk}})
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	f.url = srv.URL
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	f.url = f.srv.URL
 	return f
 }
+
+// fail has discovery requests answered by h from now on.
+func (f *fakeRegistry) fail(h http.HandlerFunc) { f.outage.Store(&h) }
 
 // client returns a hostclient trusting the registry's key, at t0.
 func (f *fakeRegistry) client() *hostclient.Client {

@@ -27,11 +27,42 @@ var errMoved = errors.New("the registry changed between pages")
 // caller wants checked.
 type opener func(envelope []byte) (*discovery.Document, error)
 
+// pageSource returns the envelope of q's page at token: the registry's
+// answer, or a cached one.
+type pageSource func(ctx context.Context, token string) ([]byte, error)
+
+// registryPages asks the registry for q's pages.
+func registryPages(api *client.Client, q Query) pageSource {
+	return func(ctx context.Context, token string) ([]byte, error) {
+		return api.ResolveDiscovery(ctx, &mcpregv1.ResolveServersRequest{Name: q.Name, Version: q.Version,
+			Namespace: q.Namespace, Owner: q.Owner, PageSize: int32(q.PageSize), PageToken: token})
+	}
+}
+
+// pageRecorder keeps the envelopes of the last complete read of a source,
+// byte for byte, for the cache.
+type pageRecorder struct {
+	src   pageSource
+	pages [][]byte
+}
+
+// next implements pageSource; a read of the first page starts over.
+func (r *pageRecorder) next(ctx context.Context, token string) ([]byte, error) {
+	if token == "" {
+		r.pages = nil
+	}
+	env, err := r.src(ctx, token)
+	if err == nil {
+		r.pages = append(r.pages, env)
+	}
+	return env, err
+}
+
 // resolveAll reads every page of q, restarting when the registry changed
 // between pages, and merges them.
-func resolveAll(ctx context.Context, api *client.Client, q Query, open opener) (*discovery.Document, error) {
+func resolveAll(ctx context.Context, src pageSource, q Query, open opener) (*discovery.Document, error) {
 	for attempt := 1; ; attempt++ {
-		doc, err := fetchPages(ctx, api, q, open)
+		doc, err := fetchPages(ctx, src, q, open)
 		if !errors.Is(err, errMoved) {
 			return doc, err
 		}
@@ -42,11 +73,11 @@ func resolveAll(ctx context.Context, api *client.Client, q Query, open opener) (
 }
 
 // fetchPages reads the pages of one consistent answer.
-func fetchPages(ctx context.Context, api *client.Client, q Query, open opener) (*discovery.Document, error) {
+func fetchPages(ctx context.Context, src pageSource, q Query, open opener) (*discovery.Document, error) {
 	var merged *discovery.Document
 	token := ""
 	for page := 1; ; page++ {
-		doc, err := fetchPage(ctx, api, q, token, open)
+		doc, err := fetchPage(ctx, src, q, token, open)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", page, err)
 		}
@@ -67,9 +98,8 @@ func fetchPages(ctx context.Context, api *client.Client, q Query, open opener) (
 
 // fetchPage reads and opens the page at token and checks that it answers
 // the query that was asked.
-func fetchPage(ctx context.Context, api *client.Client, q Query, token string, open opener) (*discovery.Document, error) {
-	env, err := api.ResolveDiscovery(ctx, &mcpregv1.ResolveServersRequest{Name: q.Name, Version: q.Version,
-		Namespace: q.Namespace, Owner: q.Owner, PageSize: int32(q.PageSize), PageToken: token})
+func fetchPage(ctx context.Context, src pageSource, q Query, token string, open opener) (*discovery.Document, error) {
+	env, err := src(ctx, token)
 	if err != nil {
 		return nil, err
 	}

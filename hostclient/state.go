@@ -100,7 +100,10 @@ func (f *FileStore) Save(registry string, seq int64) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(f.Path, append(data, '\n'))
+	if err := writeAtomic(f.Path, append(data, '\n')); err != nil {
+		return fmt.Errorf("state file: %w", err)
+	}
+	return nil
 }
 
 func (f *FileStore) read() (stateFile, error) {
@@ -128,26 +131,26 @@ func (f *FileStore) read() (stateFile, error) {
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // fails harmlessly after the rename
 	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		_ = tmp.Close()
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	syncDir(dir)
 	return nil

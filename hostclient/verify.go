@@ -37,13 +37,22 @@ func checkFresh(doc *discovery.Document, now time.Time) error {
 	case !doc.ExpiresAt.After(doc.IssuedAt):
 		return fmt.Errorf("%w: expiresAt %s is not after issuedAt %s", ErrExpired, stamp(doc.ExpiresAt), stamp(doc.IssuedAt))
 	case !now.Before(doc.ExpiresAt):
-		return fmt.Errorf("%w: it expired at %s; now is %s", ErrExpired, stamp(doc.ExpiresAt), stamp(now))
+		return &expiredError{expiresAt: doc.ExpiresAt, now: now}
 	case doc.IssuedAt.After(now.Add(MaxClockSkew)):
 		return fmt.Errorf("%w: issuedAt %s is more than %s after now (%s); check the clocks",
 			ErrNotYetValid, stamp(doc.IssuedAt), MaxClockSkew, stamp(now))
 	}
 	return nil
 }
+
+// expiredError is a document past its ExpiresAt; it matches ErrExpired.
+type expiredError struct{ expiresAt, now time.Time }
+
+func (e *expiredError) Error() string {
+	return fmt.Sprintf("%s: it expired at %s; now is %s", ErrExpired, stamp(e.expiresAt), stamp(e.now))
+}
+
+func (e *expiredError) Unwrap() error { return ErrExpired }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

@@ -102,6 +102,8 @@ func newGateCmd(g *globals) *cobra.Command {
 			"  - requests from the server to the host (sampling, elicitation, roots) are refused;\n" +
 			"  - every call leaves a receipt (committed, failed, uncertain, rejected) in a rotated\n" +
 			"    JSON-lines file (--receipts, " + EnvGateReceipts + ", default $XDG_STATE_HOME/mcpreg/receipts.jsonl).\n" +
+			"While the registry cannot be reached, the gate starts from the last verified document of the\n" +
+			"same query (kept beside --state; verified again) until it expires, and says so on stderr.\n" +
 			"The discovery document is read again every --refresh (30s): once the version is no longer\n" +
 			"listed (quarantined, revoked) or the document expired and no fresh one can be read, the server\n" +
 			"is withheld for the rest of the session.\n" +
@@ -159,7 +161,7 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	go uploader.Run(upCtx)
 	ro.Entry, ro.Receipts, ro.Log, ro.Report = *entry, gate.Sinks{receipts, uploader}, log, g.mismatchReporter(hc, entry, log)
 	relay := gate.NewRelay(ro)
-	go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, relay, log)
+	go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, relay.Withhold, log)
 	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Reader(), up.Writer())
 	if err := up.Close(); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
@@ -203,7 +205,8 @@ func (o gateOptions) check(command []string) error {
 }
 
 // gateEntry resolves the verified allowlist entry for --name (and
-// --version) and checks that the command runs its package.
+// --version), from the cached document while the registry is unreachable,
+// and checks that the command runs its package.
 func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string) (*discovery.Entry, *hostclient.Client, time.Time, error) {
 	c, err := g.hostClient()
 	if err != nil {
@@ -212,9 +215,17 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 	if err := g.trust(ctx, c, o.trust); err != nil {
 		return nil, nil, time.Time{}, err
 	}
-	doc, err := c.Resolve(ctx, hostclient.Query{Name: o.name, Version: o.version})
+	if err := g.cacheDocuments(c, o.trust); err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	res, err := c.ResolveCached(ctx, hostclient.Query{Name: o.name, Version: o.version})
 	if err != nil {
 		return nil, nil, time.Time{}, verificationFailure(err)
+	}
+	doc := res.Document
+	if res.Cached {
+		fmt.Fprintf(g.io.Err, "mcpreg gate: warning: registry unreachable (%v); using the discovery document read at %s, valid until %s\n",
+			res.Unreachable, res.ReadAt.UTC().Format(time.RFC3339), doc.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	var entry *discovery.Entry
 	for i := range doc.Servers {
@@ -340,9 +351,12 @@ func receiptProto(r gate.Receipt) *mcpregv1.CallReceipt {
 // longer listed (quarantined, revoked, restricted to other environments)
 // the server is withheld for the rest of the session; so it is the moment
 // the document in hand expires without a fresh one read. A release does
-// not lift it: start the gate again.
+// not lift it: start the gate again. When the gate was started without
+// --version, the start's own query (the latest version) is read too, so
+// that the cached document a restart falls back on stays fresh.
 func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *discovery.Entry, expires time.Time,
-	every time.Duration, relay *gate.Relay, log *slog.Logger) {
+	every time.Duration, withhold func(why string), log *slog.Logger) {
+	latest := hostclient.Query{Name: e.Name}
 	var lastErr error
 	for {
 		select {
@@ -351,7 +365,7 @@ func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *d
 		case <-time.After(nextApprovalCheck(every, time.Until(expires))):
 		}
 		if !time.Now().Before(expires) {
-			relay.Withhold(fmt.Sprintf("the discovery document expired at %s and no fresh one could be read: %v",
+			withhold(fmt.Sprintf("the discovery document expired at %s and no fresh one could be read: %v",
 				expires.UTC().Format(time.RFC3339), lastErr))
 			return
 		}
@@ -369,11 +383,19 @@ func (g *globals) watchApproval(ctx context.Context, hc *hostclient.Client, e *d
 			log.Warn("gate: the discovery document could not be read again; the one in hand holds until it expires",
 				"expires", expires.UTC().Format(time.RFC3339), "err", err)
 		case !slices.ContainsFunc(doc.Servers, func(x discovery.Entry) bool { return x.Name == e.Name && x.Version == e.Version }):
-			relay.Withhold(fmt.Sprintf("%s@%s is no longer approved for this host (quarantined, revoked or restricted): "+
+			withhold(fmt.Sprintf("%s@%s is no longer approved for this host (quarantined, revoked or restricted): "+
 				"the registry's discovery document of sequence %d does not list it", e.Name, e.Version, doc.Sequence))
 			return
 		default:
 			expires = doc.ExpiresAt
+			if !e.Latest {
+				break // started with an older --version: a restart asks for that one
+			}
+			rctx, cancel := context.WithTimeout(ctx, g.timeout)
+			if _, err := hc.Resolve(rctx, latest); err != nil {
+				log.Debug("gate: the latest version's document could not be read for the cache", "err", err)
+			}
+			cancel()
 		}
 	}
 }

@@ -29,7 +29,8 @@ type trustFlags struct {
 
 func (t *trustFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&t.keys, "key", nil, "PEM public key the documents must be signed with (repeatable; default: the registry's published keys, with a warning)")
-	f.StringVar(&t.state, "state", "", "file of the last accepted sequence per registry (default: <user config dir>/"+stateFileName+")")
+	f.StringVar(&t.state, "state", "", "file of the last accepted sequence per registry (default: <user config dir>/"+stateFileName+
+		"); mcpreg gate keeps the verified discovery documents beside it, in FILE.cache, for use while the registry is unreachable")
 }
 
 // hostClient returns a host client for the configured registry whose
@@ -49,13 +50,32 @@ func (g *globals) trust(ctx context.Context, c *hostclient.Client, t trustFlags)
 	if err != nil {
 		return err
 	}
-	path := t.state
-	if path == "" {
-		if path, err = defaultStatePath(); err != nil {
-			return err
-		}
+	path, err := t.statePath()
+	if err != nil {
+		return err
 	}
 	c.Keys, c.State = keys, hostclient.NewFileStore(path)
+	return nil
+}
+
+// statePath is --state, or the default state file.
+func (t trustFlags) statePath() (string, error) {
+	if t.state != "" {
+		return t.state, nil
+	}
+	return defaultStatePath()
+}
+
+// cacheDocuments has c keep every verified document in the cache beside
+// the state file (hostclient.CacheDirFor), for ResolveCached, and warn on
+// stderr when one cannot be kept.
+func (g *globals) cacheDocuments(c *hostclient.Client, t trustFlags) error {
+	path, err := t.statePath()
+	if err != nil {
+		return err
+	}
+	c.Cache = hostclient.NewFileCache(hostclient.CacheDirFor(path))
+	c.OnCacheError = func(err error) { fmt.Fprintln(g.io.Err, "warning:", err) }
 	return nil
 }
 
@@ -106,6 +126,8 @@ func defaultStatePath() (string, error) {
 // verificationFailure explains a failed resolve in terms of what to do.
 func verificationFailure(err error) error {
 	switch {
+	case errors.Is(err, hostclient.ErrUnreachable): // says what failed, twice
+		return err
 	case errors.Is(err, hostclient.ErrSignature):
 		return fmt.Errorf("verification failed: %w (is --key the registry's current key?)", err)
 	case errors.Is(err, hostclient.ErrRollback):
