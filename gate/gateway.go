@@ -82,6 +82,9 @@ type GatewayOptions struct {
 	SessionIdle time.Duration
 	// MaxSessions bounds open sessions; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// SearchMode also serves /search/mcp: the two tools of search mode
+	// (see Search) over every server of the client's view.
+	SearchMode bool
 	// Log receives sessions opened and closed and what was refused.
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -137,6 +140,9 @@ func NewGateway(o GatewayOptions) *Gateway {
 	g := &Gateway{o: o, views: map[string]*cachedView{}, sessions: map[string]*gwSession{}}
 	g.mux = http.NewServeMux()
 	g.mux.HandleFunc("/servers/{name...}", g.serveServer)
+	if o.SearchMode {
+		g.mux.HandleFunc(SearchPath, g.serveServer)
+	}
 	return g
 }
 
@@ -163,10 +169,19 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	_, _ = w.Write(errorLine(nil, codeRefused, "mcpreg gate: "+msg))
 }
 
-// serveServer serves one server's MCP endpoint.
+// SearchPath is the search mode endpoint of a gateway with SearchMode.
+const SearchPath = "/search/mcp"
+
+// searchSession is the server name of search sessions.
+const searchSession = ""
+
+// serveServer serves one server's MCP endpoint, or search mode's.
 func (g *Gateway) serveServer(w http.ResponseWriter, r *http.Request) {
 	name, ok := strings.CutSuffix(r.PathValue("name"), "/mcp")
-	if !ok || name == "" {
+	switch {
+	case r.URL.Path == SearchPath:
+		name = searchSession
+	case !ok || name == "":
 		httpError(w, http.StatusNotFound, "not found: the gateway serves /servers/{name}/mcp")
 		return
 	}
@@ -185,7 +200,7 @@ func (g *Gateway) serveServer(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		g.post(w, r, token, name, view, entry)
 	case http.MethodGet:
-		g.get(w, r, token, name, entry)
+		g.get(w, r, token, name, view)
 	case http.MethodDelete:
 		s, status, msg := g.session(r, token, name)
 		if s == nil {
@@ -303,11 +318,11 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, token, name strin
 			httpError(w, http.StatusBadRequest, "no "+headerSession+" header: a session starts with initialize (2025-11-25) or server/discover (2026-07-28)")
 			return
 		}
-		if entry == nil {
+		if entry == nil && name != searchSession {
 			writeRPCError(w, m.ID, codeRefused, fmt.Sprintf("mcpreg gate: %s is not approved for this host", name))
 			return
 		}
-		if s, err = g.open(context.WithoutCancel(r.Context()), token, *entry, view); err != nil {
+		if s, err = g.open(context.WithoutCancel(r.Context()), token, name, view); err != nil {
 			writeRPCError(w, m.ID, codeUpstream, "mcpreg gate: "+err.Error())
 			return
 		}
@@ -320,7 +335,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, token, name strin
 			return
 		}
 	}
-	s.keepApproved(entry)
+	s.keepApproved(view)
 	if !m.isRequest() {
 		s.send(compact(body))
 		w.WriteHeader(http.StatusAccepted)
@@ -348,7 +363,7 @@ func writeRPCError(w http.ResponseWriter, id json.RawMessage, code int, msg stri
 }
 
 // get opens the session's stream of server notifications.
-func (g *Gateway) get(w http.ResponseWriter, r *http.Request, token, name string, entry *discovery.Entry) {
+func (g *Gateway) get(w http.ResponseWriter, r *http.Request, token, name string, view *View) {
 	if r.Header.Get(headerSession) == "" {
 		w.Header().Set("Allow", "POST")
 		httpError(w, http.StatusMethodNotAllowed, "a stream needs a session: "+headerSession+" is missing")
@@ -359,7 +374,7 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request, token, name string
 		httpError(w, status, msg)
 		return
 	}
-	s.keepApproved(entry)
+	s.keepApproved(view)
 	s.stream(w, r)
 }
 
@@ -373,15 +388,16 @@ func (g *Gateway) session(r *http.Request, token, name string) (*gwSession, int,
 	g.mu.Lock()
 	s := g.sessions[id]
 	g.mu.Unlock()
-	if s == nil || s.token != tokenKey(token) || s.entry.Name != name || s.done() {
+	if s == nil || s.token != tokenKey(token) || s.name != name || s.done() {
 		return nil, http.StatusNotFound, "session " + headerSession + " is unknown or expired: start a new one"
 	}
 	s.touch(g.o.Now())
 	return s, 0, ""
 }
 
-// open starts a session: its upstream and its relay.
-func (g *Gateway) open(ctx context.Context, token string, e discovery.Entry, view *View) (*gwSession, error) {
+// open starts a session: for a server, its upstream and its relay; for
+// search mode, a Search over the view (servers start on first use).
+func (g *Gateway) open(ctx context.Context, token, name string, view *View) (*gwSession, error) {
 	g.mu.Lock()
 	full, closed := len(g.sessions) >= g.o.MaxSessions, g.closed
 	g.mu.Unlock()
@@ -391,10 +407,35 @@ func (g *Gateway) open(ctx context.Context, token string, e discovery.Entry, vie
 	case full:
 		return nil, fmt.Errorf("the gateway has %d sessions open, its limit: try again later", g.o.MaxSessions)
 	}
-	up, err := g.o.Connect(ctx, e)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to %s@%s: %w", e.Name, e.Version, err)
+	s := &gwSession{id: newSessionID(), token: tokenKey(token), name: name, log: g.o.Log,
+		waiters: map[string]*waiter{}, progress: map[string]*waiter{}, end: make(chan struct{}), last: g.o.Now()}
+	if name == searchSession {
+		s.search = NewSearch(SearchOptions{Entries: view.Doc.Servers, Log: g.o.Log, Open: func(ctx context.Context, e discovery.Entry) (*Relay, Conn, error) {
+			up, err := g.o.Connect(ctx, e)
+			if err != nil {
+				return nil, nil, err
+			}
+			return NewRelay(g.relayOptions(token, e, view)), up, nil
+		}})
+	} else {
+		e := *findEntry(view.Doc, name)
+		up, err := g.o.Connect(ctx, e)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to %s@%s: %w", e.Name, e.Version, err)
+		}
+		s.entry, s.up, s.relay = e, up, NewRelay(g.relayOptions(token, e, view))
 	}
+	s.hostIn, s.hostInW = io.Pipe()
+	g.mu.Lock()
+	g.sessions[s.id] = s
+	g.mu.Unlock()
+	go s.run(g)
+	g.o.Log.Info("gate: session opened", "session", s.id, "server", cmpOr(name, "search mode"), "version", s.entry.Version, "principal", view.Principal)
+	return s, nil
+}
+
+// relayOptions are the options of a relay of token's session to e.
+func (g *Gateway) relayOptions(token string, e discovery.Entry, view *View) Options {
 	o := g.o.Relay
 	o.Entry, o.Scopes = e, view.Scopes
 	if g.o.Receipts != nil {
@@ -403,15 +444,14 @@ func (g *Gateway) open(ctx context.Context, token string, e discovery.Entry, vie
 	if g.o.Report != nil {
 		o.Report = g.o.Report(token, e)
 	}
-	s := &gwSession{id: newSessionID(), token: tokenKey(token), entry: e, up: up, relay: NewRelay(o), log: g.o.Log,
-		waiters: map[string]*waiter{}, progress: map[string]*waiter{}, end: make(chan struct{}), last: g.o.Now()}
-	s.hostIn, s.hostInW = io.Pipe()
-	g.mu.Lock()
-	g.sessions[s.id] = s
-	g.mu.Unlock()
-	go s.run(g)
-	g.o.Log.Info("gate: session opened", "session", s.id, "server", e.Name, "version", e.Version, "principal", view.Principal)
-	return s, nil
+	return o
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func newSessionID() string {
@@ -426,7 +466,7 @@ func (g *Gateway) closeSession(s *gwSession, why string) {
 	delete(g.sessions, s.id)
 	g.mu.Unlock()
 	if s.close() {
-		g.o.Log.Info("gate: session closed", "session", s.id, "server", s.entry.Name, "why", why)
+		g.o.Log.Info("gate: session closed", "session", s.id, "server", cmpOr(s.name, "search mode"), "why", why)
 	}
 }
 
@@ -499,10 +539,13 @@ func (g *Gateway) Serve(ctx context.Context, l net.Listener) error {
 type gwSession struct {
 	id    string
 	token string // digest
-	entry discovery.Entry
-	up    Conn
-	relay *Relay
-	log   *slog.Logger
+	name  string // the server, or searchSession
+	// A server's session has entry, up and relay; a search session search.
+	entry  discovery.Entry
+	up     Conn
+	relay  *Relay
+	search *Search
+	log    *slog.Logger
 
 	hostIn  *io.PipeReader // the relay's host input
 	hostInW *io.PipeWriter
@@ -516,8 +559,12 @@ type gwSession struct {
 	ended    bool
 }
 
-// run relays until the session closes or the upstream ends.
+// run relays (or searches) until the session closes or the upstream ends.
 func (s *gwSession) run(g *Gateway) {
+	if s.search != nil {
+		_ = s.search.Run(context.Background(), s.hostIn, writerFunc(s.fromRelay))
+		return
+	}
 	err := s.relay.Run(context.Background(), s.hostIn, writerFunc(s.fromRelay), s.up.Reader(), s.up.Writer())
 	if errors.Is(err, ErrUpstreamClosed) {
 		g.closeSession(s, "the upstream server ended")
@@ -526,11 +573,18 @@ func (s *gwSession) run(g *Gateway) {
 
 // waiter is an open request or stream, waiting for messages.
 type waiter struct {
-	ch   chan []byte
+	ch   chan relayed
 	gone chan struct{} // closed when it stops reading
 }
 
-func newWaiter() *waiter { return &waiter{ch: make(chan []byte, 8), gone: make(chan struct{})} }
+// relayed is a message for a waiter; final marks the response that ends
+// a request.
+type relayed struct {
+	msg   []byte
+	final bool
+}
+
+func newWaiter() *waiter { return &waiter{ch: make(chan relayed, 8), gone: make(chan struct{})} }
 
 // writerFunc adapts a function taking whole lines to io.Writer (the relay
 // writes one line per call).
@@ -545,32 +599,25 @@ func (f writerFunc) Write(b []byte) (int, error) {
 // response to the request it answers, a progress notification to the
 // request that issued its token, anything else to the session's stream.
 func (s *gwSession) fromRelay(line []byte) {
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(line, &head)
+	h := peekHead(line)
 	msg := bytes.Clone(line)
 	s.mu.Lock()
 	var to *waiter
 	switch {
-	case head.Method == "" && head.ID != nil:
-		to = s.waiters[string(head.ID)]
-	case head.Method == "notifications/progress":
-		to = s.progress[string(head.Params.ProgressToken)]
+	case h.isResponse():
+		to = s.waiters[string(h.ID)]
+	case h.Method == "notifications/progress":
+		to = s.progress[string(h.ProgressToken)]
 	default:
 		to = s.notify
 	}
 	s.mu.Unlock()
 	if to == nil {
-		s.log.Debug("gate: a message for no open request or stream was dropped", "session", s.id, "method", head.Method)
+		s.log.Debug("gate: a message for no open request or stream was dropped", "session", s.id, "method", h.Method)
 		return
 	}
 	select {
-	case to.ch <- msg:
+	case to.ch <- relayed{msg: msg, final: h.isResponse()}:
 	case <-to.gone:
 	case <-s.end:
 	}
@@ -618,8 +665,8 @@ func (s *gwSession) answer(w http.ResponseWriter, r *http.Request, m *message, l
 	flusher, _ := w.(http.Flusher)
 	for {
 		select {
-		case msg := <-wt.ch:
-			final := isResponseTo(msg, m.ID)
+		case rm := <-wt.ch:
+			msg, final := rm.msg, rm.final
 			switch {
 			case stream:
 				_, _ = w.Write(sseEvent(msg))
@@ -646,15 +693,6 @@ func (s *gwSession) answer(w http.ResponseWriter, r *http.Request, m *message, l
 			return
 		}
 	}
-}
-
-// isResponseTo reports whether msg is the response to id.
-func isResponseTo(msg, id json.RawMessage) bool {
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	return json.Unmarshal(msg, &head) == nil && head.Method == "" && bytes.Equal(head.ID, id)
 }
 
 // acceptsStream reports whether the client accepts an event stream.
@@ -696,8 +734,8 @@ func (s *gwSession) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	for {
 		select {
-		case msg := <-wt.ch:
-			_, _ = w.Write(sseEvent(msg))
+		case rm := <-wt.ch:
+			_, _ = w.Write(sseEvent(rm.msg))
 			if flusher != nil {
 				flusher.Flush()
 			}
@@ -709,14 +747,22 @@ func (s *gwSession) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// keepApproved withholds the session's server once the token's view no
-// longer lists its version (quarantined, revoked, restricted).
-func (s *gwSession) keepApproved(e *discovery.Entry) {
-	if e != nil && e.Version == s.entry.Version {
+// keepApproved withholds a server of the session once the token's view
+// no longer lists its version (quarantined, revoked, restricted).
+func (s *gwSession) keepApproved(view *View) {
+	withhold := func(e discovery.Entry, with func(why string)) {
+		if now := findEntry(view.Doc, e.Name); now == nil || now.Version != e.Version {
+			with(fmt.Sprintf("%s@%s is no longer the approved version this host may use (quarantined, revoked, restricted or superseded): start a new session",
+				e.Name, e.Version))
+		}
+	}
+	if s.search == nil {
+		withhold(s.entry, s.relay.Withhold)
 		return
 	}
-	s.relay.Withhold(fmt.Sprintf("%s@%s is no longer the approved version this host may use (quarantined, revoked, restricted or superseded): start a new session",
-		s.entry.Name, s.entry.Version))
+	for _, e := range s.search.Entries() {
+		withhold(e, func(why string) { s.search.Withhold(e.Name, why) })
+	}
 }
 
 func (s *gwSession) touch(now time.Time) {
@@ -748,8 +794,10 @@ func (s *gwSession) close() bool {
 	close(s.end)
 	s.mu.Unlock()
 	_ = s.hostInW.Close() // the relay's host input ends: Run returns
-	if err := s.up.Close(); err != nil {
-		s.log.Warn("gate: closing the upstream", "session", s.id, "err", err)
+	if s.up != nil {
+		if err := s.up.Close(); err != nil {
+			s.log.Warn("gate: closing the upstream", "session", s.id, "err", err)
+		}
 	}
 	return true
 }

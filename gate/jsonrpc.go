@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // JSON-RPC error codes the gate answers with.
@@ -137,4 +139,64 @@ func rawErrorLine(id, rpcErr json.RawMessage) []byte {
 func quote(s string) []byte {
 	b, _ := json.Marshal(s) // a string always marshals
 	return b
+}
+
+// head is what the transports read of a message to route it: its id and
+// method, and a progress notification's token. Values are raw text.
+type head struct {
+	ID            json.RawMessage
+	Method        string
+	ProgressToken json.RawMessage
+}
+
+// isResponse reports whether the message is a response (an id, no
+// method).
+func (h head) isResponse() bool { return h.Method == "" && h.ID != nil }
+
+// peekHead reads a message's head without decoding the rest (a result
+// may be megabytes the relay reads anyway); what cannot be read is left
+// zero (the relay judges the message itself).
+func peekHead(msg []byte) (h head) {
+	dec := jsontext.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return h
+	}
+	var params json.RawMessage
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return h
+		}
+		switch tok.String() {
+		case "id":
+			v, err := dec.ReadValue()
+			if err != nil {
+				return h
+			}
+			h.ID = bytes.Clone(v)
+		case "method":
+			v, err := dec.ReadValue()
+			if err != nil || json.Unmarshal(v, &h.Method) != nil {
+				return h
+			}
+		case "params":
+			v, err := dec.ReadValue()
+			if err != nil {
+				return h
+			}
+			params = bytes.Clone(v)
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return h
+			}
+		}
+	}
+	if h.Method == "notifications/progress" && len(params) > 0 {
+		var p struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		}
+		_ = json.Unmarshal(params, &p)
+		h.ProgressToken = p.ProgressToken
+	}
+	return h
 }

@@ -87,3 +87,23 @@ func TestLinesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPeekHead: the transports route by the top-level id and method only
+// (an "id" inside a result is not the message's), ids stay raw text, and
+// what is not an object has no head.
+func TestPeekHead(t *testing.T) {
+	for _, c := range []struct {
+		msg, id, method, token string
+	}{
+		{`{"jsonrpc":"2.0","result":{"id":7,"method":"x"},"id":1.0}`, `1.0`, "", ""},
+		{`{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"progressToken":"p"}}`, `"1"`, "tools/call", ""},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-1","progress":1}}`, "", "notifications/progress", `"p-1"`},
+		{`[{"jsonrpc":"2.0","id":1}]`, "", "", ""},
+		{`{"jsonrpc":"2.0","id":1,`, `1`, "", ""},
+	} {
+		h := peekHead([]byte(c.msg))
+		if string(h.ID) != c.id || h.Method != c.method || string(h.ProgressToken) != c.token {
+			t.Errorf("peekHead(%s) = %+v, want id %s method %q token %s", c.msg, h, c.id, c.method, c.token)
+		}
+	}
+}

@@ -44,8 +44,9 @@ const maxRemoteInFlight = 64
 type RemoteOptions struct {
 	// URL is the server's Streamable HTTP endpoint.
 	URL string
-	// HTTP sends the requests; nil means a client that follows no
-	// redirects. Whatever it is, the gate adds no credentials of its own
+	// HTTP sends the requests; nil means a client of the remote's own
+	// (NewRemoteClient), whose connections close with it. Share one
+	// between many remotes to reuse connections. Whatever it is, the gate adds no credentials of its own
 	// and never the host's: the remote gets no Authorization header.
 	HTTP *http.Client
 	// Log receives what went wrong upstream; nil discards.
@@ -67,9 +68,10 @@ type RemoteOptions struct {
 // stream (GET) is opened for its notifications. No event ids are kept, so
 // nothing is replayed.
 type Remote struct {
-	o      RemoteOptions
-	ctx    context.Context
-	cancel context.CancelFunc
+	o         RemoteOptions
+	ownClient bool // o.HTTP is the remote's own: its connections end with it
+	ctx       context.Context
+	cancel    context.CancelFunc
 
 	// the relay writes to inW; pump reads inR. pump writes outW; the relay
 	// reads outR.
@@ -97,7 +99,8 @@ func DialRemote(o RemoteOptions) (*Remote, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return nil, fmt.Errorf("remote %q: want an http(s) URL with a host and no user info", o.URL)
 	}
-	if o.HTTP == nil {
+	ownClient := o.HTTP == nil
+	if ownClient {
 		o.HTTP = NewRemoteClient()
 	}
 	if o.Log == nil {
@@ -106,7 +109,7 @@ func DialRemote(o RemoteOptions) (*Remote, error) {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	r := &Remote{o: o, slots: make(chan struct{}, maxRemoteInFlight), inFlight: map[string]context.CancelFunc{}}
+	r := &Remote{o: o, ownClient: ownClient, slots: make(chan struct{}, maxRemoteInFlight), inFlight: map[string]context.CancelFunc{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.inR, r.inW = io.Pipe()
 	r.outR, r.outW = io.Pipe()
@@ -144,6 +147,9 @@ func (r *Remote) Close() error {
 		r.wg.Wait()
 		if session != "" {
 			r.deleteSession(session)
+		}
+		if r.ownClient {
+			r.o.HTTP.CloseIdleConnections()
 		}
 		_ = r.outW.Close()
 	})
@@ -349,13 +355,9 @@ func (r *Remote) deliver(body []byte, m outgoing) (answered bool) {
 	if m.Method == "initialize" || m.Method == "server/discover" {
 		r.settleVersion(body)
 	}
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	_ = json.Unmarshal(body, &head) // the relay judges what is not JSON
+	h := peekHead(body) // the relay judges what is not JSON
 	r.writeLine(body)
-	return m.ID != nil && head.Method == "" && bytes.Equal(head.ID, m.ID)
+	return m.ID != nil && h.isResponse() && bytes.Equal(h.ID, m.ID)
 }
 
 // settleVersion keeps the protocol version an initialize or discover
@@ -478,7 +480,7 @@ func (r *Remote) writeLine(b []byte) {
 // lines of one event joined by newlines); an event over limit bytes ends
 // the stream with an error.
 func readSSE(body io.Reader, limit int, event func(data []byte)) error {
-	br := bufio.NewReaderSize(body, 64<<10)
+	br := bufio.NewReaderSize(body, 4<<10) // readLine joins longer lines
 	var data []byte
 	has := false
 	for {

@@ -33,6 +33,7 @@ const gateFlushTimeout = 5 * time.Second
 type gateOptions struct {
 	name, version, url string
 	scopes             []string
+	searchMode         bool
 	relay              relayFlags
 	trust              trustFlags
 }
@@ -120,6 +121,7 @@ func newGateCmd(g *globals) *cobra.Command {
 	f.StringVar(&o.url, "url", "", "a remote server's Streamable HTTP URL, one of the approved version's remotes, instead of -- COMMAND")
 	o.relay.register(f)
 	f.StringSliceVar(&o.scopes, "scope", []string{gate.ScopeRead}, "session scopes, the contract risk tiers this host may use: "+strings.Join(gate.Scopes, ", "))
+	f.BoolVar(&o.searchMode, "search-mode", false, "serve two tools instead of the server's: "+gate.SearchToolName+" (the tools this session may use, by words of their name or description) and "+gate.CallToolName+" (calls one under every check)")
 	o.trust.register(f)
 	_ = cmd.MarkFlagRequired("name")
 	cmd.AddCommand(newGateServeCmd(g))
@@ -161,8 +163,16 @@ func (g *globals) gate(ctx context.Context, o gateOptions, command []string) err
 	go uploader.Run(upCtx)
 	ro.Entry, ro.Receipts, ro.Log, ro.Report = *entry, gate.Sinks{receipts, uploader}, log, g.mismatchReporter(hc, entry, log)
 	relay := gate.NewRelay(ro)
-	go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, relay.Withhold, log)
-	runErr := relay.Run(ctx, g.io.In, g.io.Out, up.Reader(), up.Writer())
+	var runErr error
+	if o.searchMode {
+		search := gate.NewSearch(gate.SearchOptions{Entries: []discovery.Entry{*entry}, Log: log,
+			Open: func(context.Context, discovery.Entry) (*gate.Relay, gate.Conn, error) { return relay, up, nil }})
+		go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, func(why string) { search.Withhold(entry.Name, why) }, log)
+		runErr = search.Run(ctx, g.io.In, g.io.Out)
+	} else {
+		go g.watchApproval(upCtx, hc, entry, expires, o.relay.refresh, relay.Withhold, log)
+		runErr = relay.Run(ctx, g.io.In, g.io.Out, up.Reader(), up.Writer())
+	}
 	if err := up.Close(); err != nil {
 		log.Warn("gate: stopping the server", "err", err)
 	}

@@ -146,3 +146,45 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestGateSearchMode: with --search-mode the host sees two tools; the
+// search finds the fixture's tools the session may use, and a found tool
+// is called through the gate with every check (the contract marks the
+// result), leaving a receipt.
+func TestGateSearchMode(t *testing.T) {
+	e := startGateEnv(t)
+	args := e.gateArgs("npx", "-y", gatePackage+"@1.0.0")
+	g := e.startGate(t, append([]string{args[0], "--search-mode"}, args[1:]...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v (the gate: %v)\nstderr:\n%s", err, g.wait(t), g.stderr)
+	}
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != gate.SearchToolName {
+		t.Fatalf("search mode lists %v %+v", err, tools)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: gate.SearchToolName, Arguments: map[string]any{"query": "weather"}})
+	if err != nil || res.IsError {
+		t.Fatalf("searching: %v %+v\n%s", err, res, g.stderr)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, `"tool":"get_forecast"`) || strings.Contains(text, "get_alerts") {
+		t.Errorf("a read session's search: %s (get_alerts writes: not found)", text)
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: gate.CallToolName,
+		Arguments: map[string]any{"server": gateServerName, "tool": "get_forecast", "arguments": map[string]any{"city": "Paris"}}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "[mcpreg:untrusted-content ") {
+		t.Fatalf("calling a found tool: %v %+v", err, res)
+	}
+	_ = session.Close()
+	if err := g.wait(t); err != nil {
+		t.Errorf("the gate ended with %v\n%s", err, g.stderr)
+	}
+	receipts, err := gate.ReadReceiptFile(e.receipt)
+	if err != nil || len(receipts) != 1 || receipts[0].Tool != "get_forecast" || receipts[0].Outcome != gate.OutcomeCommitted {
+		t.Errorf("receipts %+v %v", receipts, err)
+	}
+}

@@ -31,6 +31,7 @@ type gateServeOptions struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	maxSessions    int
+	searchMode     bool
 	packages       wiring.GatePackagesConfig
 	relay          relayFlags
 	trust          trustFlags
@@ -70,6 +71,7 @@ func newGateServeCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&o.allowedHosts, "allowed-host", nil, "a Host header value accepted besides the listen address (repeatable), e.g. gate.internal:8765")
 	f.StringArrayVar(&o.allowedOrigins, "allowed-origin", nil, "an Origin accepted from browsers (repeatable), e.g. https://app.example; requests without Origin are accepted")
 	f.IntVar(&o.maxSessions, "max-sessions", gate.DefaultMaxSessions, "sessions open at once")
+	f.BoolVar(&o.searchMode, "search-mode", false, "also serve "+gate.SearchPath+": two tools, "+gate.SearchToolName+" over every server of the client's view and "+gate.CallToolName+" (servers start when first needed)")
 	f.StringVar(&o.packages.Sandbox, "sandbox", config.SandboxBwrap, "how stdio packages run: bwrap (confined; refused where the sandbox cannot be set up) or off (unconfined)")
 	f.StringVar(&o.packages.UIDs, "sandbox-uid-range", wiring.DefaultGateUIDRange, "uids of confined runs, FIRST-LAST (not the registry's scan range)")
 	f.StringVar(&o.packages.NPMRegistry, "npm-registry", "", "npm registry stdio packages are fetched from (default https://registry.npmjs.org/)")
@@ -123,7 +125,7 @@ func (g *globals) gateServe(ctx context.Context, o gateServeOptions) error {
 	v := &gatewayViews{g: g, keys: keys, state: hostclient.NewFileStore(state), scopes: scopes}
 	gw := gate.NewGateway(gate.GatewayOptions{View: v.view, Connect: connector(packages), Relay: ro, Receipts: uploads.sink,
 		Report: v.reporter(log), Refresh: o.relay.refresh, AllowedHosts: allowedHosts(l.Addr().String(), o.listen, o.allowedHosts),
-		AllowedOrigins: o.allowedOrigins, MaxSessions: o.maxSessions, Log: log})
+		AllowedOrigins: o.allowedOrigins, MaxSessions: o.maxSessions, SearchMode: o.searchMode, Log: log})
 	fmt.Fprintf(g.io.Err, "mcpreg gate: serving http://%s/servers/{name}/mcp for the registry %s\n", l.Addr(), g.server)
 	err = gw.Serve(ctx, l)
 	uploads.flush()
@@ -180,10 +182,11 @@ func allowedHosts(bound, asked string, extra []string) []string {
 // connector connects a session to the version's Streamable HTTP remote,
 // or else starts its stdio package.
 func connector(packages *wiring.GatePackages) func(ctx context.Context, e discovery.Entry) (gate.Conn, error) {
+	remotes := gate.NewRemoteClient() // one pool of connections for every session
 	return func(ctx context.Context, e discovery.Entry) (gate.Conn, error) {
 		for _, r := range e.Remotes {
 			if r.Type == "streamable-http" {
-				return gate.DialRemote(gate.RemoteOptions{URL: r.URL})
+				return gate.DialRemote(gate.RemoteOptions{URL: r.URL, HTTP: remotes})
 			}
 		}
 		return packages.Start(ctx, e)
