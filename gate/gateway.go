@@ -27,6 +27,9 @@ const (
 	DefaultViewRefresh = 30 * time.Second
 	DefaultSessionIdle = 10 * time.Minute
 	DefaultMaxSessions = 256
+	// DefaultMaxTokenSessions bounds the sessions of one token, so that
+	// one host cannot take every session of the gateway.
+	DefaultMaxTokenSessions = 32
 )
 
 // ErrTokenRefused marks a View error that means the token itself was
@@ -82,6 +85,9 @@ type GatewayOptions struct {
 	SessionIdle time.Duration
 	// MaxSessions bounds open sessions; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MaxTokenSessions bounds the open sessions of one token; 0 means
+	// DefaultMaxTokenSessions.
+	MaxTokenSessions int
 	// SearchMode also serves /search/mcp: the two tools of search mode
 	// (see Search) over every server of the client's view.
 	SearchMode bool
@@ -133,6 +139,9 @@ func NewGateway(o GatewayOptions) *Gateway {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxTokenSessions <= 0 {
+		o.MaxTokenSessions = DefaultMaxTokenSessions
 	}
 	if o.Relay.MaxMessageBytes <= 0 {
 		o.Relay.MaxMessageBytes = DefaultMaxMessageBytes
@@ -398,16 +407,24 @@ func (g *Gateway) session(r *http.Request, token, name string) (*gwSession, int,
 // open starts a session: for a server, its upstream and its relay; for
 // search mode, a Search over the view (servers start on first use).
 func (g *Gateway) open(ctx context.Context, token, name string, view *View) (*gwSession, error) {
+	key := tokenKey(token)
 	g.mu.Lock()
-	full, closed := len(g.sessions) >= g.o.MaxSessions, g.closed
+	full, closed, mine := len(g.sessions) >= g.o.MaxSessions, g.closed, 0
+	for _, s := range g.sessions {
+		if s.token == key {
+			mine++
+		}
+	}
 	g.mu.Unlock()
 	switch {
 	case closed:
 		return nil, errors.New("the gateway is shutting down")
+	case mine >= g.o.MaxTokenSessions:
+		return nil, fmt.Errorf("this host has %d sessions open, its limit: end one (DELETE) before starting another", g.o.MaxTokenSessions)
 	case full:
 		return nil, fmt.Errorf("the gateway has %d sessions open, its limit: try again later", g.o.MaxSessions)
 	}
-	s := &gwSession{id: newSessionID(), token: tokenKey(token), name: name, log: g.o.Log,
+	s := &gwSession{id: newSessionID(), token: key, name: name, log: g.o.Log,
 		waiters: map[string]*waiter{}, progress: map[string]*waiter{}, end: make(chan struct{}), last: g.o.Now()}
 	if name == searchSession {
 		s.search = NewSearch(SearchOptions{Entries: view.Doc.Servers, Log: g.o.Log, Open: func(ctx context.Context, e discovery.Entry) (*Relay, Conn, error) {

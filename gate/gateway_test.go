@@ -128,7 +128,11 @@ type gatewayEnv struct {
 	viewCalls int
 }
 
-const gwToken = "mcpreg_host_secret" //nolint:gosec // a test token
+// Two hosts' tokens the test registry accepts.
+const (
+	gwToken      = "mcpreg_host_secret" //nolint:gosec // a test token
+	gwOtherToken = "mcpreg_host_other"  //nolint:gosec // a test token
+)
 
 func newGatewayEnv(t *testing.T, approved, served []string) *gatewayEnv {
 	t.Helper()
@@ -170,7 +174,7 @@ func (e *gatewayEnv) view(_ context.Context, token string) (*gate.View, error) {
 	defer e.mu.Unlock()
 	e.viewCalls++
 	switch {
-	case token != gwToken:
+	case token != gwToken && token != gwOtherToken:
 		return nil, fmt.Errorf("%w: 401 Unauthenticated", gate.ErrTokenRefused)
 	case e.registry != nil:
 		return nil, e.registry
@@ -235,7 +239,13 @@ func (e *gatewayEnv) post(session, token, body string, header ...string) *http.R
 // initialize opens a raw session and returns its id.
 func (e *gatewayEnv) initialize() string {
 	e.t.Helper()
-	resp := e.post("", gwToken, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	return e.initializeAs(gwToken)
+}
+
+// initializeAs opens a raw session with token and returns its id.
+func (e *gatewayEnv) initializeAs(token string) string {
+	e.t.Helper()
+	resp := e.post("", token, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	body := readAll(e.t, resp)
 	id := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || id == "" || !strings.Contains(body, `"serverInfo"`) {
@@ -533,4 +543,26 @@ func TestGatewayQuarantineAndExpiry(t *testing.T) {
 			t.Errorf("the server was called %v, want once", calls)
 		}
 	})
+}
+
+// TestGatewaySessionsBelongToTheirHost: another host's valid token cannot
+// use a session it did not open, and one host cannot take every session.
+func TestGatewaySessionsBelongToTheirHost(t *testing.T) {
+	e := newGatewayEnv(t, []string{toolRead}, []string{toolRead})
+	mine := e.initialize()
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if resp := e.post(mine, gwOtherToken, ping); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another host's token on this session: %d, want 404", resp.StatusCode)
+	}
+	for range gate.DefaultMaxTokenSessions {
+		e.initializeAs(gwOtherToken)
+	}
+	resp := e.post("", gwOtherToken, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	if body := readAll(t, resp); !strings.Contains(body, "this host has 32 sessions open, its limit") {
+		t.Errorf("one session too many: %s", body)
+	}
+	e.initialize() // the first host still gets one
+	if n := e.gw.Sessions(); n != gate.DefaultMaxTokenSessions+2 {
+		t.Errorf("%d sessions, want %d", n, gate.DefaultMaxTokenSessions+2)
+	}
 }
