@@ -65,4 +65,15 @@
 //
 // Every tools/call leaves a Receipt (committed, failed, uncertain or
 // rejected) in a ReceiptSink, such as a rotated JSON-lines ReceiptFile.
+//
+// A relay reads and writes newline-delimited JSON-RPC; what it stands
+// between is a Conn. An Upstream is a stdio server process; a Remote
+// adapts a Streamable HTTP server (each SSE event one message, judged on
+// its own; no event ids kept, so nothing is replayed; no credentials of
+// the host's ever sent). Gateway serves relays over Streamable HTTP per
+// host token (mcpreg gate serve): sessions of its own, Host and Origin
+// checked, the token's verified view cached for at most a refresh. Search
+// is search mode: two tools instead of the catalogue, one that searches
+// the tools the session's relays pass on every approved server and one
+// that calls a found tool through its server's relay.
 package gate
