@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -515,10 +516,7 @@ func (g *Gateway) Sessions() int {
 func (g *Gateway) Close() {
 	g.mu.Lock()
 	g.closed = true
-	all := make([]*gwSession, 0, len(g.sessions))
-	for _, s := range g.sessions {
-		all = append(all, s)
-	}
+	all := slices.Collect(maps.Values(g.sessions))
 	g.mu.Unlock()
 	for _, s := range all {
 		g.closeSession(s, "the gateway is shutting down")

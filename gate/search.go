@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,10 +126,7 @@ func (s *Search) Entries() []discovery.Entry {
 func (s *Search) close() {
 	s.mu.Lock()
 	s.closed = true
-	all := make([]*backend, 0, len(s.backends))
-	for _, b := range s.backends {
-		all = append(all, b)
-	}
+	all := slices.Collect(maps.Values(s.backends))
 	s.mu.Unlock()
 	for _, b := range all {
 		b.stop()

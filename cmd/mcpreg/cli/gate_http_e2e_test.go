@@ -64,21 +64,9 @@ func TestGateServe(t *testing.T) {
 	e := startGateEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stderr := &testkit.SyncBuffer{}
-	env := map[string]string{"MCPREG_SERVER": e.in.URL, "HOME": e.dir}
-	cmd := cli.NewRootCmd(cli.Streams{Out: io.Discard, Err: stderr, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	cmd.SetArgs([]string{"gate", "serve", "--listen", "127.0.0.1:0", "--key", e.key, "--state", e.state, "--receipts", e.receipt,
-		"--host-scopes", "laptop=read,write"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	var addr string
-	serving := regexp.MustCompile(`serving http://(\S+)/servers/`)
-	testkit.Eventually(t, 30*time.Second, func() bool {
-		if m := serving.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	}, "gate serve starts:\n%s", stderr)
+	gs := startGateServe(ctx, t, e.in.URL, e.dir, "--key", e.key, "--state", e.state, "--receipts", e.receipt,
+		"--host-scopes", "laptop=read,write")
+	addr, stderr := gs.addr, gs.stderr
 	endpoint := "http://" + addr + "/servers/" + gateServerName + "/mcp"
 
 	for name, token := range map[string]string{"no token": "", "a reviewer's token": e.reviewer, "a made-up token": "mcpreg_nope"} {
@@ -118,15 +106,7 @@ func TestGateServe(t *testing.T) {
 		t.Errorf("a requires_key tool without a key: %v, want the gate's refusal", err)
 	}
 	_ = session.Close()
-	cancel() // stops the gateway, which sends what is queued
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("gate serve ended with %v\n%s", err, stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("gate serve did not stop:\n%s", stderr)
-	}
+	gs.stop(t, cancel) // the gateway sends what is queued as it stops
 	var listed struct {
 		Receipts []struct {
 			Tool, Outcome string
@@ -135,6 +115,46 @@ func TestGateServe(t *testing.T) {
 	decodeJSON(t, mustRun(t, e.in.URL, e.reviewer, "receipts", "list", "--name", gateServerName, "-o", "json"), &listed)
 	if len(listed.Receipts) != 2 {
 		t.Errorf("the registry lists %+v, want the committed and the rejected call", listed.Receipts)
+	}
+}
+
+// runningGateServe is mcpreg gate serve run in-process.
+type runningGateServe struct {
+	addr   string // where it listens
+	stderr *testkit.SyncBuffer
+	done   chan error // its error once ctx ended
+}
+
+// startGateServe runs mcpreg gate serve --listen 127.0.0.1:0 ARGS against
+// the registry at server until ctx ends, and waits until it listens.
+func startGateServe(ctx context.Context, t *testing.T, server, home string, args ...string) *runningGateServe {
+	t.Helper()
+	g := &runningGateServe{stderr: &testkit.SyncBuffer{}, done: make(chan error, 1)}
+	env := map[string]string{"MCPREG_SERVER": server, "HOME": home}
+	cmd := cli.NewRootCmd(cli.Streams{Out: io.Discard, Err: g.stderr, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	cmd.SetArgs(append([]string{"gate", "serve", "--listen", "127.0.0.1:0"}, args...))
+	go func() { g.done <- cmd.ExecuteContext(ctx) }()
+	serving := regexp.MustCompile(`serving http://(\S+)/servers/`)
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		if m := serving.FindStringSubmatch(g.stderr.String()); m != nil {
+			g.addr = m[1]
+		}
+		return g.addr != ""
+	}, "gate serve starts:\n%s", g.stderr)
+	return g
+}
+
+// stop ends it (ctx's cancel) and fails the test unless it ended cleanly.
+func (g *runningGateServe) stop(t *testing.T, cancel context.CancelFunc) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-g.done:
+		if err != nil {
+			t.Errorf("gate serve ended with %v\n%s", err, g.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gate serve did not stop:\n%s", g.stderr)
 	}
 }
 

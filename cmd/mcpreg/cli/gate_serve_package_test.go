@@ -2,11 +2,9 @@ package cli_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpreg/mcpreg/cmd/mcpreg/cli"
 	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/fetch/fetchtest"
 	"github.com/mcpreg/mcpreg/internal/registry"
@@ -95,21 +92,9 @@ tools:
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stderr := &testkit.SyncBuffer{}
-	env := map[string]string{"MCPREG_SERVER": in.URL, "HOME": dir}
-	cmd := cli.NewRootCmd(cli.Streams{Out: io.Discard, Err: stderr, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	cmd.SetArgs([]string{"gate", "serve", "--listen", "127.0.0.1:0", "--key", key, "--state", dir + "/state.json", "--receipts", dir + "/receipts.jsonl",
-		"--npm-registry", npm.URL, "--npm-dir", dir + "/npm", "--npm-allow-hosts", "127.0.0.1/32"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	var addr string
-	serving := regexp.MustCompile(`serving http://(\S+)/servers/`)
-	testkit.Eventually(t, 30*time.Second, func() bool {
-		if m := serving.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	}, "gate serve starts:\n%s", stderr)
+	gs := startGateServe(ctx, t, in.URL, dir, "--key", key, "--state", dir+"/state.json", "--receipts", dir+"/receipts.jsonl",
+		"--npm-registry", npm.URL, "--npm-dir", dir+"/npm", "--npm-allow-hosts", "127.0.0.1/32")
+	addr, stderr := gs.addr, gs.stderr
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/servers/io.github.acme/probe/mcp", MaxRetries: -1,
@@ -142,15 +127,7 @@ tools:
 		t.Errorf("the confined server reached the registry at %s:%d: %q", regHost, regPort, got)
 	}
 	_ = session.Close()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("gate serve ended with %v\n%s", err, stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("gate serve did not stop:\n%s", stderr)
-	}
+	gs.stop(t, cancel)
 }
 
 // hostPort splits a base URL's host and port.
