@@ -19,10 +19,14 @@ import (
 // instructions "", a cursor loop), or nothing at all. Byte slices, unlike
 // json.RawMessage, survive the trip through the environment unchanged.
 type rawConfig struct {
-	Init   []byte            // the initialize result (defaultInit when nil)
-	Pages  map[string][]byte // the tools/list result for each cursor ("" first)
-	Silent bool              // read everything, answer nothing
-	SSE    bool              // HTTP: answer as text/event-stream, data split over lines
+	Init []byte // the initialize result (defaultInit when nil)
+	// Discover is the server/discover result (2026-07-28); nil: the method
+	// is answered like any unknown one, with {}, which the SDK takes for
+	// a server that does not speak 2026-07-28.
+	Discover []byte
+	Pages    map[string][]byte // the tools/list result for each cursor ("" first)
+	Silent   bool              // read everything, answer nothing
+	SSE      bool              // HTTP: answer as text/event-stream, data split over lines
 }
 
 const defaultInit = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"0.1"}}`
@@ -45,6 +49,11 @@ func (c rawConfig) reply(msg []byte) (prefix, result []byte) {
 		result = c.Init
 		if result == nil {
 			result = []byte(defaultInit)
+		}
+	case "server/discover":
+		result = c.Discover
+		if result == nil {
+			result = []byte(`{}`)
 		}
 	case "tools/list":
 		result = c.Pages[req.Params.Cursor]

@@ -70,18 +70,22 @@ func (l *lines) flush(line func([]byte) error) error {
 
 // lineTap reads a stdio server's standard output on behalf of the SDK and
 // hands each newline-delimited message, byte for byte, to the recorder
-// before the SDK sees it. MCP's stdio transport forbids newlines inside a
-// message, so a line is a message. A limit or a message breaking the strict
-// rules ends the stream with that error.
+// before the SDK sees it; the SDK reads the message as received, or as the
+// recorder rewrote it for the SDK (see recorder.receive). MCP's stdio
+// transport forbids newlines inside a message, so a line is a message. A
+// limit or a message breaking the strict rules ends the stream with that
+// error.
 type lineTap struct {
 	r       io.ReadCloser
 	budget  *budget
 	lines   lines
-	receive func([]byte) error
+	receive func([]byte) ([]byte, error)
+	buf     []byte
+	out     bytes.Buffer // messages the SDK has not read yet
 	err     error
 }
 
-func newLineTap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) error, trip *tripwire) *lineTap {
+func newLineTap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) ([]byte, error), trip *tripwire) *lineTap {
 	tooLong := func() error {
 		return trip.trip(limitError("MaxResponseBytes", lim.MaxResponseBytes, "a message from the server is larger"))
 	}
@@ -89,20 +93,28 @@ func newLineTap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) err
 }
 
 func (t *lineTap) Read(p []byte) (int, error) {
-	if t.err != nil {
-		return 0, t.err
+	for t.out.Len() == 0 {
+		if t.err != nil {
+			return 0, t.err
+		}
+		if t.buf == nil {
+			t.buf = make([]byte, 32<<10)
+		}
+		n, err := t.r.Read(t.buf)
+		if n > 0 {
+			t.err = t.take(t.buf[:n])
+		}
+		switch {
+		case t.err != nil:
+		case err == io.EOF:
+			if t.err = t.lines.flush(t.last); t.err == nil {
+				t.err = io.EOF
+			}
+		case err != nil:
+			t.err = err
+		}
 	}
-	n, err := t.r.Read(p)
-	if n > 0 {
-		t.err = t.take(p[:n])
-	}
-	if err == io.EOF && t.err == nil {
-		t.err = t.lines.flush(t.message)
-	}
-	if t.err != nil {
-		return 0, t.err
-	}
-	return n, err
+	return t.out.Read(p)
 }
 
 func (t *lineTap) take(chunk []byte) error {
@@ -114,10 +126,30 @@ func (t *lineTap) take(chunk []byte) error {
 
 // message passes on one line, ignoring blank ones as the SDK does.
 func (t *lineTap) message(line []byte) error {
-	if len(bytes.TrimSpace(line)) == 0 {
-		return nil
+	if err := t.pass(line); err != nil {
+		return err
 	}
-	return t.receive(line)
+	t.out.WriteByte('\n')
+	return nil
+}
+
+// last passes on a last line without its newline, as received.
+func (t *lineTap) last(line []byte) error { return t.pass(line) }
+
+// pass records a line and queues it (or its rewrite) for the SDK.
+func (t *lineTap) pass(line []byte) error {
+	forSDK := line
+	if len(bytes.TrimSpace(line)) > 0 {
+		rewritten, err := t.receive(line)
+		if err != nil {
+			return err
+		}
+		if rewritten != nil {
+			forSDK = rewritten
+		}
+	}
+	t.out.Write(forSDK)
+	return nil
 }
 
 func (t *lineTap) Close() error { return t.r.Close() }

@@ -12,23 +12,23 @@ import (
 // collect feeds stream through a tap built by newTap in chunks of size and
 // returns what the recorder was given and what the reader saw.
 func collect(t testing.TB, stream string, size int, lim Limits,
-	newTap func(io.ReadCloser, Limits, *budget, func([]byte) error, *tripwire) io.ReadCloser,
+	newTap func(io.ReadCloser, Limits, *budget, func([]byte) ([]byte, error), *tripwire) io.ReadCloser,
 ) (msgs []string, passed []byte, err error) {
 	t.Helper()
 	lim = lim.withDefaults()
 	trip := &tripwire{}
-	receive := func(m []byte) error { msgs = append(msgs, string(m)); return nil }
+	receive := func(m []byte) ([]byte, error) { msgs = append(msgs, string(m)); return nil, nil }
 	body := io.NopCloser(&chunked{data: []byte(stream), size: size})
 	tap := newTap(body, lim, &budget{max: lim.MaxTotalBytes, trip: trip}, receive, trip)
 	passed, err = io.ReadAll(tap)
 	return msgs, passed, err
 }
 
-func sse(r io.ReadCloser, l Limits, b *budget, f func([]byte) error, t *tripwire) io.ReadCloser {
+func sse(r io.ReadCloser, l Limits, b *budget, f func([]byte) ([]byte, error), t *tripwire) io.ReadCloser {
 	return newSSETap(r, l, b, f, t)
 }
 
-func stdio(r io.ReadCloser, l Limits, b *budget, f func([]byte) error, t *tripwire) io.ReadCloser {
+func stdio(r io.ReadCloser, l Limits, b *budget, f func([]byte) ([]byte, error), t *tripwire) io.ReadCloser {
 	return newLineTap(r, l, b, f, t)
 }
 
@@ -107,7 +107,7 @@ func TestRecorderMatchesCalls(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"x"}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"again":true}}`,
 	} {
-		if err := r.receive([]byte(m)); err != nil {
+		if _, err := r.receive([]byte(m)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -120,7 +120,7 @@ func TestRecorderMatchesCalls(t *testing.T) {
 	if _, ok := r.next(methodListTools); ok {
 		t.Fatal("an answer to a call already answered was kept")
 	}
-	err := r.receive([]byte(`{"id":1,"id":2}`))
+	_, err := r.receive([]byte(`{"id":1,"id":2}`))
 	wantErr(t, err, ErrInvalid, "duplicate")
 	if !errors.Is(r.trip.Err(), ErrInvalid) {
 		t.Fatal("invalid message did not trip the scan")
@@ -149,14 +149,14 @@ func FuzzLineTap(f *testing.F) {
 }
 
 func fuzzTap(t *testing.T, stream string, size int,
-	newTap func(io.ReadCloser, Limits, *budget, func([]byte) error, *tripwire) io.ReadCloser,
+	newTap func(io.ReadCloser, Limits, *budget, func([]byte) ([]byte, error), *tripwire) io.ReadCloser,
 ) {
 	size = 1 + abs(size)%64
 	lim := Limits{MaxResponseBytes: 256, MaxTotalBytes: 1 << 20}
 	rec := newRecorder(lim.withDefaults(), &tripwire{})
 	rec.sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	var got []string
-	receive := func(m []byte) error { got = append(got, string(m)); _ = rec.receive(m); return nil }
+	receive := func(m []byte) ([]byte, error) { got = append(got, string(m)); _, _ = rec.receive(m); return nil, nil }
 	lim = lim.withDefaults()
 	trip := &tripwire{}
 	tap := newTap(io.NopCloser(&chunked{data: []byte(stream), size: size}), lim, &budget{max: lim.MaxTotalBytes, trip: trip}, receive, trip)
@@ -193,7 +193,7 @@ func FuzzParseMessage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = parseMessage([]byte(s))
 		rec := newRecorder(Limits{}.withDefaults(), &tripwire{})
-		_ = rec.receive([]byte(s))
+		_, _ = rec.receive([]byte(s))
 	})
 }
 
@@ -214,5 +214,43 @@ func TestLimitsVerify(t *testing.T) {
 	got := Limits{Lists: 3}.withDefaults()
 	if got.Lists != 3 || got.Deadline != DefaultDeadline || got.MaxResponseBytes != DefaultMaxResponseBytes || got.MaxTools != DefaultMaxTools {
 		t.Fatalf("defaults %+v", got)
+	}
+}
+
+// TestListTTLHiddenFromTheSDK: an answer to a list call with "ttlMs"
+// reaches the SDK without it (the SDK would serve the next listing from
+// its cache), every other byte as received; the raw answer kept is the
+// server's; answers to other calls, and other results' ttlMs, pass as
+// they are.
+func TestListTTLHiddenFromTheSDK(t *testing.T) {
+	answer := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","ttlMs":1}],` + "\n" + `"ttlMs":60000,"cacheScope":"public"}}`
+	other := `{"jsonrpc":"2.0","id":3,"result":{"ttlMs":5}}`
+	for name, tap := range map[string]func(io.ReadCloser, Limits, *budget, func([]byte) ([]byte, error), *tripwire) io.ReadCloser{"stdio": stdio, "sse": sse} {
+		t.Run(name, func(t *testing.T) {
+			lim := Limits{}.withDefaults()
+			trip := &tripwire{}
+			rec := newRecorder(lim, trip)
+			rec.sent([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+			rec.sent([]byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
+			stream := ""
+			for _, m := range []string{strings.ReplaceAll(answer, "\n", " "), other} {
+				if name == "sse" {
+					stream += "id: 1\ndata: " + m + "\n\n"
+				} else {
+					stream += m + "\n"
+				}
+			}
+			passed, err := io.ReadAll(tap(io.NopCloser(&chunked{data: []byte(stream), size: 7}), lim, &budget{max: lim.MaxTotalBytes, trip: trip}, rec.receive, trip))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","ttlMs":1}],"cacheScope":"public"}}`
+			if !strings.Contains(string(passed), want) || !strings.Contains(string(passed), other) || strings.Contains(string(passed), "60000") {
+				t.Errorf("the SDK read:\n%s\nwant the list answer without ttlMs and the other as it was", passed)
+			}
+			if got, _ := rec.next(methodListTools); got == nil || !strings.Contains(string(got.Result), `"ttlMs":60000`) {
+				t.Errorf("the raw answer kept: %+v, want the server's bytes", got)
+			}
+		})
 	}
 }

@@ -3,12 +3,14 @@ package scan
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// parseInitialize reads the facts of a raw initialize result into snap:
-// "protocolVersion" (a string), "serverInfo" (kept raw) and "instructions"
-// (a string or null; absent is not the same as "").
-func parseInitialize(result []byte, snap *Snapshot) error {
+// parseInitialize reads the facts of a raw initialize result (2025-11-25)
+// into rd: "protocolVersion" (a string), "serverInfo" (kept raw) and
+// "instructions" (a string or null; absent is not the same as "").
+func parseInitialize(result []byte, rd *Reading) error {
 	ms, err := members(result)
 	if err != nil {
 		return fmt.Errorf("initialize result: %w", err)
@@ -17,19 +19,61 @@ func parseInitialize(result []byte, snap *Snapshot) error {
 	if !ok || pv.Kind() != '"' {
 		return fmt.Errorf("%w: initialize result: \"protocolVersion\" must be a string at /protocolVersion", ErrInvalid)
 	}
-	snap.ProtocolVersion = unquoted(pv)
+	rd.ProtocolVersion = unquoted(pv)
 	if info, ok := ms["serverInfo"]; ok {
-		snap.ServerInfo = bytes.Clone(info)
+		rd.ServerInfo = bytes.Clone(info)
 	}
-	if err := snap.setInstructions(ms["instructions"]); err != nil {
+	if err := rd.setInstructions(ms["instructions"]); err != nil {
 		return err
 	}
-	snap.InitializeResult = bytes.Clone(result)
+	rd.Result = bytes.Clone(result)
 	return nil
 }
 
+// parseDiscover reads the facts of a raw server/discover result
+// (2026-07-28) into rd: the version the session negotiated, "serverInfo"
+// from the result's _meta (kept raw), and "instructions" as in initialize.
+func parseDiscover(result []byte, negotiated string, rd *Reading) error {
+	ms, err := members(result)
+	if err != nil {
+		return fmt.Errorf("server/discover result: %w", err)
+	}
+	if sv, ok := ms["supportedVersions"]; !ok || sv.Kind() != '[' {
+		return fmt.Errorf("%w: server/discover result: \"supportedVersions\" must be an array at /supportedVersions", ErrInvalid)
+	}
+	rd.ProtocolVersion = negotiated
+	if info := metaServerInfo(ms); info != nil {
+		rd.ServerInfo = info
+	}
+	if err := rd.setInstructions(ms["instructions"]); err != nil {
+		return err
+	}
+	rd.Result = bytes.Clone(result)
+	return nil
+}
+
+// metaServerInfo is the raw serverInfo a 2026-07-28 result carries in its
+// _meta, or nil.
+func metaServerInfo(ms map[string]jsontext.Value) []byte {
+	meta, ok := ms["_meta"]
+	if !ok || meta.Kind() != '{' {
+		return nil
+	}
+	mm, err := members(meta)
+	if err != nil {
+		return nil
+	}
+	if info, ok := mm[metaKeyServerInfo]; ok {
+		return bytes.Clone(info)
+	}
+	return nil
+}
+
+// metaKeyServerInfo is where a 2026-07-28 result carries serverInfo.
+const metaKeyServerInfo = "io.modelcontextprotocol/serverInfo"
+
 // setInstructions records the raw "instructions" value v (nil: absent).
-func (snap *Snapshot) setInstructions(v []byte) error {
+func (snap *Reading) setInstructions(v []byte) error {
 	if v == nil {
 		return nil
 	}
@@ -42,9 +86,17 @@ func (snap *Snapshot) setInstructions(v []byte) error {
 		snap.Instructions, snap.instructionsJSON = &s, bytes.Clone(v)
 		return nil
 	}
-	return fmt.Errorf("%w: initialize result: \"instructions\" must be a string or null at /instructions", ErrInvalid)
+	return fmt.Errorf("%w: %s result: \"instructions\" must be a string or null at /instructions", ErrInvalid, snap.method())
 }
 
 // instructionsRaw returns the raw instructions string for a tools file, or
 // nil when there are none (absent and null pin alike).
-func (snap *Snapshot) instructionsRaw() []byte { return snap.instructionsJSON }
+func (snap *Reading) instructionsRaw() []byte { return snap.instructionsJSON }
+
+// method names the call whose result rd was read from.
+func (snap *Reading) method() string {
+	if snap.ProtocolVersion >= statelessVersion {
+		return methodDiscover
+	}
+	return methodInitialize
+}

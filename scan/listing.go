@@ -18,7 +18,7 @@ type page struct {
 }
 
 // listing walks every page of one tools/list, number n of the scan.
-func (s *session) listing(ctx context.Context, cs *mcp.ClientSession, n int, snap *Snapshot) (Listing, error) {
+func (s *session) listing(ctx context.Context, cs *mcp.ClientSession, n int, snap *Reading) (Listing, error) {
 	var tools []pin.Tool
 	seen := map[string]int{}
 	cursor := ""
@@ -88,7 +88,7 @@ func parsePage(result []byte, lim Limits) (page, error) {
 // combine builds a listing from the tools of all its pages: a tools file of
 // their raw bytes, read strictly again (names must be unique across pages)
 // and pinned.
-func (s *session) combine(tools []pin.Tool, pages int, snap *Snapshot, n int) (Listing, error) {
+func (s *session) combine(tools []pin.Tool, pages int, snap *Reading, n int) (Listing, error) {
 	doc := toolsFile(tools, snap.instructionsRaw())
 	list, err := pin.ParseToolsList(doc, s.lim.listLimits(len(doc)))
 	if err != nil {

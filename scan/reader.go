@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/mcpreg/mcpreg/finding"
@@ -35,10 +36,18 @@ type Target interface {
 }
 
 // Snapshot is what a server served during one scan.
+//
+// A scan reads the server over each protocol version it speaks
+// (Readings): 2026-07-28 (server/discover; stateless) and 2025-11-25
+// (initialize). The snapshot's own fields are those of the primary
+// reading: 2025-11-25 when the server speaks it, else 2026-07-28. A tool
+// list or instructions that differ by protocol version are a
+// scan.protocol_variance finding.
 type Snapshot struct {
 	// ProtocolVersion, ServerInfo and Instructions come from the raw
-	// initialize result. ServerInfo is the raw "serverInfo" value (nil when
-	// absent).
+	// initialize (or server/discover) result. ServerInfo is the raw
+	// "serverInfo" value (nil when absent; under 2026-07-28 the result's
+	// _meta serverInfo).
 	ProtocolVersion string          `json:"protocolVersion"`
 	ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
 	// Instructions is nil when the member is absent or null;
@@ -46,8 +55,11 @@ type Snapshot struct {
 	// string, and pins differently from absent).
 	Instructions        *string `json:"instructions"`
 	InstructionsPresent bool    `json:"instructionsPresent"`
-	// InitializeResult is the raw initialize result.
+	// InitializeResult is the raw initialize (or server/discover) result.
 	InitializeResult json.RawMessage `json:"initializeResult,omitempty"`
+	// Readings are the server as read over each protocol version, the
+	// primary one first.
+	Readings []Reading `json:"readings,omitempty"`
 
 	// Tools, ToolsFile, Pins and Pages describe the first listing.
 	// ToolsFile is a tools file as the pin specification defines it
@@ -73,6 +85,24 @@ type Snapshot struct {
 	instructionsJSON []byte // the raw "instructions" string
 }
 
+// Reading is what the server served over one protocol version: the raw
+// answer that opened the session and each listing of its tools.
+type Reading struct {
+	ProtocolVersion     string          `json:"protocolVersion"`
+	ServerInfo          json.RawMessage `json:"serverInfo,omitempty"`
+	Instructions        *string         `json:"instructions"`
+	InstructionsPresent bool            `json:"instructionsPresent"`
+	// Result is the raw initialize (2025-11-25) or server/discover
+	// (2026-07-28) result.
+	Result   json.RawMessage `json:"result,omitempty"`
+	Listings []Listing       `json:"listings"`
+	// ServerInfos are the distinct serverInfo values the reading saw: the
+	// opening result's, and under 2026-07-28 each result's _meta one.
+	ServerInfos []json.RawMessage `json:"serverInfos,omitempty"`
+
+	instructionsJSON []byte
+}
+
 // Listing is one complete tools/list walk over all pages.
 type Listing struct {
 	Tools     *pin.ToolsList  `json:"-"`
@@ -81,25 +111,81 @@ type Listing struct {
 	Pages     int             `json:"pages"`
 }
 
-// Read starts or connects to the server t names, initializes an MCP session
-// with a fixed client profile, lists its tools Limits.Lists times (following
-// nextCursor) and stops the server. The returned Snapshot is never nil: on
-// error it still carries Stderr and Duration for diagnostics, and what was
-// read before the failure, but no Tools or Pins.
+// Read starts or connects to the server t names and reads it over each
+// protocol version it speaks (see Snapshot): for each, it opens a session
+// with a fixed client profile, lists its tools Limits.Lists times
+// (following nextCursor) and stops the server. Limits.Deadline covers the
+// whole scan (every reading); the byte limits hold for each reading. The
+// returned Snapshot is never nil: on error it still carries Stderr and
+// Duration for diagnostics, and what was read before the failure, but no
+// Tools or Pins.
 func (r *Reader) Read(ctx context.Context, t Target) (*Snapshot, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.limits.Deadline)
 	defer cancel()
-	s := newSession(r.limits, r.allow)
 	snap := &Snapshot{}
-	l, err := t.open(ctx, s)
-	if err == nil {
-		err = withSandboxLimit(s.run(ctx, l, snap), l)
-		snap.Stderr, snap.StderrTruncated = l.stderr()
-	}
+	err := r.readAll(ctx, t, snap)
 	snap.Duration = time.Since(start)
 	if err != nil {
 		snap.Tools, snap.ToolsFile, snap.Pins = nil, nil, pin.Pins{}
 	}
 	return snap, err
+}
+
+// readAll asks for 2026-07-28 first; a server that does not speak it
+// answers the SDK's fallback initialize, and that reading is its only one
+// (one that ignores server/discover is read again over 2025-11-25). A
+// server that does speak it is read again over 2025-11-25, which it may
+// refuse.
+func (r *Reader) readAll(ctx context.Context, t Target, snap *Snapshot) error {
+	first, err := r.reading(ctx, t, statelessVersion, snap)
+	if errors.Is(err, errNoDiscover) {
+		first, err = r.reading(ctx, t, legacyVersion, snap)
+	}
+	if err != nil {
+		return err
+	}
+	readings := []Reading{*first}
+	if first.ProtocolVersion >= statelessVersion {
+		legacy, err := r.reading(ctx, t, legacyVersion, snap)
+		switch {
+		case err == nil:
+			readings = []Reading{*legacy, *first}
+		case !errors.Is(err, ErrProtocol):
+			return err
+		}
+	}
+	snap.setReadings(readings)
+	return nil
+}
+
+// reading reads the server once over version (the one the client asks
+// for; the SDK may fall back), keeping its standard error in snap.
+func (r *Reader) reading(ctx context.Context, t Target, version string, snap *Snapshot) (*Reading, error) {
+	s := newSession(r.limits, r.allow)
+	rd := &Reading{}
+	l, err := t.open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	err = withSandboxLimit(s.run(ctx, l, version, rd), l)
+	snap.addStderr(l.stderr())
+	if err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// addStderr keeps a reading's standard error, within MaxStderrBytes in
+// all.
+func (snap *Snapshot) addStderr(text string, truncated bool) {
+	if text == "" {
+		snap.StderrTruncated = snap.StderrTruncated || truncated
+		return
+	}
+	if snap.Stderr != "" {
+		snap.Stderr += "\n"
+	}
+	snap.Stderr += text
+	snap.StderrTruncated = snap.StderrTruncated || truncated
 }

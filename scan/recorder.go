@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -17,8 +18,13 @@ import (
 // Methods whose raw responses a scan keeps.
 const (
 	methodInitialize = "initialize"
+	methodDiscover   = "server/discover"
 	methodListTools  = "tools/list"
 )
+
+// listMethods are the list calls whose results may carry ttlMs
+// (2026-07-28).
+var listMethods = map[string]bool{methodListTools: true, "prompts/list": true, "resources/list": true, "resources/templates/list": true}
 
 // recorder correlates the raw JSON-RPC traffic of one session: the client's
 // calls by id and method, and the server's responses to them, kept byte for
@@ -31,6 +37,9 @@ type recorder struct {
 	received int                       // messages from the server so far
 	calls    map[string]string         // outstanding call id → method
 	results  map[string][]*rawResponse // method → unclaimed responses, in order
+	// serverInfos are the distinct _meta serverInfo values of the
+	// server's results (2026-07-28), in the order first seen.
+	serverInfos []string
 }
 
 // rawResponse is the server's answer to one call.
@@ -61,20 +70,28 @@ func (r *recorder) sent(data []byte) {
 // receive reads a message from the server strictly and keeps its responses
 // to the calls a scan reads. A message breaking the strict rules trips the
 // scan and is returned as an error.
-func (r *recorder) receive(data []byte) error {
+//
+// It returns what the SDK is to read instead of data, or nil for data
+// itself: an answer to a list call that carries "ttlMs" (2026-07-28) goes
+// to the SDK without it, since the SDK would otherwise answer the scan's
+// next listing from its cache and the server would never be asked again.
+// The raw answer kept is the one the server sent.
+func (r *recorder) receive(data []byte) ([]byte, error) {
 	r.mu.Lock()
 	r.received++
 	n := r.received
 	r.mu.Unlock()
 	if err := pin.Validate(data, r.messageLimits()); err != nil {
-		return r.trip.trip(r.invalid(n, data, err))
+		return nil, r.trip.trip(r.invalid(n, data, err))
 	}
 	envs, err := parseMessage(data)
 	if err != nil {
-		return r.trip.trip(fmt.Errorf("%w: message %d from the server: %w", ErrProtocol, n, err))
+		return nil, r.trip.trip(fmt.Errorf("%w: message %d from the server: %w", ErrProtocol, n, err))
 	}
-	r.keep(envs)
-	return nil
+	if r.keep(envs) {
+		return withoutTTL(data), nil
+	}
+	return nil, nil
 }
 
 // messageLimits bound one message: its size is already bounded by the taps;
@@ -119,8 +136,10 @@ func shorten(ptr string) string {
 	return ptr[:100] + "…" + ptr[len(ptr)-50:]
 }
 
-// keep files the responses among envs under their calls' methods.
-func (r *recorder) keep(envs []envelope) {
+// keep files the responses among envs under their calls' methods, and
+// reports whether the message is one answer to a list call whose result
+// has "ttlMs".
+func (r *recorder) keep(envs []envelope) (cached bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range envs {
@@ -129,10 +148,15 @@ func (r *recorder) keep(envs []envelope) {
 			continue // a request or notification, or an answer to nobody
 		}
 		delete(r.calls, e.id)
-		if method == methodInitialize || method == methodListTools {
+		if e.serverInfo != nil && !slices.Contains(r.serverInfos, string(e.serverInfo)) {
+			r.serverInfos = append(r.serverInfos, string(e.serverInfo))
+		}
+		if method == methodInitialize || method == methodDiscover || method == methodListTools {
 			r.results[method] = append(r.results[method], &rawResponse{Result: e.result, Error: e.errObj})
 		}
+		cached = len(envs) == 1 && listMethods[method] && e.ttl
 	}
+	return cached
 }
 
 // next returns the oldest unclaimed response to a call of method. A scan
@@ -155,6 +179,9 @@ type envelope struct {
 	hasMethod bool
 	result    []byte
 	errObj    []byte
+	ttl       bool // the result has "ttlMs"
+	// serverInfo is the result's _meta serverInfo, raw; nil when none.
+	serverInfo []byte
 }
 
 // parseMessage reads one JSON-RPC message or a batch (an array of them).
@@ -230,6 +257,12 @@ func (e *envelope) set(name string, val jsontext.Value) {
 		}
 	case "result":
 		e.result = bytes.Clone(val)
+		if val.Kind() == '{' {
+			if ms, err := members(val); err == nil {
+				_, e.ttl = ms["ttlMs"]
+				e.serverInfo = metaServerInfo(ms)
+			}
+		}
 	case "error":
 		e.errObj = bytes.Clone(val)
 	}
@@ -258,4 +291,11 @@ func unquoted(v jsontext.Value) string {
 		return ""
 	}
 	return string(s)
+}
+
+// seenServerInfos returns the distinct _meta serverInfo values seen.
+func (r *recorder) seenServerInfos() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.serverInfos)
 }

@@ -91,8 +91,12 @@ func (c *capture) readJSON(body io.ReadCloser) ([]byte, error) {
 		return nil, c.s.trip.trip(limitError("MaxResponseBytes", lim.MaxResponseBytes, "a JSON response from the server is larger"))
 	}
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := c.s.rec.receive(data); err != nil {
+		forSDK, err := c.s.rec.receive(data)
+		if err != nil {
 			return nil, err
+		}
+		if forSDK != nil {
+			return forSDK, nil
 		}
 	}
 	return data, nil

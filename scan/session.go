@@ -1,17 +1,24 @@
 package scan
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// protocolVersion is the version the scanner asks for. Setting it skips the
-// SDK's server/discover probe (2026-07-28), whose list cache could answer a
-// second tools/list without asking the server.
-const protocolVersion = "2025-11-25"
+// The protocol versions the scanner speaks. Under statelessVersion a
+// session opens with server/discover (the SDK falls back to initialize for
+// a server that does not speak it); under legacyVersion with initialize.
+const (
+	statelessVersion = "2026-07-28"
+	legacyVersion    = "2025-11-25"
+)
 
 // clientInfo is how the scanner introduces itself.
 var clientInfo = &mcp.Implementation{Name: "mcpreg-scan", Version: "1"}
@@ -51,35 +58,117 @@ func newClient() *mcp.Client {
 	return mcp.NewClient(clientInfo, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 }
 
-// run reads the server behind l into snap.
-func (s *session) run(ctx context.Context, l *link, snap *Snapshot) error {
+// errNoDiscover: the server did not answer server/discover in time (a
+// server that predates 2026-07-28 may ignore a method it does not know).
+var errNoDiscover = errors.New("no answer to server/discover")
+
+// discoverWait is how long the first reading waits for server/discover:
+// a tenth of the deadline, at most 10s (a stdio server's start counts).
+func (s *session) discoverWait() time.Duration {
+	return min(s.lim.Deadline/10, 10*time.Second)
+}
+
+// run reads the server behind l into rd, asking for version. Asked for
+// 2026-07-28, a server that does not answer server/discover within
+// discoverWait is errNoDiscover.
+func (s *session) run(ctx context.Context, l *link, version string, rd *Reading) error {
 	defer l.close()
-	cs, err := newClient().Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := s.connect(ctx, l, version)
+	if errors.Is(err, errNoDiscover) {
+		return err
+	}
 	if err != nil {
-		return s.failed(ctx, methodInitialize, err)
+		return s.failed(ctx, opening(version), err)
 	}
 	defer func() { l.close(); _ = cs.Close() }()
-	if err := s.initialized(ctx, snap); err != nil {
+	if err := s.opened(ctx, cs, rd); err != nil {
 		return err
 	}
 	for i := range s.lim.Lists {
-		lst, err := s.listing(ctx, cs, i+1, snap)
+		lst, err := s.listing(ctx, cs, i+1, rd)
 		if err != nil {
 			return err
 		}
-		snap.Listings = append(snap.Listings, lst)
+		rd.Listings = append(rd.Listings, lst)
 	}
-	s.summarize(snap)
+	rd.ServerInfos = distinctInfos(rd.ServerInfo, s.rec.seenServerInfos())
 	return nil
 }
 
-// initialized reads the raw initialize result into snap.
-func (s *session) initialized(ctx context.Context, snap *Snapshot) error {
+// distinctInfos lists the opening serverInfo and those seen after, once
+// each (compared as received).
+func distinctInfos(opening []byte, seen []string) []json.RawMessage {
+	var out []json.RawMessage
+	add := func(b []byte) {
+		if len(b) > 0 && !slices.ContainsFunc(out, func(x json.RawMessage) bool { return bytes.Equal(x, b) }) {
+			out = append(out, json.RawMessage(bytes.Clone(b)))
+		}
+	}
+	add(opening)
+	for _, s := range seen {
+		add([]byte(s))
+	}
+	return out
+}
+
+// connect opens the client session. Asked for 2026-07-28, it gives up
+// after discoverWait without an answer (errNoDiscover) and leaves the
+// abandoned handshake to end with ctx: the SDK's own clean-up of a failed
+// handshake may wait on the server, and the scan must not.
+func (s *session) connect(ctx context.Context, l *link, version string) (*mcp.ClientSession, error) {
+	type connected struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan connected, 1)
+	go func() {
+		cs, err := newClient().Connect(ctx, l.transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		done <- connected{cs, err}
+	}()
+	var wait <-chan time.Time
+	if version >= statelessVersion {
+		timer := time.NewTimer(s.discoverWait())
+		defer timer.Stop()
+		wait = timer.C
+	}
+	select {
+	case c := <-done:
+		return c.cs, c.err
+	case <-wait:
+		go func() {
+			if c := <-done; c.cs != nil {
+				_ = c.cs.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%w within %s", errNoDiscover, s.discoverWait())
+	}
+}
+
+// opening is the call that opens a session asked for version.
+func opening(version string) string {
+	if version >= statelessVersion {
+		return methodDiscover
+	}
+	return methodInitialize
+}
+
+// opened reads the raw result that opened the session into rd: a
+// server/discover result when the session speaks 2026-07-28, else an
+// initialize result.
+func (s *session) opened(ctx context.Context, cs *mcp.ClientSession, rd *Reading) error {
+	negotiated := cs.InitializeResult().ProtocolVersion
+	if negotiated >= statelessVersion {
+		raw, err := s.answer(ctx, methodDiscover)
+		if err != nil {
+			return err
+		}
+		return parseDiscover(raw, negotiated, rd)
+	}
 	raw, err := s.answer(ctx, methodInitialize)
 	if err != nil {
 		return err
 	}
-	return parseInitialize(raw, snap)
+	return parseInitialize(raw, rd)
 }
 
 // answer returns the raw result of the call to method that just succeeded
@@ -117,8 +206,11 @@ func (s *session) failed(ctx context.Context, method string, err error) error {
 
 // strictly reads a result the SDK rejected with the scan's own rules.
 func (s *session) strictly(method string, result []byte) error {
-	if method == methodInitialize {
-		return parseInitialize(result, &Snapshot{})
+	switch method {
+	case methodInitialize:
+		return parseInitialize(result, &Reading{})
+	case methodDiscover:
+		return parseDiscover(result, statelessVersion, &Reading{})
 	}
 	_, err := parsePage(result, s.lim)
 	return err

@@ -8,15 +8,19 @@ import (
 
 // sseTap reads a text/event-stream body on behalf of the SDK and hands the
 // data of each event the SDK would decode (unnamed or "message" events with
-// data) to the recorder before the SDK sees it. The body passes through
-// unchanged. An event over MaxResponseBytes, the scan's byte budget, or a
-// message breaking the strict rules ends the stream with that error.
+// data) to the recorder before the SDK sees it. Each event passes on as
+// received once it is complete, or with the data the recorder rewrote for
+// the SDK (see recorder.receive). An event over MaxResponseBytes, the
+// scan's byte budget, or a message breaking the strict rules ends the
+// stream with that error.
 type sseTap struct {
 	r       io.ReadCloser
 	budget  *budget
 	lines   lines
-	receive func([]byte) error
+	receive func([]byte) ([]byte, error)
 	event   sseEvent
+	buf     []byte
+	out     bytes.Buffer // events the SDK has not read yet
 	err     error
 }
 
@@ -25,10 +29,11 @@ type sseEvent struct {
 	name    string
 	data    []byte
 	hasData bool
-	size    int64 // bytes of its lines so far
+	size    int64  // bytes of its lines so far
+	raw     []byte // its lines as received
 }
 
-func newSSETap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) error, trip *tripwire) *sseTap {
+func newSSETap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) ([]byte, error), trip *tripwire) *sseTap {
 	tooLong := func() error {
 		return trip.trip(limitError("MaxResponseBytes", lim.MaxResponseBytes, "an event from the server is larger"))
 	}
@@ -36,20 +41,28 @@ func newSSETap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) erro
 }
 
 func (t *sseTap) Read(p []byte) (int, error) {
-	if t.err != nil {
-		return 0, t.err
+	for t.out.Len() == 0 {
+		if t.err != nil {
+			return 0, t.err
+		}
+		if t.buf == nil {
+			t.buf = make([]byte, 32<<10)
+		}
+		n, err := t.r.Read(t.buf)
+		if n > 0 {
+			t.err = t.take(t.buf[:n])
+		}
+		switch {
+		case t.err != nil:
+		case err == io.EOF:
+			if t.err = t.finish(); t.err == nil {
+				t.err = io.EOF
+			}
+		case err != nil:
+			t.err = err
+		}
 	}
-	n, err := t.r.Read(p)
-	if n > 0 {
-		t.err = t.take(p[:n])
-	}
-	if err == io.EOF && t.err == nil {
-		t.err = t.finish()
-	}
-	if t.err != nil {
-		return 0, t.err
-	}
-	return n, err
+	return t.out.Read(p)
 }
 
 func (t *sseTap) take(chunk []byte) error {
@@ -62,7 +75,13 @@ func (t *sseTap) take(chunk []byte) error {
 // finish ends the stream: a last event without its blank line still counts,
 // as it does for the SDK.
 func (t *sseTap) finish() error {
-	if err := t.lines.flush(t.line); err != nil {
+	if err := t.lines.flush(func(l []byte) error {
+		if err := t.line(l); err != nil {
+			return err
+		}
+		t.event.raw = t.event.raw[:len(t.event.raw)-1] // it had no newline
+		return nil
+	}); err != nil {
 		return err
 	}
 	return t.dispatch()
@@ -74,6 +93,7 @@ func (t *sseTap) line(l []byte) error {
 	if t.event.size > t.lines.max {
 		return t.lines.tooLong()
 	}
+	t.event.raw = append(append(t.event.raw, l...), '\n')
 	l = bytes.TrimSuffix(l, []byte{'\r'})
 	if len(l) == 0 {
 		return t.dispatch()
@@ -102,11 +122,27 @@ func (e *sseEvent) field(name string, value []byte) {
 // dispatch passes on the finished event and starts the next.
 func (t *sseTap) dispatch() error {
 	e := t.event
-	t.event = sseEvent{data: e.data[:0]}
+	t.event = sseEvent{data: e.data[:0], raw: e.raw[:0]}
 	if len(bytes.TrimSpace(e.data)) == 0 || (e.name != "" && e.name != "message") {
+		t.out.Write(e.raw)
 		return nil
 	}
-	return t.receive(e.data)
+	forSDK, err := t.receive(e.data)
+	if err != nil {
+		return err
+	}
+	if forSDK == nil {
+		t.out.Write(e.raw)
+		return nil
+	}
+	t.out.WriteString("event: message\n")
+	for _, l := range bytes.Split(forSDK, []byte{'\n'}) {
+		t.out.WriteString("data: ")
+		t.out.Write(l)
+		t.out.WriteByte('\n')
+	}
+	t.out.WriteByte('\n')
+	return nil
 }
 
 func (t *sseTap) Close() error { return t.r.Close() }

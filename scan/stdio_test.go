@@ -14,7 +14,7 @@ import (
 func TestStdioSDKServer(t *testing.T) {
 	snap := mustRead(t, Limits{}, stdioFixture(t, "sdk", sdkConfig{Instructions: "Use tool0 for weather."}, nil))
 	checkPins(t, snap)
-	if snap.ProtocolVersion != protocolVersion || !bytes.Contains(snap.ServerInfo, []byte(`"name":"fixture"`)) {
+	if snap.ProtocolVersion != legacyVersion || !bytes.Contains(snap.ServerInfo, []byte(`"name":"fixture"`)) {
 		t.Fatalf("initialize facts %q %s", snap.ProtocolVersion, snap.ServerInfo)
 	}
 	if snap.Instructions == nil || *snap.Instructions != "Use tool0 for weather." || !snap.InstructionsPresent {
@@ -85,8 +85,11 @@ func TestStdioBaitAndSwitch(t *testing.T) {
 	if snap.Listings[0].Pins.SchemaHash != snap.Listings[1].Pins.SchemaHash {
 		t.Fatal("a description change moved the schema hash")
 	}
-	if len(snap.Findings) != 2 {
-		t.Fatalf("findings %+v; want one per differing listing", snap.Findings)
+	// The SDK fixture speaks both protocol versions, and each reading
+	// starts it anew: two differing listings in each reading, and no
+	// variance between the readings (both first listings are the bait).
+	if len(snap.Readings) != 2 || len(snap.Findings) != 4 || slices.ContainsFunc(snap.Findings, func(f finding.Finding) bool { return f.Kind == KindProtocolVariance }) {
+		t.Fatalf("findings %+v; want one per differing listing of each reading", snap.Findings)
 	}
 	f := snap.Findings[0]
 	if f.Kind != KindListInconsistent || f.Severity != finding.High || f.Tool != "tool0" || !strings.Contains(f.Evidence, `changed: ["tool0"]`) {
@@ -133,7 +136,7 @@ func TestStdioInstructions(t *testing.T) {
 
 func TestStdioNeverAnswers(t *testing.T) {
 	snap, err := read(t, Limits{Deadline: 500 * time.Millisecond}, stdioFixture(t, "raw", rawConfig{Silent: true}, nil))
-	wantErr(t, err, ErrTimeout, "initialize", "500ms")
+	wantErr(t, err, ErrTimeout, "initialize", "500ms") // server/discover unanswered, then initialize
 	if snap == nil || snap.Tools != nil {
 		t.Fatalf("snapshot on error: %+v", snap)
 	}

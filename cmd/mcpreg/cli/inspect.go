@@ -219,7 +219,7 @@ func printSnapshot(w io.Writer, snap *scan.Snapshot) error {
 	t := newTable(w)
 	t.row("Server:", string(snap.ServerInfo))
 	t.row("Protocol version:", snap.ProtocolVersion)
-	t.row("Instructions:", describeInstructions(snap))
+	t.row("Instructions:", describeInstructions(snap.InstructionsPresent, snap.Instructions))
 	t.row("Tools:", fmt.Sprintf("%d (%d pages, listed %d times)", len(snap.Tools.Tools), snap.Pages, snap.Lists))
 	t.row("Duration:", snap.Duration.Round(time.Millisecond).String())
 	if err := t.flush(); err != nil {
@@ -229,19 +229,39 @@ func printSnapshot(w io.Writer, snap *scan.Snapshot) error {
 	if err := printComputedPins(w, snap.Pins); err != nil {
 		return err
 	}
+	if err := printReadings(w, snap); err != nil {
+		return err
+	}
 	return printFindings(w, snap)
 }
 
-func describeInstructions(snap *scan.Snapshot) string {
+// printReadings says what each protocol version returned.
+func printReadings(w io.Writer, snap *scan.Snapshot) error {
+	fmt.Fprintf(w, "\nProtocol versions read (%d):\n", len(snap.Readings))
+	t := newTable(w)
+	t.row("  VERSION", "OPENED BY", "SERVER", "INSTRUCTIONS", "TOOLS", "TOOL DEFINITIONS")
+	for _, r := range snap.Readings {
+		opened := "initialize"
+		if r.ProtocolVersion >= "2026-07-28" {
+			opened = "server/discover"
+		}
+		first := r.Listings[0]
+		t.row("  "+r.ProtocolVersion, opened, string(r.ServerInfo), describeInstructions(r.InstructionsPresent, r.Instructions),
+			fmt.Sprint(len(first.Pins.Tools)), first.Pins.ToolDefinitionHash)
+	}
+	return t.flush()
+}
+
+func describeInstructions(present bool, instructions *string) string {
 	switch {
-	case !snap.InstructionsPresent:
+	case !present:
 		return "absent"
-	case snap.Instructions == nil:
+	case instructions == nil:
 		return "null"
-	case *snap.Instructions == "":
+	case *instructions == "":
 		return `"" (empty string)`
 	}
-	return fmt.Sprintf("%d characters", len([]rune(*snap.Instructions)))
+	return fmt.Sprintf("%d characters", len([]rune(*instructions)))
 }
 
 func printFindings(w io.Writer, snap *scan.Snapshot) error {
