@@ -11851,32 +11851,35 @@ func (m *ReviewDecisionMutation) ResetEdge(name string) error {
 // ScanMutation represents an operation that mutates the Scan nodes in the graph.
 type ScanMutation struct {
 	config
-	op                   Op
-	typ                  string
-	id                   *int
-	trigger              *string
-	requested_by         *string
-	replica              *string
-	started_at           *time.Time
-	finished_at          *time.Time
-	outcome              *string
-	error                *string
-	error_kind           *string
-	tool_definition_hash *string
-	schema_hash          *string
-	instructions_hash    *string
-	tools_file           *[]byte
-	initialize_result    *[]byte
-	drift_event_id       *int
-	adddrift_event_id    *int
-	artifact_digest      *string
-	digest_source        *string
-	clearedFields        map[string]struct{}
-	version              *int
-	clearedversion       bool
-	done                 bool
-	oldValue             func(context.Context) (*Scan, error)
-	predicates           []predicate.Scan
+	op                      Op
+	typ                     string
+	id                      *int
+	trigger                 *string
+	requested_by            *string
+	replica                 *string
+	started_at              *time.Time
+	finished_at             *time.Time
+	outcome                 *string
+	error                   *string
+	error_kind              *string
+	tool_definition_hash    *string
+	schema_hash             *string
+	instructions_hash       *string
+	tools_file              *[]byte
+	initialize_result       *[]byte
+	drift_event_id          *int
+	adddrift_event_id       *int
+	artifact_digest         *string
+	digest_source           *string
+	protocol_versions       *[]string
+	appendprotocol_versions []string
+	readings                *[]byte
+	clearedFields           map[string]struct{}
+	version                 *int
+	clearedversion          bool
+	done                    bool
+	oldValue                func(context.Context) (*Scan, error)
+	predicates              []predicate.Scan
 }
 
 var _ ent.Mutation = (*ScanMutation)(nil)
@@ -12662,6 +12665,120 @@ func (m *ScanMutation) ResetDigestSource() {
 	m.digest_source = nil
 }
 
+// SetProtocolVersions sets the "protocol_versions" field.
+func (m *ScanMutation) SetProtocolVersions(s []string) {
+	m.protocol_versions = &s
+	m.appendprotocol_versions = nil
+}
+
+// ProtocolVersions returns the value of the "protocol_versions" field in the mutation.
+func (m *ScanMutation) ProtocolVersions() (r []string, exists bool) {
+	v := m.protocol_versions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProtocolVersions returns the old "protocol_versions" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldProtocolVersions(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProtocolVersions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProtocolVersions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProtocolVersions: %w", err)
+	}
+	return oldValue.ProtocolVersions, nil
+}
+
+// AppendProtocolVersions adds s to the "protocol_versions" field.
+func (m *ScanMutation) AppendProtocolVersions(s []string) {
+	m.appendprotocol_versions = append(m.appendprotocol_versions, s...)
+}
+
+// AppendedProtocolVersions returns the list of values that were appended to the "protocol_versions" field in this mutation.
+func (m *ScanMutation) AppendedProtocolVersions() ([]string, bool) {
+	if len(m.appendprotocol_versions) == 0 {
+		return nil, false
+	}
+	return m.appendprotocol_versions, true
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (m *ScanMutation) ClearProtocolVersions() {
+	m.protocol_versions = nil
+	m.appendprotocol_versions = nil
+	m.clearedFields[scan.FieldProtocolVersions] = struct{}{}
+}
+
+// ProtocolVersionsCleared returns if the "protocol_versions" field was cleared in this mutation.
+func (m *ScanMutation) ProtocolVersionsCleared() bool {
+	_, ok := m.clearedFields[scan.FieldProtocolVersions]
+	return ok
+}
+
+// ResetProtocolVersions resets all changes to the "protocol_versions" field.
+func (m *ScanMutation) ResetProtocolVersions() {
+	m.protocol_versions = nil
+	m.appendprotocol_versions = nil
+	delete(m.clearedFields, scan.FieldProtocolVersions)
+}
+
+// SetReadings sets the "readings" field.
+func (m *ScanMutation) SetReadings(b []byte) {
+	m.readings = &b
+}
+
+// Readings returns the value of the "readings" field in the mutation.
+func (m *ScanMutation) Readings() (r []byte, exists bool) {
+	v := m.readings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReadings returns the old "readings" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldReadings(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReadings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReadings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReadings: %w", err)
+	}
+	return oldValue.Readings, nil
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (m *ScanMutation) ClearReadings() {
+	m.readings = nil
+	m.clearedFields[scan.FieldReadings] = struct{}{}
+}
+
+// ReadingsCleared returns if the "readings" field was cleared in this mutation.
+func (m *ScanMutation) ReadingsCleared() bool {
+	_, ok := m.clearedFields[scan.FieldReadings]
+	return ok
+}
+
+// ResetReadings resets all changes to the "readings" field.
+func (m *ScanMutation) ResetReadings() {
+	m.readings = nil
+	delete(m.clearedFields, scan.FieldReadings)
+}
+
 // ClearVersion clears the "version" edge to the Version entity.
 func (m *ScanMutation) ClearVersion() {
 	m.clearedversion = true
@@ -12723,7 +12840,7 @@ func (m *ScanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 19)
 	if m.version != nil {
 		fields = append(fields, scan.FieldVersionID)
 	}
@@ -12775,6 +12892,12 @@ func (m *ScanMutation) Fields() []string {
 	if m.digest_source != nil {
 		fields = append(fields, scan.FieldDigestSource)
 	}
+	if m.protocol_versions != nil {
+		fields = append(fields, scan.FieldProtocolVersions)
+	}
+	if m.readings != nil {
+		fields = append(fields, scan.FieldReadings)
+	}
 	return fields
 }
 
@@ -12817,6 +12940,10 @@ func (m *ScanMutation) Field(name string) (ent.Value, bool) {
 		return m.ArtifactDigest()
 	case scan.FieldDigestSource:
 		return m.DigestSource()
+	case scan.FieldProtocolVersions:
+		return m.ProtocolVersions()
+	case scan.FieldReadings:
+		return m.Readings()
 	}
 	return nil, false
 }
@@ -12860,6 +12987,10 @@ func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldArtifactDigest(ctx)
 	case scan.FieldDigestSource:
 		return m.OldDigestSource(ctx)
+	case scan.FieldProtocolVersions:
+		return m.OldProtocolVersions(ctx)
+	case scan.FieldReadings:
+		return m.OldReadings(ctx)
 	}
 	return nil, fmt.Errorf("unknown Scan field %s", name)
 }
@@ -12988,6 +13119,20 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDigestSource(v)
 		return nil
+	case scan.FieldProtocolVersions:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProtocolVersions(v)
+		return nil
+	case scan.FieldReadings:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReadings(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Scan field %s", name)
 }
@@ -13045,6 +13190,12 @@ func (m *ScanMutation) ClearedFields() []string {
 	if m.FieldCleared(scan.FieldDriftEventID) {
 		fields = append(fields, scan.FieldDriftEventID)
 	}
+	if m.FieldCleared(scan.FieldProtocolVersions) {
+		fields = append(fields, scan.FieldProtocolVersions)
+	}
+	if m.FieldCleared(scan.FieldReadings) {
+		fields = append(fields, scan.FieldReadings)
+	}
 	return fields
 }
 
@@ -13070,6 +13221,12 @@ func (m *ScanMutation) ClearField(name string) error {
 		return nil
 	case scan.FieldDriftEventID:
 		m.ClearDriftEventID()
+		return nil
+	case scan.FieldProtocolVersions:
+		m.ClearProtocolVersions()
+		return nil
+	case scan.FieldReadings:
+		m.ClearReadings()
 		return nil
 	}
 	return fmt.Errorf("unknown Scan nullable field %s", name)
@@ -13129,6 +13286,12 @@ func (m *ScanMutation) ResetField(name string) error {
 		return nil
 	case scan.FieldDigestSource:
 		m.ResetDigestSource()
+		return nil
+	case scan.FieldProtocolVersions:
+		m.ResetProtocolVersions()
+		return nil
+	case scan.FieldReadings:
+		m.ResetReadings()
 		return nil
 	}
 	return fmt.Errorf("unknown Scan field %s", name)

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -52,6 +53,10 @@ type Scan struct {
 	ArtifactDigest string `json:"artifact_digest,omitempty"`
 	// DigestSource holds the value of the "digest_source" field.
 	DigestSource string `json:"digest_source,omitempty"`
+	// ProtocolVersions holds the value of the "protocol_versions" field.
+	ProtocolVersions []string `json:"protocol_versions,omitempty"`
+	// Readings holds the value of the "readings" field.
+	Readings []byte `json:"readings,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ScanQuery when eager-loading is set.
 	Edges        ScanEdges `json:"edges"`
@@ -83,7 +88,7 @@ func (*Scan) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case scan.FieldToolsFile, scan.FieldInitializeResult:
+		case scan.FieldToolsFile, scan.FieldInitializeResult, scan.FieldProtocolVersions, scan.FieldReadings:
 			values[i] = new([]byte)
 		case scan.FieldID, scan.FieldVersionID, scan.FieldDriftEventID:
 			values[i] = new(sql.NullInt64)
@@ -216,6 +221,20 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DigestSource = value.String
 			}
+		case scan.FieldProtocolVersions:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field protocol_versions", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ProtocolVersions); err != nil {
+					return fmt.Errorf("unmarshal field protocol_versions: %w", err)
+				}
+			}
+		case scan.FieldReadings:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field readings", values[i])
+			} else if value != nil {
+				_m.Readings = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -311,6 +330,12 @@ func (_m *Scan) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("digest_source=")
 	builder.WriteString(_m.DigestSource)
+	builder.WriteString(", ")
+	builder.WriteString("protocol_versions=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ProtocolVersions))
+	builder.WriteString(", ")
+	builder.WriteString("readings=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Readings))
 	builder.WriteByte(')')
 	return builder.String()
 }

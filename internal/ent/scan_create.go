@@ -229,6 +229,18 @@ func (_c *ScanCreate) SetNillableDigestSource(v *string) *ScanCreate {
 	return _c
 }
 
+// SetProtocolVersions sets the "protocol_versions" field.
+func (_c *ScanCreate) SetProtocolVersions(v []string) *ScanCreate {
+	_c.mutation.SetProtocolVersions(v)
+	return _c
+}
+
+// SetReadings sets the "readings" field.
+func (_c *ScanCreate) SetReadings(v []byte) *ScanCreate {
+	_c.mutation.SetReadings(v)
+	return _c
+}
+
 // SetVersion sets the "version" edge to the Version entity.
 func (_c *ScanCreate) SetVersion(v *Version) *ScanCreate {
 	return _c.SetVersionID(v.ID)
@@ -449,6 +461,14 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DigestSource(); ok {
 		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
 		_node.DigestSource = value
+	}
+	if value, ok := _c.mutation.ProtocolVersions(); ok {
+		_spec.SetField(scan.FieldProtocolVersions, field.TypeJSON, value)
+		_node.ProtocolVersions = value
+	}
+	if value, ok := _c.mutation.Readings(); ok {
+		_spec.SetField(scan.FieldReadings, field.TypeBytes, value)
+		_node.Readings = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -738,6 +758,42 @@ func (u *ScanUpsert) SetDigestSource(v string) *ScanUpsert {
 // UpdateDigestSource sets the "digest_source" field to the value that was provided on create.
 func (u *ScanUpsert) UpdateDigestSource() *ScanUpsert {
 	u.SetExcluded(scan.FieldDigestSource)
+	return u
+}
+
+// SetProtocolVersions sets the "protocol_versions" field.
+func (u *ScanUpsert) SetProtocolVersions(v []string) *ScanUpsert {
+	u.Set(scan.FieldProtocolVersions, v)
+	return u
+}
+
+// UpdateProtocolVersions sets the "protocol_versions" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateProtocolVersions() *ScanUpsert {
+	u.SetExcluded(scan.FieldProtocolVersions)
+	return u
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (u *ScanUpsert) ClearProtocolVersions() *ScanUpsert {
+	u.SetNull(scan.FieldProtocolVersions)
+	return u
+}
+
+// SetReadings sets the "readings" field.
+func (u *ScanUpsert) SetReadings(v []byte) *ScanUpsert {
+	u.Set(scan.FieldReadings, v)
+	return u
+}
+
+// UpdateReadings sets the "readings" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateReadings() *ScanUpsert {
+	u.SetExcluded(scan.FieldReadings)
+	return u
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (u *ScanUpsert) ClearReadings() *ScanUpsert {
+	u.SetNull(scan.FieldReadings)
 	return u
 }
 
@@ -1042,6 +1098,48 @@ func (u *ScanUpsertOne) SetDigestSource(v string) *ScanUpsertOne {
 func (u *ScanUpsertOne) UpdateDigestSource() *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateDigestSource()
+	})
+}
+
+// SetProtocolVersions sets the "protocol_versions" field.
+func (u *ScanUpsertOne) SetProtocolVersions(v []string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetProtocolVersions(v)
+	})
+}
+
+// UpdateProtocolVersions sets the "protocol_versions" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateProtocolVersions() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateProtocolVersions()
+	})
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (u *ScanUpsertOne) ClearProtocolVersions() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearProtocolVersions()
+	})
+}
+
+// SetReadings sets the "readings" field.
+func (u *ScanUpsertOne) SetReadings(v []byte) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetReadings(v)
+	})
+}
+
+// UpdateReadings sets the "readings" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateReadings() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateReadings()
+	})
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (u *ScanUpsertOne) ClearReadings() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearReadings()
 	})
 }
 
@@ -1512,6 +1610,48 @@ func (u *ScanUpsertBulk) SetDigestSource(v string) *ScanUpsertBulk {
 func (u *ScanUpsertBulk) UpdateDigestSource() *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateDigestSource()
+	})
+}
+
+// SetProtocolVersions sets the "protocol_versions" field.
+func (u *ScanUpsertBulk) SetProtocolVersions(v []string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetProtocolVersions(v)
+	})
+}
+
+// UpdateProtocolVersions sets the "protocol_versions" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateProtocolVersions() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateProtocolVersions()
+	})
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (u *ScanUpsertBulk) ClearProtocolVersions() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearProtocolVersions()
+	})
+}
+
+// SetReadings sets the "readings" field.
+func (u *ScanUpsertBulk) SetReadings(v []byte) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetReadings(v)
+	})
+}
+
+// UpdateReadings sets the "readings" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateReadings() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateReadings()
+	})
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (u *ScanUpsertBulk) ClearReadings() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearReadings()
 	})
 }
 

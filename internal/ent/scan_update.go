@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/mcpreg/mcpreg/internal/ent/predicate"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
@@ -267,6 +268,36 @@ func (_u *ScanUpdate) SetNillableDigestSource(v *string) *ScanUpdate {
 	return _u
 }
 
+// SetProtocolVersions sets the "protocol_versions" field.
+func (_u *ScanUpdate) SetProtocolVersions(v []string) *ScanUpdate {
+	_u.mutation.SetProtocolVersions(v)
+	return _u
+}
+
+// AppendProtocolVersions appends value to the "protocol_versions" field.
+func (_u *ScanUpdate) AppendProtocolVersions(v []string) *ScanUpdate {
+	_u.mutation.AppendProtocolVersions(v)
+	return _u
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (_u *ScanUpdate) ClearProtocolVersions() *ScanUpdate {
+	_u.mutation.ClearProtocolVersions()
+	return _u
+}
+
+// SetReadings sets the "readings" field.
+func (_u *ScanUpdate) SetReadings(v []byte) *ScanUpdate {
+	_u.mutation.SetReadings(v)
+	return _u
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (_u *ScanUpdate) ClearReadings() *ScanUpdate {
+	_u.mutation.ClearReadings()
+	return _u
+}
+
 // Mutation returns the ScanMutation object of the builder.
 func (_u *ScanUpdate) Mutation() *ScanMutation {
 	return _u.mutation
@@ -381,6 +412,23 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.DigestSource(); ok {
 		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ProtocolVersions(); ok {
+		_spec.SetField(scan.FieldProtocolVersions, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedProtocolVersions(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, scan.FieldProtocolVersions, value)
+		})
+	}
+	if _u.mutation.ProtocolVersionsCleared() {
+		_spec.ClearField(scan.FieldProtocolVersions, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Readings(); ok {
+		_spec.SetField(scan.FieldReadings, field.TypeBytes, value)
+	}
+	if _u.mutation.ReadingsCleared() {
+		_spec.ClearField(scan.FieldReadings, field.TypeBytes)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -641,6 +689,36 @@ func (_u *ScanUpdateOne) SetNillableDigestSource(v *string) *ScanUpdateOne {
 	return _u
 }
 
+// SetProtocolVersions sets the "protocol_versions" field.
+func (_u *ScanUpdateOne) SetProtocolVersions(v []string) *ScanUpdateOne {
+	_u.mutation.SetProtocolVersions(v)
+	return _u
+}
+
+// AppendProtocolVersions appends value to the "protocol_versions" field.
+func (_u *ScanUpdateOne) AppendProtocolVersions(v []string) *ScanUpdateOne {
+	_u.mutation.AppendProtocolVersions(v)
+	return _u
+}
+
+// ClearProtocolVersions clears the value of the "protocol_versions" field.
+func (_u *ScanUpdateOne) ClearProtocolVersions() *ScanUpdateOne {
+	_u.mutation.ClearProtocolVersions()
+	return _u
+}
+
+// SetReadings sets the "readings" field.
+func (_u *ScanUpdateOne) SetReadings(v []byte) *ScanUpdateOne {
+	_u.mutation.SetReadings(v)
+	return _u
+}
+
+// ClearReadings clears the value of the "readings" field.
+func (_u *ScanUpdateOne) ClearReadings() *ScanUpdateOne {
+	_u.mutation.ClearReadings()
+	return _u
+}
+
 // Mutation returns the ScanMutation object of the builder.
 func (_u *ScanUpdateOne) Mutation() *ScanMutation {
 	return _u.mutation
@@ -785,6 +863,23 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	}
 	if value, ok := _u.mutation.DigestSource(); ok {
 		_spec.SetField(scan.FieldDigestSource, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ProtocolVersions(); ok {
+		_spec.SetField(scan.FieldProtocolVersions, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedProtocolVersions(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, scan.FieldProtocolVersions, value)
+		})
+	}
+	if _u.mutation.ProtocolVersionsCleared() {
+		_spec.ClearField(scan.FieldProtocolVersions, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Readings(); ok {
+		_spec.SetField(scan.FieldReadings, field.TypeBytes, value)
+	}
+	if _u.mutation.ReadingsCleared() {
+		_spec.ClearField(scan.FieldReadings, field.TypeBytes)
 	}
 	_node = &Scan{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -58,8 +58,15 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 		changes := s.driftPolicy().Drift(approved, snap.Tools, info, snap.ServerInfo)
 		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(snap.ToolsFile).
 			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
-			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash)
+			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash).
+			SetProtocolVersions(protocolVersions(snap)).SetReadings(readingsRecord(snap))
 		if len(changes) == 0 {
+			// The pins hold; what the scanner found beyond them (another
+			// face for another protocol version, listings that differed)
+			// is for reviewers to see.
+			if err := s.addNewFindings(ctx, tx, cur.ID, scanID, snap.Findings); err != nil {
+				return err
+			}
 			return upd.SetOutcome(string(states.OutcomeMatch)).Exec(ctx)
 		}
 		ev, err := s.sameOpenDrift(ctx, tx, cur, snap)
@@ -186,4 +193,37 @@ func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, s
 		return ev, nil
 	}
 	return nil, nil
+}
+
+// protocolVersions are the versions a scan read the server over, the
+// primary first.
+func protocolVersions(snap *livescan.Snapshot) []string {
+	out := make([]string, len(snap.Readings))
+	for i, r := range snap.Readings {
+		out[i] = r.ProtocolVersion
+	}
+	return out
+}
+
+// readingRecord is what a scan row keeps of each reading: the raw answers.
+type readingRecord struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Result          json.RawMessage `json:"result"`
+	ToolsFile       json.RawMessage `json:"toolsFile"`
+}
+
+// readingsRecord is the JSON of the scan's readings (nil when none).
+func readingsRecord(snap *livescan.Snapshot) []byte {
+	if len(snap.Readings) == 0 {
+		return nil
+	}
+	rs := make([]readingRecord, len(snap.Readings))
+	for i, r := range snap.Readings {
+		rs[i] = readingRecord{ProtocolVersion: r.ProtocolVersion, Result: r.Result, ToolsFile: r.Listings[0].ToolsFile}
+	}
+	out, err := json.Marshal(rs)
+	if err != nil { // raw values the scanner read strictly
+		return nil
+	}
+	return out
 }

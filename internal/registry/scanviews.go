@@ -21,7 +21,8 @@ func scanProto(sc *ent.Scan, name, ver string) *mcpregv1.Scan {
 	out := &mcpregv1.Scan{Id: int64(sc.ID), Name: name, Version: ver, Trigger: sc.Trigger, RequestedBy: sc.RequestedBy,
 		StartedAt: ts(sc.StartedAt), FinishedAt: tsPtr(sc.FinishedAt), Outcome: sc.Outcome, Error: sc.Error,
 		ErrorKind: sc.ErrorKind, ToolDefinitionHash: sc.ToolDefinitionHash, SchemaHash: sc.SchemaHash,
-		InstructionsHash: sc.InstructionsHash, Replica: sc.Replica, ArtifactDigest: sc.ArtifactDigest, DigestSource: sc.DigestSource}
+		InstructionsHash: sc.InstructionsHash, Replica: sc.Replica, ArtifactDigest: sc.ArtifactDigest, DigestSource: sc.DigestSource,
+		ProtocolVersions: sc.ProtocolVersions}
 	if sc.DriftEventID != nil {
 		out.DriftEventId = int64(*sc.DriftEventID)
 	}

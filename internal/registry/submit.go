@@ -13,6 +13,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/mcpreg/mcpreg/attest"
+	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/idempotencykey"
@@ -39,6 +40,10 @@ type Submission struct {
 	Live bool
 	// Attestations are sigstore bundles about the package artifacts.
 	Attestations []AttestationInput
+
+	// live are the findings of the live read (Live): listings that
+	// differed, protocol variance.
+	live []finding.Finding
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -90,6 +95,9 @@ func (s *Review) Submit(ctx context.Context, c *Caller, sub Submission) (*Versio
 	}
 	if p.text, err = s.discovery.textFindings(ctx, p.doc.Server.Name, p.tools); err != nil {
 		return nil, err
+	}
+	for _, f := range sub.live {
+		p.text = append(p.text, recorded{Finding: f, Source: SourceScan})
 	}
 	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
 	if err != nil {
@@ -459,6 +467,6 @@ func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error
 	if err != nil {
 		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(snap))
 	}
-	sub.Tools, sub.InitializeResult = snap.ToolsFile, snap.InitializeResult
+	sub.Tools, sub.InitializeResult, sub.live = snap.ToolsFile, snap.InitializeResult, snap.Findings
 	return nil
 }

@@ -30,6 +30,7 @@ var funcs = template.FuncMap{
 	"static":     staticURL,
 	"sides":      sides,
 	"jsonSides":  jsonSides,
+	"join":       strings.Join,
 }
 
 // sidesView is a change with the names of its two sides ("Approved" and

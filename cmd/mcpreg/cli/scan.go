@@ -93,6 +93,9 @@ func printScan(w io.Writer, s *mcpregv1.Scan, state string) error {
 	t.row("Trigger:", joinNonEmpty(" by ", s.GetTrigger(), s.GetRequestedBy()))
 	t.row("Started:", timestamp(s.GetStartedAt()))
 	t.row("Finished:", timestamp(s.GetFinishedAt()))
+	if vs := s.GetProtocolVersions(); len(vs) > 0 {
+		t.row("Protocol versions:", strings.Join(vs, ", "))
+	}
 	if s.GetDriftEventId() != 0 {
 		t.row("Drift event:", strconv.FormatInt(s.GetDriftEventId(), 10))
 	}

@@ -408,6 +408,8 @@ var (
 		{Name: "drift_event_id", Type: field.TypeInt, Nullable: true},
 		{Name: "artifact_digest", Type: field.TypeString, Default: ""},
 		{Name: "digest_source", Type: field.TypeString, Default: ""},
+		{Name: "protocol_versions", Type: field.TypeJSON, Nullable: true},
+		{Name: "readings", Type: field.TypeBytes, Nullable: true},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// ScansTable holds the schema information for the "scans" table.
@@ -418,7 +420,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "scans_versions_scans",
-				Columns:    []*schema.Column{ScansColumns[17]},
+				Columns:    []*schema.Column{ScansColumns[19]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -427,7 +429,7 @@ var (
 			{
 				Name:    "scan_version_id_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ScansColumns[17], ScansColumns[4]},
+				Columns: []*schema.Column{ScansColumns[19], ScansColumns[4]},
 			},
 		},
 	}

@@ -48,6 +48,10 @@ const (
 	FieldArtifactDigest = "artifact_digest"
 	// FieldDigestSource holds the string denoting the digest_source field in the database.
 	FieldDigestSource = "digest_source"
+	// FieldProtocolVersions holds the string denoting the protocol_versions field in the database.
+	FieldProtocolVersions = "protocol_versions"
+	// FieldReadings holds the string denoting the readings field in the database.
+	FieldReadings = "readings"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the scan in the database.
@@ -81,6 +85,8 @@ var Columns = []string{
 	FieldDriftEventID,
 	FieldArtifactDigest,
 	FieldDigestSource,
+	FieldProtocolVersions,
+	FieldReadings,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -140,6 +140,11 @@ func DigestSource(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldDigestSource, v))
 }
 
+// Readings applies equality check predicate on the "readings" field. It's identical to ReadingsEQ.
+func Readings(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldReadings, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldVersionID, v))
@@ -1113,6 +1118,66 @@ func DigestSourceEqualFold(v string) predicate.Scan {
 // DigestSourceContainsFold applies the ContainsFold predicate on the "digest_source" field.
 func DigestSourceContainsFold(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldContainsFold(FieldDigestSource, v))
+}
+
+// ProtocolVersionsIsNil applies the IsNil predicate on the "protocol_versions" field.
+func ProtocolVersionsIsNil() predicate.Scan {
+	return predicate.Scan(sql.FieldIsNull(FieldProtocolVersions))
+}
+
+// ProtocolVersionsNotNil applies the NotNil predicate on the "protocol_versions" field.
+func ProtocolVersionsNotNil() predicate.Scan {
+	return predicate.Scan(sql.FieldNotNull(FieldProtocolVersions))
+}
+
+// ReadingsEQ applies the EQ predicate on the "readings" field.
+func ReadingsEQ(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldReadings, v))
+}
+
+// ReadingsNEQ applies the NEQ predicate on the "readings" field.
+func ReadingsNEQ(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldReadings, v))
+}
+
+// ReadingsIn applies the In predicate on the "readings" field.
+func ReadingsIn(vs ...[]byte) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldReadings, vs...))
+}
+
+// ReadingsNotIn applies the NotIn predicate on the "readings" field.
+func ReadingsNotIn(vs ...[]byte) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldReadings, vs...))
+}
+
+// ReadingsGT applies the GT predicate on the "readings" field.
+func ReadingsGT(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldReadings, v))
+}
+
+// ReadingsGTE applies the GTE predicate on the "readings" field.
+func ReadingsGTE(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldReadings, v))
+}
+
+// ReadingsLT applies the LT predicate on the "readings" field.
+func ReadingsLT(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldReadings, v))
+}
+
+// ReadingsLTE applies the LTE predicate on the "readings" field.
+func ReadingsLTE(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldReadings, v))
+}
+
+// ReadingsIsNil applies the IsNil predicate on the "readings" field.
+func ReadingsIsNil() predicate.Scan {
+	return predicate.Scan(sql.FieldIsNull(FieldReadings))
+}
+
+// ReadingsNotNil applies the NotNil predicate on the "readings" field.
+func ReadingsNotNil() predicate.Scan {
+	return predicate.Scan(sql.FieldNotNull(FieldReadings))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

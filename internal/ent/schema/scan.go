@@ -42,6 +42,13 @@ func (Scan) Fields() []ent.Field {
 		// integrity (npm_registry).
 		field.String("artifact_digest").Default(""),
 		field.String("digest_source").Default(""),
+		// protocol_versions are the MCP protocol versions the scan read the
+		// server over, the primary one (whose tools and pins these are)
+		// first; readings is the raw answers of each (JSON: protocol
+		// version, the raw initialize or server/discover result, the first
+		// listing's tools file).
+		field.Strings("protocol_versions").Optional(),
+		field.Bytes("readings").Optional(),
 	}
 }
 

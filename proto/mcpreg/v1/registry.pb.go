@@ -4546,9 +4546,15 @@ type Scan struct {
 	// version declares (file_sha256, server_json_meta, attestation) or, when
 	// none is declared, the integrity the npm registry publishes for that
 	// exact version (npm_registry).
-	DigestSource  string `protobuf:"bytes,17,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DigestSource string `protobuf:"bytes,17,opt,name=digest_source,json=digestSource,proto3" json:"digest_source,omitempty"`
+	// protocol_versions are the MCP protocol versions the scan read the
+	// server over (2025-11-25, 2026-07-28), the one whose tools and pins the
+	// scan reports first; a server speaking both is read over both, and
+	// tools or instructions that differ between them are a
+	// scan.protocol_variance finding.
+	ProtocolVersions []string `protobuf:"bytes,18,rep,name=protocol_versions,json=protocolVersions,proto3" json:"protocol_versions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Scan) Reset() {
@@ -4698,6 +4704,13 @@ func (x *Scan) GetDigestSource() string {
 		return x.DigestSource
 	}
 	return ""
+}
+
+func (x *Scan) GetProtocolVersions() []string {
+	if x != nil {
+		return x.ProtocolVersions
+	}
+	return nil
 }
 
 // ListScansRequest names a version.
@@ -5807,7 +5820,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\ascan_id\x18\x01 \x01(\x03R\x06scanId\x12\x1f\n" +
 	"\vage_seconds\x18\x02 \x01(\x01R\n" +
 	"ageSeconds\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\xd6\x04\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\x83\x05\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -5830,7 +5843,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x0edrift_event_id\x18\x0e \x01(\x03R\fdriftEventId\x12\x18\n" +
 	"\areplica\x18\x0f \x01(\tR\areplica\x12'\n" +
 	"\x0fartifact_digest\x18\x10 \x01(\tR\x0eartifactDigest\x12#\n" +
-	"\rdigest_source\x18\x11 \x01(\tR\fdigestSource\"|\n" +
+	"\rdigest_source\x18\x11 \x01(\tR\fdigestSource\x12+\n" +
+	"\x11protocol_versions\x18\x12 \x03(\tR\x10protocolVersions\"|\n" +
 	"\x10ListScansRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1b\n" +
