@@ -614,7 +614,7 @@ func (f writerFunc) Write(b []byte) (int, error) {
 // response to the request it answers, a progress notification to the
 // request that issued its token, anything else to the session's stream.
 func (s *gwSession) fromRelay(line []byte) {
-	h := peekHead(line)
+	h, _ := peekHead(line)
 	msg := bytes.Clone(line)
 	s.mu.Lock()
 	var to *waiter

@@ -566,3 +566,72 @@ func TestGatewaySessionsBelongToTheirHost(t *testing.T) {
 		t.Errorf("%d sessions, want %d", n, gate.DefaultMaxTokenSessions+2)
 	}
 }
+
+// TestRemoteHostileAnswers: a remote that answers garbage, an enormous
+// event, a redirect or an HTTP error gets the host a clear JSON-RPC
+// error for that request, and the session goes on.
+func TestRemoteHostileAnswers(t *testing.T) {
+	var mode string
+	var mu sync.Mutex
+	setMode := func(m string) { mu.Lock(); mode = m; mu.Unlock() }
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		mu.Lock()
+		current := mode
+		mu.Unlock()
+		switch current {
+		case "garbage":
+			writeJSON(w, `<html>not json</html>`)
+		case "huge":
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = fmt.Fprintf(w, "data: %s\n\n", strings.Repeat("x", 2<<20))
+		case "redirect":
+			http.Redirect(w, r, "http://169.254.169.254/", http.StatusTemporaryRedirect)
+		case "error":
+			http.Error(w, "upstream exploded: secret stack trace", http.StatusInternalServerError)
+		case "wrong type":
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = io.WriteString(w, "hello")
+		default:
+			writeJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID))
+		}
+	}))
+	t.Cleanup(up.Close)
+	remote, err := gate.DialRemote(gate.RemoteOptions{URL: up.URL, MaxMessageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = remote.Close() })
+	lines := lineChan(remote.Reader())
+	for i, c := range []struct{ mode, want string }{
+		{"garbage", "not a JSON-RPC message"},
+		{"huge", "ended without a response"},
+		{"redirect", "HTTP 307"},
+		{"error", "HTTP 500"},
+		{"wrong type", `Content-Type \"text/plain\"`},
+		{"ok", `"result":{}`},
+	} {
+		setMode(c.mode)
+		if _, err := fmt.Fprintf(remote.Writer(), `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i+1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case line := <-lines:
+			if !strings.Contains(string(line), c.want) || !strings.Contains(string(line), fmt.Sprintf(`"id":%d`, i+1)) {
+				t.Errorf("%s: the relay read %s, want the answer to id %d with %q", c.mode, line, i+1, c.want)
+			}
+			if strings.Contains(string(line), "secret stack trace") {
+				t.Errorf("%s: the upstream's error text reached the host: %s", c.mode, line)
+			}
+		case <-time.After(timeout):
+			t.Fatalf("%s: no answer", c.mode)
+		}
+	}
+}

@@ -154,40 +154,40 @@ type head struct {
 func (h head) isResponse() bool { return h.Method == "" && h.ID != nil }
 
 // peekHead reads a message's head without decoding the rest (a result
-// may be megabytes the relay reads anyway); what cannot be read is left
-// zero (the relay judges the message itself).
-func peekHead(msg []byte) (h head) {
+// may be megabytes the relay reads anyway); ok is false when msg is not a
+// JSON object (what was read before is kept).
+func peekHead(msg []byte) (h head, ok bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(msg))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return h
+		return h, false
 	}
 	var params json.RawMessage
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return h
+			return h, false
 		}
 		switch tok.String() {
 		case "id":
 			v, err := dec.ReadValue()
 			if err != nil {
-				return h
+				return h, false
 			}
 			h.ID = bytes.Clone(v)
 		case "method":
 			v, err := dec.ReadValue()
 			if err != nil || json.Unmarshal(v, &h.Method) != nil {
-				return h
+				return h, false
 			}
 		case "params":
 			v, err := dec.ReadValue()
 			if err != nil {
-				return h
+				return h, false
 			}
 			params = bytes.Clone(v)
 		default:
 			if err := dec.SkipValue(); err != nil {
-				return h
+				return h, false
 			}
 		}
 	}
@@ -198,5 +198,5 @@ func peekHead(msg []byte) (h head) {
 		_ = json.Unmarshal(params, &p)
 		h.ProgressToken = p.ProgressToken
 	}
-	return h
+	return h, true
 }

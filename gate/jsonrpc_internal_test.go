@@ -92,6 +92,9 @@ func TestLinesRoundTrip(t *testing.T) {
 // (an "id" inside a result is not the message's), ids stay raw text, and
 // what is not an object has no head.
 func TestPeekHead(t *testing.T) {
+	if _, ok := peekHead([]byte(`<html>`)); ok {
+		t.Error("peekHead read a head in <html>")
+	}
 	for _, c := range []struct {
 		msg, id, method, token string
 	}{
@@ -101,7 +104,7 @@ func TestPeekHead(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1}]`, "", "", ""},
 		{`{"jsonrpc":"2.0","id":1,`, `1`, "", ""},
 	} {
-		h := peekHead([]byte(c.msg))
+		h, _ := peekHead([]byte(c.msg))
 		if string(h.ID) != c.id || h.Method != c.method || string(h.ProgressToken) != c.token {
 			t.Errorf("peekHead(%s) = %+v, want id %s method %q token %s", c.msg, h, c.id, c.method, c.token)
 		}

@@ -355,7 +355,11 @@ func (r *Remote) deliver(body []byte, m outgoing) (answered bool) {
 	if m.Method == "initialize" || m.Method == "server/discover" {
 		r.settleVersion(body)
 	}
-	h := peekHead(body) // the relay judges what is not JSON
+	h, ok := peekHead(body)
+	if !ok {
+		r.fail(m, "the remote server's answer is not a JSON-RPC message")
+		return true
+	}
 	r.writeLine(body)
 	return m.ID != nil && h.isResponse() && bytes.Equal(h.ID, m.ID)
 }
