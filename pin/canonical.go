@@ -99,16 +99,8 @@ func newCanonicalTool(raw []byte) (canonicalTool, error) {
 
 // toolMembers returns the name and members of a validated tool object.
 func toolMembers(raw []byte) (string, []member, error) {
-	v := jsontext.Value(raw)
-	if v.Kind() != jsontext.KindBeginObject {
-		return "", nil, invalidf("", -1, "a tool must be an object, got %s", kindName(v.Kind()))
-	}
-	ms, err := objectMembers(v)
-	if err != nil {
-		return "", nil, err
-	}
-	name, err := nameOf(ms, "", -1)
-	return name, ms, err
+	e, err := readElement(jsontext.Value(raw), toolsList, "", -1)
+	return e.key, e.members, err
 }
 
 // subset builds a JSON object of the members of ms named in keep, in their
@@ -159,17 +151,17 @@ func (c *canonicalList) schemas() []byte {
 
 // joinArray builds a JSON array of canonical elements; JCS of an array is
 // its canonical elements joined by commas, so the result is canonical.
-func joinArray(tools []canonicalTool, part func(canonicalTool) []byte) []byte {
+func joinArray[T any](items []T, part func(T) []byte) []byte {
 	n := 2
-	for _, t := range tools {
-		n += len(part(t)) + 1
+	for _, it := range items {
+		n += len(part(it)) + 1
 	}
 	out := append(make([]byte, 0, n), '[')
-	for i, t := range tools {
+	for i, it := range items {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, part(t)...)
+		out = append(out, part(it)...)
 	}
 	return append(out, ']')
 }

@@ -1,12 +1,15 @@
 // Package pin reads MCP tool lists strictly and computes their pins as
-// defined by the mcpreg-pin-v1 specification (docs/pin-spec.md, "Pin
-// specification").
+// defined by the mcpreg-pin-v1 specification ([Compute]) and by
+// mcpreg-pin-v2 ([ComputeV2]), which keeps every v1 hash and adds hashes of
+// the server's prompts and resources (docs/pin-spec.md).
 //
 // A pin is a SHA-256 hash of the RFC 8785 (JCS) canonical form of part of a
-// tools/list result, prefixed by a domain-separation line such as
-// "mcpreg-pin-v1/tool\n". Agent hosts reproduce these hashes from the live
-// tools/list they receive, so the rules here are a public contract; the
-// golden vectors in testdata/pin at the repository root pin them down.
+// tools file (a tools/list result, for v2 with the server's prompts,
+// resources and resource templates), prefixed by a domain-separation line
+// such as "mcpreg-pin-v1/tool\n". Agent hosts reproduce these hashes from
+// the live lists they receive, so the rules here are a public contract; the
+// golden vectors in testdata/pin (v1) and testdata/pin/v2 at the
+// repository root pin them down.
 //
 // Reading is strict: [Validate] and [ParseToolsList] reject duplicate object
 // member names at any depth, invalid UTF-8, lone surrogate escapes, numbers
@@ -17,7 +20,8 @@
 // [ErrTooLarge] instead, so a service can report them as exhausted
 // resources rather than malformed requests.
 //
-// Each tool keeps its raw JSON bytes exactly as received ([Tool].Raw);
-// [Compute] hashes projections of those bytes and never re-marshals Go
+// Each tool, prompt, resource and resource template keeps its raw JSON
+// bytes exactly as received ([Tool].Raw, [Prompt].Raw, ...); [Compute] and
+// [ComputeV2] hash projections of those bytes and never re-marshal Go
 // structs, which would drop or add members.
 package pin

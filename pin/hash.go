@@ -5,7 +5,8 @@ import (
 	"encoding/hex"
 )
 
-// SpecVersion names the pin specification this package implements.
+// SpecVersion names the pin specification mcpreg-pin-v1, which [Compute]
+// implements; [SpecVersionV2] names its successor.
 const SpecVersion = "mcpreg-pin-v1"
 
 // Domain-separation prefixes; the preimage of each hash is the prefix, a

@@ -10,7 +10,9 @@ type Limits struct {
 	// MaxDepth is the deepest accepted nesting of objects and arrays; the
 	// top-level value has depth 1.
 	MaxDepth int
-	// MaxTools is the largest accepted number of tools in a tools file.
+	// MaxTools is the largest accepted number of tools in a tools file. It
+	// also bounds its prompts, its resources and its resource templates,
+	// each counted on its own.
 	MaxTools int
 }
 

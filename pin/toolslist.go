@@ -2,7 +2,6 @@ package pin
 
 import (
 	"bytes"
-	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -22,13 +21,25 @@ type ToolsList struct {
 	// Instructions is the top-level "instructions" string; nil when that
 	// member is absent or null.
 	Instructions *string
+	// Prompts, Resources and ResourceTemplates are the top-level "prompts",
+	// "resources" and "resourceTemplates" arrays, in the order received.
+	// Each is nil when its member is absent (always in the bare-array form)
+	// and non-nil when present, even if empty; the pins do not tell the two
+	// apart.
+	Prompts           []Prompt
+	Resources         []Resource
+	ResourceTemplates []ResourceTemplate
 }
 
 // ParseToolsList strictly reads a tools file: a tools/list result
 // ({"tools":[...], ...}) or a bare array of tools. In the object form an
-// optional "instructions" member must be a string or null, and members other
-// than "tools" and "instructions" are ignored. Every tool must be an object
-// with a string "name", unique within the list.
+// optional "instructions" member must be a string or null; optional
+// "prompts", "resources" and "resourceTemplates" members must be arrays of
+// objects with a string "name", "uri" and "uriTemplate" respectively, unique
+// within their array; a prompt's "messages" member must be an array and only
+// appears on a prompt without a required argument. Other members are
+// ignored. Every tool must be an object with a string "name", unique within
+// the list.
 func ParseToolsList(data []byte, lim Limits) (l *ToolsList, err error) {
 	defer func() { err = located(err, data) }()
 	lim = lim.withDefaults()
@@ -52,10 +63,11 @@ type parser struct {
 	lim Limits
 }
 
-// offset returns the offset of the next non-whitespace byte.
+// offset returns the offset of the next value: the next byte that is
+// neither whitespace nor the "," or ":" the decoder has not consumed yet.
 func (p *parser) offset() int64 {
 	unread := p.d.UnreadBuffer()
-	skipped := len(unread) - len(bytes.TrimLeft(unread, " \t\r\n"))
+	skipped := len(unread) - len(bytes.TrimLeft(unread, " \t\r\n,:"))
 	return p.d.InputOffset() + int64(skipped)
 }
 
@@ -73,29 +85,38 @@ func (p *parser) result() (*ToolsList, error) {
 		return nil, decodeError(err)
 	}
 	l := &ToolsList{}
-	sawTools := false
 	for p.d.PeekKind() != jsontext.KindEndObject {
 		name, err := p.d.ReadToken()
 		if err != nil {
 			return nil, decodeError(err)
 		}
-		switch name.String() {
-		case "tools":
-			sawTools = true
-			l.Tools, err = p.tools("/tools")
-		case "instructions":
-			l.Instructions, err = p.instructions()
-		default:
-			err = p.d.SkipValue()
-		}
-		if err != nil {
+		if err := p.member(l, name.String()); err != nil {
 			return nil, err
 		}
 	}
-	if !sawTools {
+	if l.Tools == nil {
 		return nil, invalidf("", 0, "missing \"tools\" member")
 	}
 	return l, nil
+}
+
+// member reads the value of the top-level member called name into l.
+func (p *parser) member(l *ToolsList, name string) (err error) {
+	switch name {
+	case "tools":
+		l.Tools, err = p.tools("/tools")
+	case "instructions":
+		l.Instructions, err = p.instructions()
+	case "prompts":
+		l.Prompts, err = p.prompts()
+	case "resources":
+		l.Resources, err = p.resources()
+	case "resourceTemplates":
+		l.ResourceTemplates, err = p.templates()
+	default:
+		err = p.d.SkipValue()
+	}
+	return err
 }
 
 // instructions reads the value of the "instructions" member.
@@ -120,71 +141,15 @@ func (p *parser) instructions() (*string, error) {
 
 // tools reads the array of tools at ptr.
 func (p *parser) tools(ptr string) ([]Tool, error) {
-	if k := p.d.PeekKind(); k != jsontext.KindBeginArray {
-		return nil, invalidf(ptr, p.offset(), "tools must be an array, got %s", kindName(k))
-	}
-	if _, err := p.d.ReadToken(); err != nil {
-		return nil, decodeError(err)
-	}
-	tools := []Tool{}
-	seen := map[string]int{}
-	for p.d.PeekKind() != jsontext.KindEndArray {
-		t, err := p.tool(ptr, len(tools), seen)
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, t)
-	}
-	_, err := p.d.ReadToken()
-	return tools, decodeErrorOrNil(err)
-}
-
-// tool reads the tool at index i and records its name in seen.
-func (p *parser) tool(ptr string, i int, seen map[string]int) (Tool, error) {
-	at := pointerTo(ptr, strconv.Itoa(i))
-	off := p.offset()
-	if i >= p.lim.MaxTools {
-		return Tool{}, tooLargef(at, off, "more than %d tools", p.lim.MaxTools)
-	}
-	v, err := p.d.ReadValue()
+	els, err := p.list(ptr, toolsList)
 	if err != nil {
-		return Tool{}, decodeError(err)
+		return nil, err
 	}
-	name, err := toolName(v, at, off)
-	if err != nil {
-		return Tool{}, err
+	tools := make([]Tool, len(els))
+	for i, e := range els {
+		tools[i] = Tool{Name: e.key, Raw: e.raw}
 	}
-	if first, dup := seen[name]; dup {
-		return Tool{}, invalidf(pointerTo(at, "name"), off, "duplicate tool name %q (tools %d and %d)", name, first, i)
-	}
-	seen[name] = i
-	return Tool{Name: name, Raw: bytes.Clone(v)}, nil
-}
-
-// toolName returns the "name" of the tool object v found at ptr and off.
-func toolName(v jsontext.Value, ptr string, off int64) (string, error) {
-	if v.Kind() != jsontext.KindBeginObject {
-		return "", invalidf(ptr, off, "a tool must be an object, got %s", kindName(v.Kind()))
-	}
-	ms, err := objectMembers(v)
-	if err != nil {
-		return "", rebase(err, ptr)
-	}
-	return nameOf(ms, ptr, off)
-}
-
-// nameOf finds the string "name" member among ms.
-func nameOf(ms []member, ptr string, off int64) (string, error) {
-	for _, m := range ms {
-		if m.name != "name" {
-			continue
-		}
-		if k := m.value.Kind(); k != jsontext.KindString {
-			return "", invalidf(pointerTo(ptr, "name"), off, "tool name must be a string, got %s", kindName(k))
-		}
-		return unquote(m.value)
-	}
-	return "", invalidf(ptr, off, "tool has no \"name\" member")
+	return tools, nil
 }
 
 func decodeErrorOrNil(err error) error {
