@@ -1,7 +1,7 @@
 // Package scan reads what a live MCP server really serves: the facts of its
-// initialize result and its complete tools/list, every tool kept as the raw
-// JSON received, with the pins of package pin (README.md, "Live scanning and
-// drift").
+// initialize result, its complete tools/list, and the prompts and resources
+// it shows a model, every item kept as the raw JSON received, with the pins
+// of package pin (README.md, "Live scanning and drift").
 //
 // A [Reader] drives the official Go SDK as a client with one fixed
 // capability profile (no roots, sampling or elicitation) and protocol
@@ -29,10 +29,28 @@
 // pin.ParseToolsList; the pages of a listing are joined, from their raw
 // bytes, into one tools file ([Snapshot].ToolsFile) that is pinned.
 //
+// Prompts and resources are model-visible too. When the server's
+// capabilities (initialize or server/discover) advertise "prompts", a
+// reading walks every page of prompts/list and calls prompts/get twice,
+// without arguments, for each prompt none of whose arguments is required;
+// the first read's "messages" is kept, merged into the prompt as listed,
+// and two reads that differ (compared in canonical JCS form) are a
+// [KindPromptInconsistent] finding. When they advertise "resources", it
+// walks resources/list and resources/templates/list. A server that does
+// not advertise a capability is not asked. These lists are read strictly
+// like the tools: each item an object with a unique string key (a
+// prompt's "name", a resource's "uri", a template's "uriTemplate", which
+// must be an RFC 6570 URI template), every page under the same limits and
+// cursor loop guard. [Snapshot].ModelFile joins them to the tools file;
+// they are not pinned yet.
+//
 // Servers are hostile input. A scan has a deadline and caps on bytes per
-// message and in total, pages, tools and nesting depth ([Limits]); it
-// follows nextCursor with a loop guard; it lists the tools at least twice
-// and reports different listings as a [KindListInconsistent] finding.
+// message and in total, pages, tools, prompts, resources and nesting
+// depth ([Limits]); it follows nextCursor with a loop guard; it lists the
+// tools at least twice and reports different listings as a
+// [KindListInconsistent] finding. A server read over both protocol
+// versions whose tools, instructions, prompts, resources or resource
+// templates differ by version is a [KindProtocolVariance] finding.
 // stdio servers run without a shell, with a scrubbed environment. With a
 // [StdioTarget].Sandbox (what the registry uses) they run confined by
 // package sandbox: own uid, namespaces, no network, a tmpfs, capped memory

@@ -1,12 +1,9 @@
 package scan
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/pin"
@@ -17,9 +14,9 @@ import (
 // (a bait-and-switch).
 const KindListInconsistent = "scan.list_inconsistent"
 
-// KindProtocolVariance is the finding for a server whose tools or
-// instructions differ by protocol version: it may show the scanner one
-// face and clients another.
+// KindProtocolVariance is the finding for a server whose tools,
+// instructions, prompts, resources or resource templates differ by
+// protocol version: it may show the scanner one face and clients another.
 const KindProtocolVariance = "scan.protocol_variance"
 
 // setReadings fills snap from its readings (the primary first) and finds
@@ -33,12 +30,15 @@ func (snap *Snapshot) setReadings(rs []Reading) {
 	first := snap.Listings[0]
 	snap.Tools, snap.ToolsFile, snap.Pins, snap.Pages = first.Tools, first.ToolsFile, first.Pins, first.Pages
 	snap.Lists = len(snap.Listings)
+	snap.Prompts, snap.Resources, snap.ResourceTemplates = p.Prompts, p.Resources, p.ResourceTemplates
 	snap.Findings = []finding.Finding{}
 	for _, r := range rs {
 		snap.Findings = append(snap.Findings, inconsistencies(r.ProtocolVersion, r.Listings)...)
+		snap.Findings = append(snap.Findings, promptInconsistencies(r)...)
 	}
 	for _, r := range rs[1:] {
 		snap.Findings = append(snap.Findings, variance(p, r)...)
+		snap.Findings = append(snap.Findings, catalogVariance(p, r)...)
 	}
 	if f, ok := serverInfoVariance(rs); ok {
 		snap.Findings = append(snap.Findings, f)
@@ -55,11 +55,7 @@ func serverInfoVariance(rs []Reading) (finding.Finding, bool) {
 	var all, seen []string // as received; canonical (JCS) forms
 	for _, r := range rs {
 		for _, info := range r.ServerInfos {
-			c := jsontext.Value(bytes.Clone(info))
-			if c.Canonicalize() != nil {
-				c = jsontext.Value(info)
-			}
-			if !slices.Contains(seen, string(c)) {
+			if c := canonical(info); !slices.Contains(seen, string(c)) {
 				seen, all = append(seen, string(c)), append(all, string(info))
 			}
 		}

@@ -25,8 +25,13 @@ type rawConfig struct {
 	// a server that does not speak 2026-07-28.
 	Discover []byte
 	Pages    map[string][]byte // the tools/list result for each cursor ("" first)
-	Silent   bool              // read everything, answer nothing
-	SSE      bool              // HTTP: answer as text/event-stream, data split over lines
+	// Lists are the results of the other list calls (prompts/list,
+	// resources/list, resources/templates/list): method → cursor → result.
+	Lists map[string]map[string][]byte
+	// Prompts are the prompts/get results by prompt name.
+	Prompts map[string][]byte
+	Silent  bool // read everything, answer nothing
+	SSE     bool // HTTP: answer as text/event-stream, data split over lines
 }
 
 const defaultInit = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"0.1"}}`
@@ -38,6 +43,7 @@ func (c rawConfig) reply(msg []byte) (prefix, result []byte) {
 		Method string          `json:"method"`
 		Params struct {
 			Cursor string `json:"cursor"`
+			Name   string `json:"name"`
 		} `json:"params"`
 	}
 	if c.Silent || json.Unmarshal(msg, &req) != nil || req.ID == nil {
@@ -57,11 +63,17 @@ func (c rawConfig) reply(msg []byte) (prefix, result []byte) {
 		}
 	case "tools/list":
 		result = c.Pages[req.Params.Cursor]
-		if result == nil {
-			return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown cursor"}`, req.ID), nil
-		}
+	case "prompts/get":
+		result = c.Prompts[req.Params.Name]
 	default:
-		result = []byte(`{}`)
+		pages, ok := c.Lists[req.Method]
+		if !ok {
+			return prefix, []byte(`{}`)
+		}
+		result = pages[req.Params.Cursor]
+	}
+	if result == nil {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown cursor or name"}`, req.ID), nil
 	}
 	return prefix, bytes.TrimSpace(result)
 }

@@ -22,6 +22,8 @@ type sdkConfig struct {
 	Bait         bool   // change tool0's description after the first listing
 	EnvTool      bool   // add a tool "env" describing the process
 	PIDFile      string // start a grandchild that outlives the server; write its pid here
+	// Catalog, when set, adds prompts and resources (see addCatalog).
+	Catalog *catalogConfig
 }
 
 func newSDKServer(cfg sdkConfig) *mcp.Server {
@@ -39,6 +41,9 @@ func newSDKServer(cfg sdkConfig) *mcp.Server {
 	}
 	if cfg.Bait {
 		s.AddReceivingMiddleware(bait(s, cfg))
+	}
+	if cfg.Catalog != nil {
+		addCatalog(s, *cfg.Catalog, nil)
 	}
 	return s
 }

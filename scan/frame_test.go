@@ -206,13 +206,16 @@ func TestLimitsVerify(t *testing.T) {
 		{Lists: 1}:           "Lists is 1",
 		{Deadline: -1}:       "Deadline is negative",
 		{MaxStderrBytes: -5}: "MaxStderrBytes is negative",
+		{MaxPrompts: -1}:     "MaxPrompts is negative",
+		{MaxResources: -1}:   "MaxResources is negative",
 	} {
 		if _, err := NewReader(lim, AllowList{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v; want %q", lim, err, want)
 		}
 	}
 	got := Limits{Lists: 3}.withDefaults()
-	if got.Lists != 3 || got.Deadline != DefaultDeadline || got.MaxResponseBytes != DefaultMaxResponseBytes || got.MaxTools != DefaultMaxTools {
+	if got.Lists != 3 || got.Deadline != DefaultDeadline || got.MaxResponseBytes != DefaultMaxResponseBytes || got.MaxTools != DefaultMaxTools ||
+		got.MaxPrompts != DefaultMaxPrompts || got.MaxResources != DefaultMaxResources {
 		t.Fatalf("defaults %+v", got)
 	}
 }

@@ -26,6 +26,9 @@ func parseInitialize(result []byte, rd *Reading) error {
 	if err := rd.setInstructions(ms["instructions"]); err != nil {
 		return err
 	}
+	if rd.caps, err = parseCapabilities(ms["capabilities"], methodInitialize); err != nil {
+		return err
+	}
 	rd.Result = bytes.Clone(result)
 	return nil
 }
@@ -48,8 +51,50 @@ func parseDiscover(result []byte, negotiated string, rd *Reading) error {
 	if err := rd.setInstructions(ms["instructions"]); err != nil {
 		return err
 	}
+	if rd.caps, err = parseCapabilities(ms["capabilities"], methodDiscover); err != nil {
+		return err
+	}
 	rd.Result = bytes.Clone(result)
 	return nil
+}
+
+// capabilities are the server capabilities that decide what a reading
+// asks beyond the tools.
+type capabilities struct {
+	prompts   bool // prompts/list, prompts/get
+	resources bool // resources/list, resources/templates/list
+}
+
+// parseCapabilities reads the raw "capabilities" of the result of method:
+// absent or null advertises nothing; otherwise it must be an object, and a
+// capability is advertised by an object member ("prompts":{}); null is not
+// advertising it, any other value is invalid.
+func parseCapabilities(v jsontext.Value, method string) (capabilities, error) {
+	var c capabilities
+	if v == nil || v.Kind() == 'n' {
+		return c, nil
+	}
+	if v.Kind() != '{' {
+		return c, fmt.Errorf("%w: %s result: \"capabilities\" must be an object, got %s at /capabilities", ErrInvalid, method, kindName(v.Kind()))
+	}
+	ms, err := members(v)
+	if err != nil {
+		return c, err
+	}
+	for _, f := range []struct {
+		name string
+		set  *bool
+	}{{"prompts", &c.prompts}, {"resources", &c.resources}} {
+		switch m, ok := ms[f.name]; {
+		case !ok || m.Kind() == 'n':
+		case m.Kind() == '{':
+			*f.set = true
+		default:
+			return c, fmt.Errorf("%w: %s result: capability %q must be an object, got %s at /capabilities/%s",
+				ErrInvalid, method, f.name, kindName(m.Kind()), f.name)
+		}
+	}
+	return c, nil
 }
 
 // metaServerInfo is the raw serverInfo a 2026-07-28 result carries in its

@@ -19,13 +19,23 @@ type Limits struct {
 	// MaxTotalBytes caps everything the server sends during the scan.
 	// Default 32 MiB.
 	MaxTotalBytes int64
-	// MaxPages caps the tools/list pages of one listing. Default 50.
+	// MaxPages caps the pages of one listing: of the tools (tools/list),
+	// prompts (prompts/list), resources (resources/list) or resource
+	// templates (resources/templates/list). Default 50.
 	MaxPages int
 	// MaxTools caps the tools of one listing, over all its pages. Default 1000.
 	MaxTools int
-	// MaxSchemaDepth caps the nesting depth of a tools/list or initialize
-	// result: the result object is depth 1, so a tool's inputSchema object
-	// is depth 4. Default 64.
+	// MaxPrompts caps the prompts prompts/list lists, over all its pages;
+	// each prompt without required arguments costs two prompts/get calls.
+	// Default 1000.
+	MaxPrompts int
+	// MaxResources caps the resources resources/list lists, and the
+	// templates resources/templates/list lists, each over all its pages.
+	// Default 1000.
+	MaxResources int
+	// MaxSchemaDepth caps the nesting depth of a result (initialize,
+	// server/discover, a list, prompts/get): the result object is depth 1,
+	// so a tool's inputSchema object is depth 4. Default 64.
 	MaxSchemaDepth int
 	// Lists is how many times each scan lists the tools; different listings
 	// are a finding. Default and minimum 2.
@@ -42,6 +52,8 @@ const (
 	DefaultMaxTotalBytes    = 32 << 20
 	DefaultMaxPages         = 50
 	DefaultMaxTools         = 1000
+	DefaultMaxPrompts       = 1000
+	DefaultMaxResources     = 1000
 	DefaultMaxSchemaDepth   = 64
 	DefaultLists            = 2
 	DefaultMaxStderrBytes   = 64 << 10
@@ -55,7 +67,8 @@ func (l Limits) Verify() error {
 	}{
 		{"Deadline", int64(l.Deadline)}, {"MaxResponseBytes", l.MaxResponseBytes},
 		{"MaxTotalBytes", l.MaxTotalBytes}, {"MaxPages", int64(l.MaxPages)},
-		{"MaxTools", int64(l.MaxTools)}, {"MaxSchemaDepth", int64(l.MaxSchemaDepth)},
+		{"MaxTools", int64(l.MaxTools)}, {"MaxPrompts", int64(l.MaxPrompts)},
+		{"MaxResources", int64(l.MaxResources)}, {"MaxSchemaDepth", int64(l.MaxSchemaDepth)},
 		{"Lists", int64(l.Lists)}, {"MaxStderrBytes", int64(l.MaxStderrBytes)},
 	}
 	for _, f := range fields {
@@ -76,6 +89,8 @@ func (l Limits) withDefaults() Limits {
 	l.MaxTotalBytes = orDefault(l.MaxTotalBytes, DefaultMaxTotalBytes)
 	l.MaxPages = orDefault(l.MaxPages, DefaultMaxPages)
 	l.MaxTools = orDefault(l.MaxTools, DefaultMaxTools)
+	l.MaxPrompts = orDefault(l.MaxPrompts, DefaultMaxPrompts)
+	l.MaxResources = orDefault(l.MaxResources, DefaultMaxResources)
 	l.MaxSchemaDepth = orDefault(l.MaxSchemaDepth, DefaultMaxSchemaDepth)
 	l.Lists = orDefault(l.Lists, DefaultLists)
 	l.MaxStderrBytes = orDefault(l.MaxStderrBytes, DefaultMaxStderrBytes)

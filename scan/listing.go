@@ -101,26 +101,6 @@ func (s *session) combine(tools []pin.Tool, pages int, snap *Reading, n int) (Li
 	return Listing{Tools: list, ToolsFile: doc, Pins: pins, Pages: pages}, nil
 }
 
-// toolsFile writes {"tools":[raw,...]} with the raw "instructions" value
-// when there is one.
-func toolsFile(tools []pin.Tool, instructions []byte) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"tools":[`)
-	for i, t := range tools {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(t.Raw)
-	}
-	b.WriteByte(']')
-	if instructions != nil {
-		b.WriteString(`,"instructions":`)
-		b.Write(instructions)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
 // members returns the members of the JSON object v, which the recorder has
 // read strictly, by name.
 func members(v []byte) (map[string]jsontext.Value, error) {

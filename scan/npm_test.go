@@ -93,7 +93,27 @@ func checkEverything(t *testing.T, snap *Snapshot) {
 	if len(snap.Findings) != 0 {
 		t.Fatalf("findings on the reference server: %+v", snap.Findings)
 	}
-	t.Logf("%d tools, %d pages, tool definitions %s", len(snap.Tools.Tools), snap.Pages, snap.Pins.ToolDefinitionHash)
+	checkEverythingPrompts(t, snap)
+	t.Logf("%d tools, %d pages, tool definitions %s; %d prompts, %d resources, %d resource templates", len(snap.Tools.Tools), snap.Pages,
+		snap.Pins.ToolDefinitionHash, len(snap.Prompts), len(snap.Resources), len(snap.ResourceTemplates))
+}
+
+// checkEverythingPrompts: the reference server's prompt without arguments
+// carries its messages, the one with a required argument does not; its
+// resources and templates are read, and its model file is a tools file.
+func checkEverythingPrompts(t *testing.T, snap *Snapshot) {
+	t.Helper()
+	messages := map[string]string{}
+	for _, p := range readListed(t, snap.Prompts) {
+		messages[p.Name] = string(p.Messages)
+	}
+	if !strings.Contains(messages["simple-prompt"], "This is a simple prompt without arguments.") || messages["args-prompt"] != "" {
+		t.Fatalf("prompts %v", messages)
+	}
+	if len(snap.Resources) == 0 || len(snap.ResourceTemplates) == 0 {
+		t.Fatalf("%d resources, %d resource templates", len(snap.Resources), len(snap.ResourceTemplates))
+	}
+	checkModelFile(t, snap)
 }
 
 // startEverythingHTTP runs the reference server's Streamable HTTP transport

@@ -13,8 +13,8 @@ import (
 // BenchmarkScanByProtocolVersion: one scan (two listings) of a server with
 // 100 tools, 50 prompts and 50 resources that speaks only the given
 // protocol version, over stateless Streamable HTTP on loopback, and of one
-// that speaks both (read twice). Prompts and resources are served, not yet
-// read.
+// that speaks both (read twice), with its prompts (each got twice) and
+// resources.
 func BenchmarkScanByProtocolVersion(b *testing.B) {
 	for _, versions := range [][]string{{"2025-11-25"}, {"2026-07-28"}, nil} {
 		name := "both"
@@ -28,9 +28,9 @@ func BenchmarkScanByProtocolVersion(b *testing.B) {
 			}
 			for i := range 50 {
 				srv.AddPrompt(&mcp.Prompt{Name: fmt.Sprintf("prompt%d", i), Description: "Summarize the forecast."},
-					func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+					staticPrompt("Summarize the forecast for the city."))
 				srv.AddResource(&mcp.Resource{Name: fmt.Sprintf("resource%d", i), URI: fmt.Sprintf("file:///data/%d.txt", i), MIMEType: "text/plain"},
-					func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return &mcp.ReadResourceResult{}, nil })
+					noResource)
 			}
 			ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 			defer ts.Close()
@@ -45,7 +45,7 @@ func BenchmarkScanByProtocolVersion(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				snap, err := r.Read(context.Background(), HTTPTarget{URL: ts.URL})
-				if err != nil || len(snap.Tools.Tools) != 100 {
+				if err != nil || len(snap.Tools.Tools) != 100 || len(snap.Prompts) != 50 || len(snap.Resources) != 50 {
 					b.Fatalf("scan: %v", err)
 				}
 			}

@@ -22,11 +22,16 @@ type versionedConfig struct {
 	variant bool
 	// lists counts the tools/list requests the server answered.
 	lists *atomic.Int32
+	// catalog, when set, adds prompts and resources, counting calls in
+	// calls (see addCatalog).
+	catalog  *catalogConfig
+	calls    *callCounter
+	pageSize int // items per list page (SDK default when 0)
 }
 
 func versionedHandler(cfg versionedConfig) http.Handler {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, &mcp.ServerOptions{
-		SupportedProtocolVersions: cfg.versions, Instructions: "Use tool0 for weather.",
+		SupportedProtocolVersions: cfg.versions, Instructions: "Use tool0 for weather.", PageSize: cfg.pageSize,
 		// A long ttlMs: a client that caches would ask only once.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = 3_600_000 },
 	})
@@ -50,6 +55,9 @@ func versionedHandler(cfg versionedConfig) http.Handler {
 			return res, nil
 		}
 	})
+	if cfg.catalog != nil {
+		addCatalog(srv, *cfg.catalog, cfg.calls)
+	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 

@@ -41,8 +41,9 @@ type Target interface {
 // (Readings): 2026-07-28 (server/discover; stateless) and 2025-11-25
 // (initialize). The snapshot's own fields are those of the primary
 // reading: 2025-11-25 when the server speaks it, else 2026-07-28. A tool
-// list or instructions that differ by protocol version are a
-// scan.protocol_variance finding.
+// list, instructions, or a list of prompts, resources or resource
+// templates that differ by protocol version are a scan.protocol_variance
+// finding.
 type Snapshot struct {
 	// ProtocolVersion, ServerInfo and Instructions come from the raw
 	// initialize (or server/discover) result. ServerInfo is the raw
@@ -76,6 +77,12 @@ type Snapshot struct {
 	Listings []Listing         `json:"listings"`
 	Findings []finding.Finding `json:"findings"`
 
+	// Prompts, Resources and ResourceTemplates are the primary reading's
+	// (see Reading); ModelFile joins them with the tools.
+	Prompts           []json.RawMessage `json:"prompts,omitempty"`
+	Resources         []json.RawMessage `json:"resources,omitempty"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+
 	// Stderr is the start of a stdio server's standard error (at most
 	// Limits.MaxStderrBytes); StderrTruncated says more was dropped.
 	Stderr          string        `json:"stderr,omitempty"`
@@ -86,7 +93,8 @@ type Snapshot struct {
 }
 
 // Reading is what the server served over one protocol version: the raw
-// answer that opened the session and each listing of its tools.
+// answer that opened the session, each listing of its tools, and its
+// prompts, resources and resource templates.
 type Reading struct {
 	ProtocolVersion     string          `json:"protocolVersion"`
 	ServerInfo          json.RawMessage `json:"serverInfo,omitempty"`
@@ -100,7 +108,20 @@ type Reading struct {
 	// opening result's, and under 2026-07-28 each result's _meta one.
 	ServerInfos []json.RawMessage `json:"serverInfos,omitempty"`
 
+	// Prompts are the prompts of every prompts/list page, each object as
+	// received; a prompt without required arguments has the "messages" of
+	// its first prompts/get result (called without arguments) added as a
+	// last member "messages". Resources and ResourceTemplates are the
+	// objects of every resources/list and resources/templates/list page as
+	// received. Each is nil when the server does not advertise its
+	// capability ("prompts", "resources"), and is then not asked.
+	Prompts           []json.RawMessage `json:"prompts,omitempty"`
+	Resources         []json.RawMessage `json:"resources,omitempty"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+
 	instructionsJSON []byte
+	caps             capabilities
+	promptChanges    []promptChange // prompts whose two prompts/get reads differ
 }
 
 // Listing is one complete tools/list walk over all pages.
@@ -114,7 +135,8 @@ type Listing struct {
 // Read starts or connects to the server t names and reads it over each
 // protocol version it speaks (see Snapshot): for each, it opens a session
 // with a fixed client profile, lists its tools Limits.Lists times
-// (following nextCursor) and stops the server. Limits.Deadline covers the
+// (following nextCursor), reads its prompts and resources as far as its
+// capabilities advertise them, and stops the server. Limits.Deadline covers the
 // whole scan (every reading); the byte limits hold for each reading. The
 // returned Snapshot is never nil: on error it still carries Stderr and
 // Duration for diagnostics, and what was read before the failure, but no

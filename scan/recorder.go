@@ -17,14 +17,24 @@ import (
 
 // Methods whose raw responses a scan keeps.
 const (
-	methodInitialize = "initialize"
-	methodDiscover   = "server/discover"
-	methodListTools  = "tools/list"
+	methodInitialize    = "initialize"
+	methodDiscover      = "server/discover"
+	methodListTools     = "tools/list"
+	methodListPrompts   = "prompts/list"
+	methodGetPrompt     = "prompts/get"
+	methodListResources = "resources/list"
+	methodListTemplates = "resources/templates/list"
 )
+
+// keptMethods are the calls whose raw responses the recorder keeps.
+var keptMethods = map[string]bool{
+	methodInitialize: true, methodDiscover: true, methodListTools: true, methodListPrompts: true,
+	methodGetPrompt: true, methodListResources: true, methodListTemplates: true,
+}
 
 // listMethods are the list calls whose results may carry ttlMs
 // (2026-07-28).
-var listMethods = map[string]bool{methodListTools: true, "prompts/list": true, "resources/list": true, "resources/templates/list": true}
+var listMethods = map[string]bool{methodListTools: true, methodListPrompts: true, methodListResources: true, methodListTemplates: true}
 
 // recorder correlates the raw JSON-RPC traffic of one session: the client's
 // calls by id and method, and the server's responses to them, kept byte for
@@ -151,12 +161,19 @@ func (r *recorder) keep(envs []envelope) (cached bool) {
 		if e.serverInfo != nil && !slices.Contains(r.serverInfos, string(e.serverInfo)) {
 			r.serverInfos = append(r.serverInfos, string(e.serverInfo))
 		}
-		if method == methodInitialize || method == methodDiscover || method == methodListTools {
+		if keptMethods[method] {
 			r.results[method] = append(r.results[method], &rawResponse{Result: e.result, Error: e.errObj})
 		}
 		cached = len(envs) == 1 && listMethods[method] && e.ttl
 	}
 	return cached
+}
+
+// has reports whether a response to a call of method is unclaimed.
+func (r *recorder) has(method string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.results[method]) > 0
 }
 
 // next returns the oldest unclaimed response to a call of method. A scan

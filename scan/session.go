@@ -68,9 +68,10 @@ func (s *session) discoverWait() time.Duration {
 	return min(s.lim.Deadline/10, 10*time.Second)
 }
 
-// run reads the server behind l into rd, asking for version. Asked for
-// 2026-07-28, a server that does not answer server/discover within
-// discoverWait is errNoDiscover.
+// run reads the server behind l into rd, asking for version: the opening
+// result, Lists listings of the tools, then the prompts and resources the
+// server advertises. Asked for 2026-07-28, a server that does not answer
+// server/discover within discoverWait is errNoDiscover.
 func (s *session) run(ctx context.Context, l *link, version string, rd *Reading) error {
 	defer l.close()
 	cs, err := s.connect(ctx, l, version)
@@ -78,7 +79,7 @@ func (s *session) run(ctx context.Context, l *link, version string, rd *Reading)
 		return err
 	}
 	if err != nil {
-		return s.failed(ctx, opening(version), err)
+		return s.failed(ctx, s.opener(version), err)
 	}
 	defer func() { l.close(); _ = cs.Close() }()
 	if err := s.opened(ctx, cs, rd); err != nil {
@@ -90,6 +91,9 @@ func (s *session) run(ctx context.Context, l *link, version string, rd *Reading)
 			return err
 		}
 		rd.Listings = append(rd.Listings, lst)
+	}
+	if err := s.catalogs(ctx, cs, rd); err != nil {
+		return err
 	}
 	rd.ServerInfos = distinctInfos(rd.ServerInfo, s.rec.seenServerInfos())
 	return nil
@@ -152,6 +156,16 @@ func opening(version string) string {
 	return methodInitialize
 }
 
+// opener is the call whose answer explains a session that failed to
+// open: the initialize the SDK fell back to when it was answered (a
+// server that does not speak 2026-07-28), else the opening call.
+func (s *session) opener(version string) string {
+	if s.rec.has(methodInitialize) {
+		return methodInitialize
+	}
+	return opening(version)
+}
+
 // opened reads the raw result that opened the session into rd: a
 // server/discover result when the session speaks 2026-07-28, else an
 // initialize result.
@@ -211,6 +225,13 @@ func (s *session) strictly(method string, result []byte) error {
 		return parseInitialize(result, &Reading{})
 	case methodDiscover:
 		return parseDiscover(result, statelessVersion, &Reading{})
+	case methodGetPrompt:
+		_, err := parseGetPrompt(result)
+		return err
+	}
+	if c, ok := catalogByMethod(method); ok {
+		_, err := parseCatalogPage(result, c)
+		return err
 	}
 	_, err := parsePage(result, s.lim)
 	return err
