@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/states"
 	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
@@ -23,23 +24,31 @@ func TestUnconfirmedHostReports(t *testing.T) {
 	approve(t, svc, registry.Submission{ServerJSON: serverJSON(weather, weatherVersion)}, weather)
 	live.serve(liveSnapshot(t, weatherTools, weatherInfo)) // the scanner's face: the pins
 
-	scans := func() int {
+	// scans counts the version's scans and says whether one still runs.
+	scans := func() (n int, running bool) {
 		t.Helper()
 		got, _, err := svc.Scans.ListScans(ctx, reviewer, weather, weatherVersion, registry.Page{Size: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(got)
+		for _, sc := range got {
+			running = running || states.ScanOutcome(sc.GetOutcome()) == states.OutcomeRunning
+		}
+		return len(got), running
 	}
 	report := func(host, tools string) {
 		t.Helper()
-		before := scans()
+		before, _ := scans()
 		c := &registry.Caller{Principal: host, Role: registry.RoleHost}
 		out, err := svc.Scans.CheckConnection(ctx, c, registry.CheckInput{Name: weather, Tools: []byte(tools)})
 		if err != nil || out.GetVerdict() != registry.VerdictDrifted || !out.GetScanRequested() {
 			t.Fatalf("%s's report: %v %+v", host, err, out)
 		}
-		testkit.Eventually(t, 10*time.Second, func() bool { return scans() > before }, "the report's scan did not run")
+		// Wait for the report's scan to finish, not only to start: a report
+		// made while the last one's scan still runs joins that scan (scans
+		// of one version are merged), and would start none of its own.
+		testkit.Eventually(t, 10*time.Second, func() bool { n, running := scans(); return n > before && !running },
+			"the report's scan did not run to its end")
 	}
 	for _, tools := range []string{forecastReworded, radarAdded, forecastReworded} {
 		report("laptop", tools)
