@@ -2,6 +2,7 @@ package diffreview
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/mcpreg/mcpreg/finding"
@@ -50,8 +51,8 @@ func Drift(approved, live *pin.ToolsList, approvedServerInfo, liveServerInfo []b
 // them under p. Tools are compared by name through the pin projection
 // (name, title, description, inputSchema, outputSchema, annotations) in
 // canonical form, so key order, white space and number spelling never
-// drift, and icons, _meta and execution are ignored; a rename is a removed
-// and an added tool. Instructions compare like the instructions pin: an
+// drift, and icons, _meta and execution are ignored; a removed and an
+// added tool that read alike are one renamed tool. Instructions compare like the instructions pin: an
 // absent member differs from "". Changes come sorted: instructions and
 // serverInfo first, then by tool, class and pointer.
 func (p Policy) Drift(approved, live *pin.ToolsList, approvedServerInfo, liveServerInfo []byte) []Change {
@@ -116,23 +117,46 @@ func serverInfoDrift(a, b []byte) []Change {
 	return out
 }
 
-// toolsDrift compares the tools of two lists by name.
+// toolsDrift compares the tools of two lists by name. A removed tool and
+// an added one that read alike (see pairRenames) are one renamed tool; an
+// added tool whose name looks like one that stays is a lookalike.
 func toolsDrift(a, b []pin.Tool) []Change {
 	before, after := projectAll(a), projectAll(b)
 	var out []Change
+	var added, removed []string
 	for _, name := range unionNames(before, after) {
 		pa, inA := before[name]
 		pb, inB := after[name]
 		switch {
 		case !inA:
-			out = append(out, Change{Class: ClassToolAdded, Tool: name, After: Visible(pb.text()),
-				Message: "tool added"})
+			added = append(added, name)
 		case !inB:
-			out = append(out, Change{Class: ClassToolRemoved, Tool: name, Before: Visible(pa.text()),
-				Message: "tool removed"})
+			removed = append(removed, name)
 		default:
 			out = append(out, compareTools(name, pa, pb)...)
 		}
+	}
+	renames := pairRenames(removed, added, before, after)
+	for _, r := range renames {
+		out = append(out, renameChange(r, before, after))
+	}
+	for _, name := range removed {
+		if !slices.ContainsFunc(renames, func(r renamed) bool { return r.from == name }) {
+			out = append(out, Change{Class: ClassToolRemoved, Tool: name, Before: Visible(before[name].text()), Message: "tool removed"})
+		}
+	}
+	for _, name := range added {
+		if slices.ContainsFunc(renames, func(r renamed) bool { return r.to == name }) {
+			continue
+		}
+		msg := "tool added"
+		for old := range before {
+			if _, stays := after[old]; stays && lookalikeKey(old) == lookalikeKey(name) {
+				msg = fmt.Sprintf("tool added beside approved tool %q, with a name that differs only by letter case, look-alike or hidden characters (%s)",
+					old, Visible(name))
+			}
+		}
+		out = append(out, Change{Class: ClassToolAdded, Tool: name, After: Visible(after[name].text()), Message: msg})
 	}
 	return out
 }

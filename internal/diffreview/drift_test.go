@@ -2,6 +2,7 @@ package diffreview
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -211,7 +212,13 @@ func TestPolicy(t *testing.T) {
 	p.Classes[ClassToolRemoved] = Rule{"severe", "ignore"}
 	p.RiskierAnnotations = Rule{}
 	err := p.Validate()
-	for _, want := range []string{`no rule for class "title_changed"`, `unknown class "colour_changed"`,
+	if strings.Contains(fmt.Sprint(err), "title_changed") {
+		t.Errorf("Validate() = %v: a class left out is not an error, it fails closed", err)
+	}
+	if got := p.Unconfigured(); !slices.Equal(got, []Class{ClassTitleChanged}) {
+		t.Errorf("Unconfigured() = %v, want [title_changed]", got)
+	}
+	for _, want := range []string{`unknown class "colour_changed"`,
 		`unknown severity "severe"`, `unknown action "ignore"`, "riskierAnnotations"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to mention %s", err, want)

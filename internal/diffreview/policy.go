@@ -15,19 +15,23 @@ type Class string
 
 // Drift classes, as the README names them ("Live scanning and drift").
 const (
-	ClassDescriptionChanged  Class = "description_changed"
-	ClassSchemaChanged       Class = "schema_changed"
-	ClassAnnotationsChanged  Class = "annotations_changed"
-	ClassTitleChanged        Class = "title_changed"
-	ClassToolAdded           Class = "tool_added"
-	ClassToolRemoved         Class = "tool_removed"
+	ClassDescriptionChanged Class = "description_changed"
+	ClassSchemaChanged      Class = "schema_changed"
+	ClassAnnotationsChanged Class = "annotations_changed"
+	ClassTitleChanged       Class = "title_changed"
+	ClassToolAdded          Class = "tool_added"
+	ClassToolRemoved        Class = "tool_removed"
+	// ClassToolRenamed is a tool that disappeared while a very similar one
+	// appeared (or one with a look-alike name): a rename that would dodge
+	// a host's pin by name.
+	ClassToolRenamed         Class = "tool_renamed"
 	ClassInstructionsChanged Class = "instructions_changed"
 	ClassServerInfoChanged   Class = "server_info_changed"
 )
 
 // Classes lists every drift class in the order changes are reported.
 var Classes = []Class{
-	ClassInstructionsChanged, ClassServerInfoChanged, ClassToolAdded, ClassToolRemoved,
+	ClassInstructionsChanged, ClassServerInfoChanged, ClassToolAdded, ClassToolRemoved, ClassToolRenamed,
 	ClassDescriptionChanged, ClassSchemaChanged, ClassAnnotationsChanged, ClassTitleChanged,
 }
 
@@ -83,6 +87,7 @@ func DefaultPolicy() Policy {
 			ClassDescriptionChanged:  {finding.High, ActionQuarantine},
 			ClassSchemaChanged:       {finding.High, ActionQuarantine},
 			ClassToolAdded:           {finding.High, ActionQuarantine},
+			ClassToolRenamed:         {finding.High, ActionQuarantine},
 			ClassInstructionsChanged: {finding.High, ActionQuarantine},
 			ClassAnnotationsChanged:  {finding.Medium, ActionWarn},
 			ClassToolRemoved:         {finding.Medium, ActionWarn},
@@ -96,15 +101,11 @@ func DefaultPolicy() Policy {
 // ErrInvalidPolicy is matched by every error Policy.Validate returns.
 var ErrInvalidPolicy = errors.New("diffreview: invalid drift policy")
 
-// Validate checks that every class has a rule, no unknown class is
-// configured, and every rule has a known severity and action.
+// Validate checks that no unknown class is configured and every rule has
+// a known severity and action. A class left out is no error: it fails
+// closed (see RuleFor and Unconfigured).
 func (p Policy) Validate() error {
 	var errs []error
-	for _, c := range Classes {
-		if _, ok := p.Classes[c]; !ok {
-			errs = append(errs, fmt.Errorf("%w: no rule for class %q", ErrInvalidPolicy, c))
-		}
-	}
 	for _, c := range slices.Sorted(maps.Keys(p.Classes)) {
 		if !c.Valid() {
 			errs = append(errs, fmt.Errorf("%w: unknown class %q", ErrInvalidPolicy, c))
@@ -125,6 +126,18 @@ func (r Rule) validate(where string) error {
 		errs = append(errs, fmt.Errorf("%w: %s: unknown action %q (want quarantine or warn)", ErrInvalidPolicy, where, r.Action))
 	}
 	return errors.Join(errs...)
+}
+
+// Unconfigured lists the classes p has no rule for, which fail closed
+// (high, quarantine): a policy file written before a class existed.
+func (p Policy) Unconfigured() []Class {
+	var out []Class
+	for _, c := range Classes {
+		if _, ok := p.Classes[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // failClosed is the rule for a class a policy does not configure.

@@ -123,6 +123,13 @@ func (s *Scans) driftPolicy() diffreview.Policy {
 	return diffreview.DefaultPolicy()
 }
 
+// DriftClassesFailingClosed are the drift classes the configured drift
+// policy leaves out: they quarantine at high severity (a policy file
+// written before a class existed).
+func (s *Scans) DriftClassesFailingClosed() []diffreview.Class {
+	return s.driftPolicy().Unconfigured()
+}
+
 // WithScanning enables live reads (submit --live, scans).
 func WithScanning(sc Scanning) Option { return func(s *settings) { s.scanning = &sc } }
 

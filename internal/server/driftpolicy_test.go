@@ -35,6 +35,11 @@ func TestConfiguredDriftPolicy(t *testing.T) {
 		}
 		fx := newFixture(t)
 		in := servertest.Start(t, dialect, func(c *config.Config) { c.DriftPolicy = path })
+		// The file predates tool_renamed: it starts, and says that class
+		// fails closed.
+		if logs := in.Logs.String(); !strings.Contains(logs, "leaves drift classes out") || !strings.Contains(logs, "tool_renamed") {
+			t.Fatalf("no warning about the class the policy leaves out:\n%s", logs)
+		}
 		owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
 		alice := in.Token(t, "alice", registry.RoleReviewer)
 		base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"

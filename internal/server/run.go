@@ -62,6 +62,7 @@ func Run(ctx context.Context, cfg config.Config, l *Listeners, db Database, svcs
 	m.reg.MustRegister(svcs.Identity.Collectors()...)
 	m.reg.MustRegister(sandboxGauge(svc.Scans.ScanSandboxMode()))
 	warnSandbox(log, svc.Scans)
+	warnDriftPolicy(log, svc.Scans)
 	var creds credentials.TransportCredentials
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"log/slog"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -43,5 +44,18 @@ func warnSandbox(log *slog.Logger, svc *registry.Scans) {
 			args = append(args, "reason", sb.Err().Error())
 		}
 		log.Warn(notice, args...)
+	}
+}
+
+// warnDriftPolicy logs at start the drift classes the policy file leaves
+// out, which fail closed.
+func warnDriftPolicy(log *slog.Logger, svc *registry.Scans) {
+	if cs := svc.DriftClassesFailingClosed(); len(cs) > 0 {
+		names := make([]string, len(cs))
+		for i, c := range cs {
+			names[i] = string(c)
+		}
+		log.Warn("the drift policy leaves drift classes out: they quarantine at high severity (fail closed); give them a rule in --drift-policy",
+			"classes", strings.Join(names, ","))
 	}
 }
