@@ -68,6 +68,41 @@ func (l *lines) flush(line func([]byte) error) error {
 	return line(l.pending)
 }
 
+// tapQueue is what a tap has passed and the SDK not read yet, and the
+// error that ends the stream.
+type tapQueue struct {
+	buf []byte
+	out bytes.Buffer
+	err error
+}
+
+// read gives the SDK what is queued, first reading r chunk by chunk
+// through take (and finish at its end) until something is.
+func (q *tapQueue) read(p []byte, r io.Reader, take func([]byte) error, finish func() error) (int, error) {
+	for q.out.Len() == 0 {
+		if q.err != nil {
+			return 0, q.err
+		}
+		if q.buf == nil {
+			q.buf = make([]byte, 32<<10)
+		}
+		n, err := r.Read(q.buf)
+		if n > 0 {
+			q.err = take(q.buf[:n])
+		}
+		switch {
+		case q.err != nil:
+		case err == io.EOF:
+			if q.err = finish(); q.err == nil {
+				q.err = io.EOF
+			}
+		case err != nil:
+			q.err = err
+		}
+	}
+	return q.out.Read(p)
+}
+
 // lineTap reads a stdio server's standard output on behalf of the SDK and
 // hands each newline-delimited message, byte for byte, to the recorder
 // before the SDK sees it; the SDK reads the message as received, or as the
@@ -80,9 +115,7 @@ type lineTap struct {
 	budget  *budget
 	lines   lines
 	receive func([]byte) ([]byte, error)
-	buf     []byte
-	out     bytes.Buffer // messages the SDK has not read yet
-	err     error
+	queue   tapQueue
 }
 
 func newLineTap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) ([]byte, error), trip *tripwire) *lineTap {
@@ -93,28 +126,7 @@ func newLineTap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) ([]
 }
 
 func (t *lineTap) Read(p []byte) (int, error) {
-	for t.out.Len() == 0 {
-		if t.err != nil {
-			return 0, t.err
-		}
-		if t.buf == nil {
-			t.buf = make([]byte, 32<<10)
-		}
-		n, err := t.r.Read(t.buf)
-		if n > 0 {
-			t.err = t.take(t.buf[:n])
-		}
-		switch {
-		case t.err != nil:
-		case err == io.EOF:
-			if t.err = t.lines.flush(t.last); t.err == nil {
-				t.err = io.EOF
-			}
-		case err != nil:
-			t.err = err
-		}
-	}
-	return t.out.Read(p)
+	return t.queue.read(p, t.r, t.take, func() error { return t.lines.flush(t.last) })
 }
 
 func (t *lineTap) take(chunk []byte) error {
@@ -129,7 +141,7 @@ func (t *lineTap) message(line []byte) error {
 	if err := t.pass(line); err != nil {
 		return err
 	}
-	t.out.WriteByte('\n')
+	t.queue.out.WriteByte('\n')
 	return nil
 }
 
@@ -148,7 +160,7 @@ func (t *lineTap) pass(line []byte) error {
 			forSDK = rewritten
 		}
 	}
-	t.out.Write(forSDK)
+	t.queue.out.Write(forSDK)
 	return nil
 }
 

@@ -19,9 +19,7 @@ type sseTap struct {
 	lines   lines
 	receive func([]byte) ([]byte, error)
 	event   sseEvent
-	buf     []byte
-	out     bytes.Buffer // events the SDK has not read yet
-	err     error
+	queue   tapQueue
 }
 
 // sseEvent is the event being read.
@@ -40,30 +38,7 @@ func newSSETap(r io.ReadCloser, lim Limits, b *budget, receive func([]byte) ([]b
 	return &sseTap{r: r, budget: b, receive: receive, lines: lines{max: lim.MaxResponseBytes, tooLong: tooLong}}
 }
 
-func (t *sseTap) Read(p []byte) (int, error) {
-	for t.out.Len() == 0 {
-		if t.err != nil {
-			return 0, t.err
-		}
-		if t.buf == nil {
-			t.buf = make([]byte, 32<<10)
-		}
-		n, err := t.r.Read(t.buf)
-		if n > 0 {
-			t.err = t.take(t.buf[:n])
-		}
-		switch {
-		case t.err != nil:
-		case err == io.EOF:
-			if t.err = t.finish(); t.err == nil {
-				t.err = io.EOF
-			}
-		case err != nil:
-			t.err = err
-		}
-	}
-	return t.out.Read(p)
-}
+func (t *sseTap) Read(p []byte) (int, error) { return t.queue.read(p, t.r, t.take, t.finish) }
 
 func (t *sseTap) take(chunk []byte) error {
 	if err := t.budget.spend(len(chunk)); err != nil {
@@ -124,7 +99,7 @@ func (t *sseTap) dispatch() error {
 	e := t.event
 	t.event = sseEvent{data: e.data[:0], raw: e.raw[:0]}
 	if len(bytes.TrimSpace(e.data)) == 0 || (e.name != "" && e.name != "message") {
-		t.out.Write(e.raw)
+		t.queue.out.Write(e.raw)
 		return nil
 	}
 	forSDK, err := t.receive(e.data)
@@ -132,16 +107,16 @@ func (t *sseTap) dispatch() error {
 		return err
 	}
 	if forSDK == nil {
-		t.out.Write(e.raw)
+		t.queue.out.Write(e.raw)
 		return nil
 	}
-	t.out.WriteString("event: message\n")
+	t.queue.out.WriteString("event: message\n")
 	for _, l := range bytes.Split(forSDK, []byte{'\n'}) {
-		t.out.WriteString("data: ")
-		t.out.Write(l)
-		t.out.WriteByte('\n')
+		t.queue.out.WriteString("data: ")
+		t.queue.out.Write(l)
+		t.queue.out.WriteByte('\n')
 	}
-	t.out.WriteByte('\n')
+	t.queue.out.WriteByte('\n')
 	return nil
 }
 
