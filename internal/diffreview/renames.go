@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // Rename pairing: a removed and an added tool are one renamed tool when
@@ -133,4 +136,40 @@ func renameChange(r renamed, before, after map[string]projection) Change {
 		c.Words = DescriptionDiff(da, db)
 	}
 	return c
+}
+
+// KindLookalikeName is the finding for a tool whose name differs only by
+// letter case, look-alike or hidden characters from another tool of the
+// same server: an approved one, or one beside it in the same list.
+const KindLookalikeName = "tool.lookalike_name"
+
+// LookalikeNames finds the tools whose names imitate an approved tool of
+// the same server (approved: the tool names of its approved version) or
+// another tool of the same list. A name equal to an approved one is no
+// finding: that is the tool itself.
+func LookalikeNames(approved []string, tools []pin.Tool) []finding.Finding {
+	keys := map[string]string{} // lookalike key → an approved name
+	for _, n := range approved {
+		keys[lookalikeKey(n)] = n
+	}
+	seen := map[string]string{} // lookalike key → a name of this list
+	var out []finding.Finding
+	for _, t := range tools {
+		key := lookalikeKey(t.Name)
+		if other, ok := keys[key]; ok && other != t.Name && !slices.Contains(approved, t.Name) {
+			out = append(out, lookalikeFinding(t.Name, other, "approved tool"))
+		} else if other, ok := seen[key]; ok && other != t.Name {
+			out = append(out, lookalikeFinding(t.Name, other, "tool"))
+		}
+		if _, ok := seen[key]; !ok {
+			seen[key] = t.Name
+		}
+	}
+	return out
+}
+
+func lookalikeFinding(name, other, what string) finding.Finding {
+	return finding.Finding{Kind: KindLookalikeName, Severity: finding.High, Tool: name, Pointer: "/name", Evidence: other,
+		Message: fmt.Sprintf("tool name %s differs from %s %q only by letter case, look-alike or hidden characters: a host or a model may take one for the other",
+			Visible(name), what, other)}
 }

@@ -3,6 +3,9 @@ package diffreview
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/pin"
 )
 
 // TestRenames: a removed and an added tool that read alike are one
@@ -38,6 +41,45 @@ func TestRenames(t *testing.T) {
 			}
 			if cs[0].Class == ClassToolRenamed && (cs[0].Severity != DefaultPolicy().Classes[ClassToolRenamed].Severity || cs[0].Action != ActionQuarantine) {
 				t.Errorf("a rename rated %s/%s, want high/quarantine", cs[0].Severity, cs[0].Action)
+			}
+		})
+	}
+}
+
+// TestLookalikeNames: a name that imitates an approved tool, or another
+// tool of the same list, is a high finding; the approved names themselves,
+// and names that merely share words, are not.
+func TestLookalikeNames(t *testing.T) {
+	tools := func(names ...string) []pin.Tool {
+		out := make([]pin.Tool, len(names))
+		for i, n := range names {
+			out[i] = pin.Tool{Name: n}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		approved []string
+		list     []pin.Tool
+		want     []string // tool: evidence
+	}{
+		{"unchanged", []string{"read_file", "write_file"}, tools("read_file", "write_file"), nil},
+		{"case", []string{"read_file"}, tools("Read_File"), []string{"Read_File: read_file"}},
+		{"cyrillic", []string{"read_file"}, tools("read_file", "re\u0430d_file"), []string{"re\u0430d_file: read_file"}},
+		{"zero width", []string{"delete"}, tools("de\u200blete"), []string{"de\u200blete: delete"}},
+		{"within one list", nil, tools("send_mail", "send_maіl"), []string{"send_maіl: send_mail"}},
+		{"shared words", []string{"read_file"}, tools("read_files", "file_read"), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range LookalikeNames(c.approved, c.list) {
+				if f.Kind != KindLookalikeName || f.Severity != finding.High || f.Pointer != "/name" {
+					t.Errorf("finding %+v", f)
+				}
+				got = append(got, f.Tool+": "+f.Evidence)
+			}
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Errorf("findings %q, want %q", got, c.want)
 			}
 		})
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // textFindings are the poisoning indicators in a snapshot's model-visible
-// text and its shadowing of tools on other approved servers. The other
+// text, tool names that imitate the server's own approved tools (or each
+// other), and its shadowing of tools on other approved servers. The other
 // servers' tools come from the discovery index (the highest approved
 // version of each server, every environment), so the cost of a
 // submission does not grow with the fleet.
@@ -20,6 +21,15 @@ func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin
 	idx, err := s.discoveryIndex(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var approved []string // the server's tools as approved (its highest approved version)
+	if i, ok := idx.byName[serverName]; ok && len(idx.servers[i].versions) > 0 {
+		for _, t := range idx.servers[i].versions[0].entry.Pins.Tools {
+			approved = append(approved, t.Name)
+		}
+	}
+	for _, f := range diffreview.LookalikeNames(approved, tl.Tools) {
+		out = append(out, recorded{Finding: f, Source: SourceSubmission})
 	}
 	cand := diffreview.ServerTools{Server: serverName, Tools: tl.Tools, Instructions: tl.Instructions}
 	for _, f := range idx.shadowIndex().Shadowing(cand) {

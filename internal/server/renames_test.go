@@ -72,3 +72,29 @@ func TestRenamesAndReturningTools(t *testing.T) {
 		t.Fatalf("get_alerts back with another description: state %v, changes %v", res["state"], changes)
 	}
 }
+
+// TestLookalikeToolNameAtSubmission: a new version whose tool name
+// differs from the approved version's only by letter case or look-alike
+// characters gets a high tool.lookalike_name finding naming the approved
+// tool.
+func TestLookalikeToolNameAtSubmission(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+	alice := in.Token(t, "alice", registry.RoleReviewer)
+	tools := func(name string) string {
+		return `{"tools":[{"name":"` + name + `","description":"Reads a file.","inputSchema":{"type":"object"}}]}`
+	}
+	ok(t, "submit 1.0.0", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": serverJSON("io.github.acme/files", "1.0.0"), "tools": tools("read_file")}))
+	ok(t, "approve 1.0.0", call(t, "POST", in.URL+"/v1/servers/io.github.acme/files/versions/1.0.0/approve", alice, map[string]any{"reason": "reviewed"}))
+	v := ok(t, "submit 1.1.0", call(t, "POST", in.URL+"/v1/versions", owner,
+		map[string]any{"serverJson": serverJSON("io.github.acme/files", "1.1.0"), "tools": tools("re\u0430d_file")})).json(t)
+	found := false
+	for _, f := range v["findings"].([]any) {
+		if f := f.(map[string]any); f["kind"] == string(diffreview.KindLookalikeName) && f["severity"] == "high" && f["evidence"] == "read_file" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no look-alike finding on 1.1.0: %v", v["findings"])
+	}
+}
