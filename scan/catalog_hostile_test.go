@@ -76,7 +76,7 @@ func TestCatalogInvalid(t *testing.T) {
 			ErrInvalid, []string{"/prompts/0/arguments/0", "must be an object"}},
 		{"arguments not an array", prompts(`{"prompts":[{"name":"greet","arguments":{}}]}`), greet,
 			ErrInvalid, []string{"/prompts/0/arguments must be an array"}},
-		{"messages not an array", prompts(`{"prompts":[{"name":"greet"}]}`), map[string]string{"greet": `{"messages":null}`},
+		{"messages not an array", prompts(`{"prompts":[{"name":"greet"}]}`), map[string]string{"greet": `{"messages":{"role":"user"}}`},
 			ErrInvalid, []string{`prompts/get of prompt "greet" (read 1 of 2)`, "/messages"}},
 		{"prompts/get fails", prompts(`{"prompts":[{"name":"greet"}]}`), nil, ErrProtocol, []string{`prompts/get of prompt "greet"`, "unknown cursor or name"}},
 		{"resource without a uri", lists{"resources/list": {"": `{"resources":[{"name":"a"}]}`}}, nil, ErrInvalid, []string{"resources/list page 1", `"uri"`, "/resources/0"}},

@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -314,5 +315,19 @@ func TestFirstDifference(t *testing.T) {
 	if !utf8.ValidString(got) || !strings.Contains(got, "at byte 100 ") || !strings.Contains(got, "first read …éé") ||
 		!strings.Contains(got, "Say hello.⟦U+200B⟧") {
 		t.Errorf("evidence %q", got)
+	}
+}
+
+// TestGetPromptNullMessages: a prompts/get result with "messages": null
+// (what the Go SDK writes for a handler that returns none) is read as no
+// messages; without the member, or with another value, it is refused.
+func TestGetPromptNullMessages(t *testing.T) {
+	if got, err := parseGetPrompt([]byte(`{"description":"d","messages":null}`)); err != nil || string(got) != "[]" {
+		t.Errorf("null messages: %s, %v; want []", got, err)
+	}
+	for _, bad := range []string{`{"description":"d"}`, `{"messages":"hi"}`} {
+		if _, err := parseGetPrompt([]byte(bad)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", bad, err)
+		}
 	}
 }

@@ -67,13 +67,17 @@ func (s *session) getPrompt(ctx context.Context, cs *mcp.ClientSession, name str
 }
 
 // parseGetPrompt reads a prompts/get result: "messages" must be an array
-// (kept raw); other members are ignored.
+// (kept raw), or null, read as no messages (the Go SDK writes null for a
+// handler that returns none); other members are ignored.
 func parseGetPrompt(result []byte) (jsontext.Value, error) {
 	ms, err := members(result)
 	if err != nil {
 		return nil, err
 	}
 	msgs, ok := ms["messages"]
+	if ok && msgs.Kind() == 'n' {
+		return jsontext.Value("[]"), nil
+	}
 	if !ok || msgs.Kind() != '[' {
 		return nil, fmt.Errorf("%w: the prompts/get result's \"messages\" must be an array, got %s at /messages", ErrInvalid, kindName(msgs.Kind()))
 	}
