@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -448,7 +449,7 @@ func (g *Gateway) open(ctx context.Context, token, name string, view *View) (*gw
 	g.sessions[s.id] = s
 	g.mu.Unlock()
 	go s.run(g)
-	g.o.Log.Info("gate: session opened", "session", s.id, "server", cmpOr(name, "search mode"), "version", s.entry.Version, "principal", view.Principal)
+	g.o.Log.Info("gate: session opened", "session", s.id, "server", cmp.Or(name, "search mode"), "version", s.entry.Version, "principal", view.Principal)
 	return s, nil
 }
 
@@ -465,13 +466,6 @@ func (g *Gateway) relayOptions(token string, e discovery.Entry, view *View) Opti
 	return o
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func newSessionID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -484,7 +478,7 @@ func (g *Gateway) closeSession(s *gwSession, why string) {
 	delete(g.sessions, s.id)
 	g.mu.Unlock()
 	if s.close() {
-		g.o.Log.Info("gate: session closed", "session", s.id, "server", cmpOr(s.name, "search mode"), "why", why)
+		g.o.Log.Info("gate: session closed", "session", s.id, "server", cmp.Or(s.name, "search mode"), "why", why)
 	}
 }
 

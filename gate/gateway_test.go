@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/gate"
+	"github.com/mcpreg/mcpreg/internal/testkit"
 )
 
 // fakeRemote is an MCP server on the Streamable HTTP transport written by
@@ -121,8 +122,9 @@ type gatewayEnv struct {
 	url    string // the gateway's /servers/{name}/mcp
 	sink   *memSink
 
+	clock *testkit.Clock
+
 	mu        sync.Mutex
-	now       time.Time
 	entry     *discovery.Entry // nil: the view lists nothing
 	registry  error            // what View fails with
 	viewCalls int
@@ -136,7 +138,7 @@ const (
 
 func newGatewayEnv(t *testing.T, approved, served []string) *gatewayEnv {
 	t.Helper()
-	e := &gatewayEnv{t: t, remote: &fakeRemote{tools: served}, sink: &memSink{}, now: fixedNow}
+	e := &gatewayEnv{t: t, remote: &fakeRemote{tools: served}, sink: &memSink{}, clock: testkit.NewClock(fixedNow)}
 	up := httptest.NewServer(e.remote)
 	t.Cleanup(up.Close)
 	en := entry(t, nil, approved...)
@@ -148,7 +150,7 @@ func newGatewayEnv(t *testing.T, approved, served []string) *gatewayEnv {
 			return gate.DialRemote(gate.RemoteOptions{URL: en.Remotes[0].URL})
 		},
 		Receipts: func(string) gate.ReceiptSink { return e.sink },
-		Now:      e.clock,
+		Now:      e.clock.Now,
 		Refresh:  time.Second,
 	})
 	srv := httptest.NewServer(e.gw)
@@ -157,17 +159,7 @@ func newGatewayEnv(t *testing.T, approved, served []string) *gatewayEnv {
 	return e
 }
 
-func (e *gatewayEnv) clock() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.now
-}
-
-func (e *gatewayEnv) advance(d time.Duration) {
-	e.mu.Lock()
-	e.now = e.now.Add(d)
-	e.mu.Unlock()
-}
+func (e *gatewayEnv) advance(d time.Duration) { e.clock.Advance(d) }
 
 func (e *gatewayEnv) view(_ context.Context, token string) (*gate.View, error) {
 	e.mu.Lock()
@@ -179,7 +171,7 @@ func (e *gatewayEnv) view(_ context.Context, token string) (*gate.View, error) {
 	case e.registry != nil:
 		return nil, e.registry
 	}
-	doc := &discovery.Document{Sequence: 9, ExpiresAt: e.now.Add(time.Hour)}
+	doc := &discovery.Document{Sequence: 9, ExpiresAt: e.clock.Now().Add(time.Hour)}
 	if e.entry != nil {
 		doc.Servers = []discovery.Entry{*e.entry}
 	}

@@ -51,7 +51,7 @@ func newSearchEnv(t *testing.T) *searchEnv {
 			return gate.DialRemote(gate.RemoteOptions{URL: en.Remotes[0].URL})
 		},
 		Receipts:   func(string) gate.ReceiptSink { return e.sink },
-		Now:        e.clock,
+		Now:        e.clock.Now,
 		Refresh:    time.Second,
 		SearchMode: true,
 	})

@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,7 +93,7 @@ func NewGatePackages(ctx context.Context, c GatePackagesConfig) (*GatePackages, 
 	default:
 		return nil, fmt.Errorf("--sandbox %q: want bwrap or off", c.Sandbox)
 	}
-	uids, err := sandbox.ParseUIDRange(cmpOr(c.UIDs, DefaultGateUIDRange))
+	uids, err := sandbox.ParseUIDRange(cmp.Or(c.UIDs, DefaultGateUIDRange))
 	if err != nil {
 		return nil, fmt.Errorf("--sandbox-uid-range: %w", err)
 	}
@@ -133,13 +134,6 @@ func gateNPMDir(dir string, cred *syscall.Credential) (string, error) {
 		return "", fmt.Errorf("--npm-dir %s: %w", dir, err)
 	}
 	return dir, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // SandboxErr is why stdio packages are refused, or nil.
