@@ -16,10 +16,14 @@
 // matching, hidden characters are dropped and compatibility forms and ASCII
 // homoglyphs are folded, so "ig\u200bnore" and Cyrillic "іgnore" match.
 // Each finding is a [finding.Finding] with an RFC 6901 pointer into the
-// tool's raw JSON and an excerpt rendered by [Visible]. Findings are
-// evidence, not verdicts; the rules favour precision, and the corpora
-// under testdata/diffreview hold the benign hard negatives that must stay
-// below medium and the published attacks that must be caught.
+// tool's raw JSON and an excerpt rendered by [Visible]. [PoisoningModel]
+// also scans the text of prompts (their arguments and messages included),
+// resources and resource templates, with findings that point into the
+// tools file (/prompts/3/messages/0/content/text) and name the prompt or
+// resource. Findings are evidence, not verdicts; the rules favour
+// precision, and the corpora under testdata/diffreview hold the benign
+// hard negatives that must stay below medium and the published attacks
+// that must be caught.
 //
 // # Shadowing
 //
@@ -35,10 +39,24 @@
 // [Drift] classifies the differences between an approved tools list and a
 // live one into the classes of the README ("Live scanning and drift": description_changed,
 // schema_changed, annotations_changed, title_changed, tool_added,
-// tool_removed, instructions_changed, server_info_changed) and rates each
-// under a [Policy]. It compares the members the pin covers, in canonical
-// (RFC 8785) form, so it agrees with pin.ToolHash: key order never drifts,
-// and icons, _meta and execution are ignored.
+// tool_removed, tool_renamed, instructions_changed, server_info_changed)
+// and rates each under a [Policy]. It compares the members the pin covers,
+// in canonical (RFC 8785) form, so it agrees with pin.ToolHash: key order
+// never drifts, and icons, _meta and execution are ignored. Prompts and
+// resources, which pin v1 does not cover, are ignored too.
+//
+// [Policy.DriftV2] adds what pin v2 covers (docs/pin-spec.md): prompts
+// compared by name (prompt_added, prompt_removed,
+// prompt_description_changed for the description and title,
+// prompt_arguments_changed by argument name, prompt_messages_changed with a
+// word diff of the text the model reads, one "role: text" line a message),
+// resources by uri (resource_added, resource_removed, resource_changed for
+// name, title, description and mimeType) and resource templates by
+// uriTemplate (resource_changed whether added, removed or changed), through
+// the pin v2 projections, so it agrees with prompts_hash and
+// resources_hash: size, annotations, icons and _meta never drift. Prompts
+// are not paired as renames. auth_changed, a changed OAuth authorization
+// server or audience, is rated by the policy but reported by the registry.
 //
 // # Diffs
 //

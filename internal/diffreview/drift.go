@@ -15,26 +15,38 @@ type Change struct {
 	// Severity and Action come from the policy.
 	Severity finding.Severity `json:"severity"`
 	Action   Action           `json:"action"`
-	// Tool names the tool concerned; "" for instructions and serverInfo.
+	// Tool names the tool concerned; "" for instructions, serverInfo,
+	// prompts and resources.
 	Tool string `json:"tool,omitempty"`
-	// Pointer is an RFC 6901 pointer into the tool's raw JSON ("" for a
-	// whole tool), or /instructions, or /serverInfo/… in the initialize
-	// result.
+	// Prompt names the prompt concerned (DriftV2 only).
+	Prompt string `json:"prompt,omitempty"`
+	// Resource is the uri of the resource, or the uriTemplate of the
+	// resource template, concerned (DriftV2 only).
+	Resource string `json:"resource,omitempty"`
+	// Pointer is an RFC 6901 pointer into the raw JSON of the tool, prompt
+	// or resource ("" for a whole one), or /instructions, or /serverInfo/…
+	// in the initialize result.
 	Pointer string `json:"pointer,omitempty"`
 	// Before and After show the values on each side, for reading: the
-	// text of strings, compact canonical JSON of anything else, with hidden
+	// text of strings, compact canonical JSON of anything else, the text
+	// the model reads for prompt messages (see Change.Words), with hidden
 	// characters made visible (see Visible); empty when absent. The exact
 	// values are in the snapshots compared.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
-	// Message says what changed in a sentence.
+	// Message says what changed in a sentence; for prompts and resources
+	// it names the prompt or resource first.
 	Message string `json:"message"`
 	// Riskier marks annotation changes in the dangerous direction.
 	Riskier bool `json:"riskier,omitempty"`
-	// Words is the word diff of a description, title or instructions.
+	// Words is the word diff of a description, title or instructions, or
+	// of the text of a prompt's messages: one line a message, "role: "
+	// first, with placeholders such as [image] for content that is not
+	// text.
 	Words []Segment `json:"words,omitempty"`
-	// Schema is the structural diff of an inputSchema, outputSchema or
-	// serverInfo.
+	// Schema is the structural diff of an inputSchema, outputSchema,
+	// serverInfo, a prompt's arguments or messages; its pointers are
+	// relative to the member compared.
 	Schema []SchemaChange `json:"schema,omitempty"`
 	// Annotations is the member diff of annotations.
 	Annotations []AnnotationChange `json:"annotations,omitempty"`
@@ -53,12 +65,41 @@ func Drift(approved, live *pin.ToolsList, approvedServerInfo, liveServerInfo []b
 // canonical form, so key order, white space and number spelling never
 // drift, and icons, _meta and execution are ignored; a removed and an
 // added tool that read alike are one renamed tool. Instructions compare like the instructions pin: an
-// absent member differs from "". Changes come sorted: instructions and
-// serverInfo first, then by tool, class and pointer.
+// absent member differs from "". Prompts and resources are ignored (pin
+// v1 does not cover them; see DriftV2). Changes come sorted: instructions
+// and serverInfo first, then by tool, class and pointer.
 func (p Policy) Drift(approved, live *pin.ToolsList, approvedServerInfo, liveServerInfo []byte) []Change {
-	cs := instructionsDrift(instructionsOf(approved), instructionsOf(live))
+	return p.rated(driftV1(orEmpty(approved), orEmpty(live), approvedServerInfo, liveServerInfo))
+}
+
+// DriftV2 returns what Drift returns plus the differences of prompts,
+// resources and resource templates, which pin v2 covers, rated under p.
+// Each is compared by name, uri or uriTemplate through the pin v2
+// projection in canonical form: prompts by name, title, description,
+// arguments and messages; resources by name, title, description and
+// mimeType; so member order, white space and number spelling never drift,
+// and size, annotations, icons, _meta and other members are ignored.
+// Prompt arguments are compared by name where every argument is an object
+// with a distinct string name. Changes come sorted: instructions and
+// serverInfo first, then tools, prompts and resources, each by name, uri
+// or uriTemplate, class and pointer.
+func (p Policy) DriftV2(approved, live *pin.ToolsList, approvedServerInfo, liveServerInfo []byte) []Change {
+	a, b := orEmpty(approved), orEmpty(live)
+	cs := driftV1(a, b, approvedServerInfo, liveServerInfo)
+	cs = append(cs, promptsDrift(a.Prompts, b.Prompts)...)
+	cs = append(cs, resourcesDrift(a, b)...)
+	return p.rated(cs)
+}
+
+// driftV1 lists the unrated changes of what pin v1 covers.
+func driftV1(a, b *pin.ToolsList, approvedServerInfo, liveServerInfo []byte) []Change {
+	cs := instructionsDrift(a.Instructions, b.Instructions)
 	cs = append(cs, serverInfoDrift(approvedServerInfo, liveServerInfo)...)
-	cs = append(cs, toolsDrift(toolsOf(approved), toolsOf(live))...)
+	return append(cs, toolsDrift(a.Tools, b.Tools)...)
+}
+
+// rated rates cs under p and sorts them.
+func (p Policy) rated(cs []Change) []Change {
 	for i := range cs {
 		r := p.RuleFor(cs[i])
 		cs[i].Severity, cs[i].Action = r.Severity, r.Action
@@ -67,27 +108,40 @@ func (p Policy) Drift(approved, live *pin.ToolsList, approvedServerInfo, liveSer
 	return cs
 }
 
-// compareChanges orders changes for reviewers.
+// compareChanges orders changes for reviewers: those of the server as a
+// whole, then tools, prompts and resources; each by name (uri), class and
+// pointer.
 func compareChanges(a, b Change) int {
 	return cmp.Or(
+		cmp.Compare(subjectRank(a), subjectRank(b)),
 		cmp.Compare(a.Tool, b.Tool),
+		cmp.Compare(a.Prompt, b.Prompt),
+		cmp.Compare(a.Resource, b.Resource),
 		cmp.Compare(slices.Index(Classes, a.Class), slices.Index(Classes, b.Class)),
 		cmp.Compare(a.Pointer, b.Pointer),
 	)
 }
 
-func instructionsOf(l *pin.ToolsList) *string {
-	if l == nil {
-		return nil
+// subjectRank orders what a change is about, by its class: the server
+// (0), a tool (1), a prompt (2), a resource or resource template (3).
+func subjectRank(c Change) int {
+	switch c.Class {
+	case ClassInstructionsChanged, ClassServerInfoChanged, ClassAuthChanged:
+		return 0
+	case ClassPromptAdded, ClassPromptRemoved, ClassPromptDescriptionChanged, ClassPromptArgumentsChanged, ClassPromptMessagesChanged:
+		return 2
+	case ClassResourceAdded, ClassResourceRemoved, ClassResourceChanged:
+		return 3
 	}
-	return l.Instructions
+	return 1
 }
 
-func toolsOf(l *pin.ToolsList) []pin.Tool {
+// orEmpty returns l, or an empty list for nil.
+func orEmpty(l *pin.ToolsList) *pin.ToolsList {
 	if l == nil {
-		return nil
+		return &pin.ToolsList{}
 	}
-	return l.Tools
+	return l
 }
 
 // instructionsDrift compares server instructions.
@@ -161,8 +215,8 @@ func toolsDrift(a, b []pin.Tool) []Change {
 	return out
 }
 
-// unionNames returns the tool names of both sides, sorted.
-func unionNames(a, b map[string]projection) []string {
+// unionNames returns the keys of both maps, sorted.
+func unionNames[V any](a, b map[string]V) []string {
 	names := make([]string, 0, len(a)+len(b))
 	for n := range a {
 		names = append(names, n)

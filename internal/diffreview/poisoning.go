@@ -20,12 +20,7 @@ import (
 // finding.Sort and holds at most one finding per kind, tool and pointer.
 func Poisoning(tools []pin.Tool, instructions *string) []finding.Finding {
 	s := newScanner(tools)
-	for _, t := range tools {
-		s.tool(t)
-	}
-	if instructions != nil {
-		s.scan("", span{pointer: instructionsPointer, text: *instructions})
-	}
+	s.server(tools, instructions)
 	return s.result()
 }
 
@@ -41,6 +36,16 @@ func newScanner(tools []pin.Tool) *scanner {
 		own[t.Name] = true
 	}
 	return &scanner{own: own}
+}
+
+// server scans the tools and the instructions.
+func (s *scanner) server(tools []pin.Tool, instructions *string) {
+	for _, t := range tools {
+		s.tool(t)
+	}
+	if instructions != nil {
+		s.scan("", span{pointer: instructionsPointer, text: *instructions})
+	}
 }
 
 // tool scans one tool.

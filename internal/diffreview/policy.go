@@ -27,12 +27,40 @@ const (
 	ClassToolRenamed         Class = "tool_renamed"
 	ClassInstructionsChanged Class = "instructions_changed"
 	ClassServerInfoChanged   Class = "server_info_changed"
+
+	// Prompt classes (pin v2). ClassPromptDescriptionChanged covers the
+	// prompt's description and title; ClassPromptArgumentsChanged an
+	// argument added, removed or renamed, its description or title
+	// changed, or required flipped; ClassPromptMessagesChanged the
+	// messages prompts/get returns without arguments. A prompt that
+	// disappears while a similar one appears is removed and added: prompts
+	// are not paired as renames.
+	ClassPromptAdded              Class = "prompt_added"
+	ClassPromptRemoved            Class = "prompt_removed"
+	ClassPromptDescriptionChanged Class = "prompt_description_changed"
+	ClassPromptArgumentsChanged   Class = "prompt_arguments_changed"
+	ClassPromptMessagesChanged    Class = "prompt_messages_changed"
+
+	// Resource classes (pin v2). ClassResourceChanged is a resource whose
+	// name, title, description or mimeType changed, or a resource template
+	// added, removed or changed: templates are capabilities. Plain
+	// resources added or removed are often data (a server may list
+	// per-session resources), hence classes of their own.
+	ClassResourceAdded   Class = "resource_added"
+	ClassResourceRemoved Class = "resource_removed"
+	ClassResourceChanged Class = "resource_changed"
+
+	// ClassAuthChanged is a changed OAuth authorization server or
+	// audience. The registry reports it; Drift and DriftV2 do not.
+	ClassAuthChanged Class = "auth_changed"
 )
 
 // Classes lists every drift class in the order changes are reported.
 var Classes = []Class{
 	ClassInstructionsChanged, ClassServerInfoChanged, ClassToolAdded, ClassToolRemoved, ClassToolRenamed,
 	ClassDescriptionChanged, ClassSchemaChanged, ClassAnnotationsChanged, ClassTitleChanged,
+	ClassPromptAdded, ClassPromptRemoved, ClassPromptDescriptionChanged, ClassPromptArgumentsChanged, ClassPromptMessagesChanged,
+	ClassResourceAdded, ClassResourceRemoved, ClassResourceChanged, ClassAuthChanged,
 }
 
 // ErrUnknownClass is matched by the error of ParseClass.
@@ -78,9 +106,12 @@ type Policy struct {
 
 // DefaultPolicy returns the registry's default drift policy. Anything the
 // model reads as an instruction or a capability (descriptions, schemas,
-// new tools, instructions) and annotations turning riskier quarantine at
-// high severity; the rest warns: other annotation changes and removed
-// tools at medium, titles at low, serverInfo (a version bump) at info.
+// new tools, instructions, new prompts and any change of a prompt's text
+// or arguments, changed resources and resource templates, a changed
+// authorization server or audience) and annotations turning riskier
+// quarantine at high severity; the rest warns: other annotation changes,
+// removed tools and removed prompts at medium, titles and resources added
+// or removed (often data) at low, serverInfo (a version bump) at info.
 func DefaultPolicy() Policy {
 	return Policy{
 		Classes: map[Class]Rule{
@@ -93,6 +124,16 @@ func DefaultPolicy() Policy {
 			ClassToolRemoved:         {finding.Medium, ActionWarn},
 			ClassTitleChanged:        {finding.Low, ActionWarn},
 			ClassServerInfoChanged:   {finding.Info, ActionWarn},
+
+			ClassPromptAdded:              {finding.High, ActionQuarantine},
+			ClassPromptDescriptionChanged: {finding.High, ActionQuarantine},
+			ClassPromptArgumentsChanged:   {finding.High, ActionQuarantine},
+			ClassPromptMessagesChanged:    {finding.High, ActionQuarantine},
+			ClassPromptRemoved:            {finding.Medium, ActionWarn},
+			ClassResourceChanged:          {finding.High, ActionQuarantine},
+			ClassResourceAdded:            {finding.Low, ActionWarn},
+			ClassResourceRemoved:          {finding.Low, ActionWarn},
+			ClassAuthChanged:              {finding.High, ActionQuarantine},
 		},
 		RiskierAnnotations: Rule{finding.High, ActionQuarantine},
 	}

@@ -11,9 +11,10 @@ import (
 
 // span is one piece of model-visible text of a tool or server.
 type span struct {
-	pointer string // RFC 6901, into the tool's raw JSON or "/instructions"
+	pointer string // RFC 6901, into the tool's raw JSON, "/instructions", or into the model file
 	text    string
 	name    bool // text is an object member name (a property name, a keyword)
+	locator bool // text is a uri or uriTemplate: checked for hidden characters only
 }
 
 // instructionsPointer is where findings about server instructions point.
