@@ -121,6 +121,20 @@ func (c *Client) Transition(ctx context.Context, action Action, name, version, r
 	return out, c.call(ctx, http.MethodPost, p+"/"+string(action), nil, body, out)
 }
 
+// Repin moves a version pinned under mcpreg-pin-v1 to mcpreg-pin-v2, with
+// the prompts and resources of its latest scan. A reason is required.
+func (c *Client) Repin(ctx context.Context, name, version, reason string) (*mcpregv1.Version, error) {
+	if reason == "" {
+		return nil, fmt.Errorf("%w: a reason is required to re-pin a version", ErrInvalid)
+	}
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.Version{}
+	return out, c.call(ctx, http.MethodPost, p+"/repin", nil, &mcpregv1.RepinVersionRequest{Reason: reason}, out)
+}
+
 // GetServerPolicy returns what a server's versions must satisfy.
 func (c *Client) GetServerPolicy(ctx context.Context, name string) (*mcpregv1.ServerPolicy, error) {
 	p, err := serverPath(name)

@@ -89,7 +89,10 @@ type Remote struct {
 	URL  string `json:"url"`
 }
 
-// Pins are the mcpreg-pin-v1 hashes the server must still match.
+// Pins are the hashes the server must still match. SpecVersion names the
+// pin specification they follow: mcpreg-pin-v1 (tools, schemas,
+// instructions, contract) or mcpreg-pin-v2, which adds PromptsHash and
+// ResourcesHash (empty under v1). Hosts compare prompts only under v2.
 type Pins struct {
 	SpecVersion        string    `json:"specVersion"`
 	Revision           int       `json:"revision"`
@@ -97,6 +100,8 @@ type Pins struct {
 	SchemaHash         string    `json:"schemaHash"`
 	InstructionsHash   string    `json:"instructionsHash"`
 	ContractHash       string    `json:"contractHash"`
+	PromptsHash        string    `json:"promptsHash,omitempty"`
+	ResourcesHash      string    `json:"resourcesHash,omitempty"`
 	Tools              []ToolPin `json:"tools"`
 }
 

@@ -31,8 +31,9 @@ type ToolComparison struct {
 // Comparison is a local comparison of a tools list with an entry's pins.
 type Comparison struct {
 	// Match is true only when every tool matches, none was added or
-	// removed, the tool definition hash is the pinned one and, when the
-	// entry pins instructions, so is the instructions hash.
+	// removed, the tool definition hash is the pinned one, when the
+	// entry pins instructions so is the instructions hash and, under
+	// mcpreg-pin-v2, so is the prompts hash.
 	Match bool `json:"match"`
 	// Tools are every pinned or served tool, by name.
 	Tools []ToolComparison `json:"tools"`
@@ -40,26 +41,39 @@ type Comparison struct {
 	// pinned, see Problem).
 	ToolDefinitionHash  string `json:"toolDefinitionHash,omitempty"`
 	InstructionsChanged bool   `json:"instructionsChanged,omitempty"`
+	// PromptsChanged is set when the entry is pinned under mcpreg-pin-v2
+	// and the served prompts (with the messages of those that take no
+	// required argument) do not hash to its promptsHash.
+	PromptsChanged bool `json:"promptsChanged,omitempty"`
 	// Problem says why the served list could not be pinned.
 	Problem string `json:"problem,omitempty"`
 }
 
 // Compare checks tools against e's pins, per tool, without the network.
-// A nil tools list compares as an empty one.
+// A nil tools list compares as an empty one. Under mcpreg-pin-v2 the
+// prompts of tools are compared too (resources are data a host does not
+// pin); pass what the server listed (scan.Snapshot.ModelList).
 func Compare(e discovery.Entry, tools *pin.ToolsList) Comparison {
 	if tools == nil {
 		tools = &pin.ToolsList{}
 	}
 	out := Comparison{Tools: compareTools(e.Pins.Tools, tools.Tools)}
-	pins, err := pin.Compute(tools)
+	var pins pin.PinsV2
+	var err error
+	if e.Pins.SpecVersion == pin.SpecVersionV2 {
+		pins, err = pin.ComputeV2(tools)
+	} else {
+		pins.Pins, err = pin.Compute(tools)
+	}
 	if err != nil {
 		out.Problem = err.Error()
 		return out
 	}
 	out.ToolDefinitionHash = pins.ToolDefinitionHash
 	out.InstructionsChanged = e.Pins.InstructionsHash != "" && pins.InstructionsHash != e.Pins.InstructionsHash
+	out.PromptsChanged = e.Pins.SpecVersion == pin.SpecVersionV2 && pins.PromptsHash != e.Pins.PromptsHash
 	out.Match = e.Pins.ToolDefinitionHash != "" && pins.ToolDefinitionHash == e.Pins.ToolDefinitionHash &&
-		!out.InstructionsChanged && out.count(ToolMatch) == len(out.Tools)
+		!out.InstructionsChanged && !out.PromptsChanged && out.count(ToolMatch) == len(out.Tools)
 	return out
 }
 
@@ -121,6 +135,9 @@ func (c Comparison) Summary() string {
 	}
 	if c.InstructionsChanged {
 		parts = append(parts, "instructions changed")
+	}
+	if c.PromptsChanged {
+		parts = append(parts, "prompts changed")
 	}
 	if len(parts) == 0 && !c.Match {
 		parts = append(parts, "tool definition hash differs")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/discovery"
+	"github.com/mcpreg/mcpreg/pin"
 	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 	"github.com/mcpreg/mcpreg/scan"
 )
@@ -83,13 +84,21 @@ func (c *Client) Gate(ctx context.Context, e discovery.Entry, snap *scan.Snapsho
 	if snap == nil || snap.Tools == nil {
 		return Decision{Verdict: Block, Reason: "no tools were read from the server"}
 	}
-	cmp := Compare(e, snap.Tools)
+	served, err := snap.ModelList()
+	if err != nil {
+		return Decision{Verdict: Block, Reason: "what the server listed cannot be read: " + err.Error()}
+	}
+	cmp := Compare(e, served)
 	d := Decision{Comparison: cmp, Tools: toolDecisions(cmp, nil), ToolDefinitionHash: cmp.ToolDefinitionHash}
 	if cmp.Match {
 		d.Verdict, d.Reason = Allow, "every tool matches the pins"
 		return d
 	}
-	resp, err := c.Check(ctx, e.Name, e.Version, snap.ToolsFile, snap.InitializeResult)
+	observed := snap.ToolsFile
+	if e.Pins.SpecVersion == pin.SpecVersionV2 { // the registry compares prompts too
+		observed = snap.ModelFile()
+	}
+	resp, err := c.Check(ctx, e.Name, e.Version, observed, snap.InitializeResult)
 	if err != nil {
 		d.Verdict, d.Reason = Block, fmt.Sprintf("%s; the registry's check failed: %v", cmp.Summary(), err)
 		return d
@@ -160,6 +169,10 @@ func pinned(v Verdict, reason string, cmp Comparison, tools []ToolDecision) (Ver
 		return Block, reason + "; blocked: the served tools cannot be pinned"
 	case cmp.InstructionsChanged:
 		return Block, reason + "; blocked: the instructions differ from the signed pins"
+	case cmp.PromptsChanged:
+		// Prompts are pinned as one hash: which prompt moved is not
+		// known here, so none is trusted.
+		return Block, reason + "; blocked: the prompts differ from the signed pins"
 	}
 	var blocked []string
 	served := 0

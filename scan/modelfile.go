@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpreg/mcpreg/pin"
 )
@@ -72,4 +73,28 @@ func modelDocument(tools []pin.Tool, instructions []byte, extra ...rawMember) []
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// ModelList returns what a model is shown as a tools list: the tools and
+// instructions of Tools with the prompts, resources and resource
+// templates read from their raw bytes, for pin.ComputeV2 and the drift
+// comparison. The scan already bounded what it read, so the pin reader's
+// limits are sized to the document.
+func (snap *Snapshot) ModelList() (*pin.ToolsList, error) {
+	if snap.Tools == nil {
+		return nil, errors.New("scan: the snapshot holds no tools")
+	}
+	l := *snap.Tools
+	if len(snap.Prompts)+len(snap.Resources)+len(snap.ResourceTemplates) == 0 {
+		return &l, nil
+	}
+	doc := modelDocument(nil, nil, rawMember{"prompts", snap.Prompts}, rawMember{"resources", snap.Resources},
+		rawMember{"resourceTemplates", snap.ResourceTemplates})
+	n := max(len(snap.Prompts), len(snap.Resources), len(snap.ResourceTemplates))
+	extra, err := pin.ParseToolsList(doc, pin.Limits{MaxBytes: len(doc), MaxDepth: pin.DefaultLimits().MaxDepth, MaxTools: n})
+	if err != nil {
+		return nil, err
+	}
+	l.Prompts, l.Resources, l.ResourceTemplates = extra.Prompts, extra.Resources, extra.ResourceTemplates
+	return &l, nil
 }

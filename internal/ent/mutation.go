@@ -7985,6 +7985,8 @@ type PinRevisionMutation struct {
 	schema_hash          *string
 	instructions_hash    *string
 	contract_hash        *string
+	prompts_hash         *string
+	resources_hash       *string
 	tools                *[]schema.ToolPinRecord
 	appendtools          []schema.ToolPinRecord
 	created_by           *string
@@ -8424,6 +8426,78 @@ func (m *PinRevisionMutation) ResetContractHash() {
 	m.contract_hash = nil
 }
 
+// SetPromptsHash sets the "prompts_hash" field.
+func (m *PinRevisionMutation) SetPromptsHash(s string) {
+	m.prompts_hash = &s
+}
+
+// PromptsHash returns the value of the "prompts_hash" field in the mutation.
+func (m *PinRevisionMutation) PromptsHash() (r string, exists bool) {
+	v := m.prompts_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPromptsHash returns the old "prompts_hash" field's value of the PinRevision entity.
+// If the PinRevision object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PinRevisionMutation) OldPromptsHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPromptsHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPromptsHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPromptsHash: %w", err)
+	}
+	return oldValue.PromptsHash, nil
+}
+
+// ResetPromptsHash resets all changes to the "prompts_hash" field.
+func (m *PinRevisionMutation) ResetPromptsHash() {
+	m.prompts_hash = nil
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (m *PinRevisionMutation) SetResourcesHash(s string) {
+	m.resources_hash = &s
+}
+
+// ResourcesHash returns the value of the "resources_hash" field in the mutation.
+func (m *PinRevisionMutation) ResourcesHash() (r string, exists bool) {
+	v := m.resources_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResourcesHash returns the old "resources_hash" field's value of the PinRevision entity.
+// If the PinRevision object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PinRevisionMutation) OldResourcesHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResourcesHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResourcesHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResourcesHash: %w", err)
+	}
+	return oldValue.ResourcesHash, nil
+}
+
+// ResetResourcesHash resets all changes to the "resources_hash" field.
+func (m *PinRevisionMutation) ResetResourcesHash() {
+	m.resources_hash = nil
+}
+
 // SetTools sets the "tools" field.
 func (m *PinRevisionMutation) SetTools(spr []schema.ToolPinRecord) {
 	m.tools = &spr
@@ -8644,7 +8718,7 @@ func (m *PinRevisionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PinRevisionMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 14)
 	if m.version != nil {
 		fields = append(fields, pinrevision.FieldVersionID)
 	}
@@ -8668,6 +8742,12 @@ func (m *PinRevisionMutation) Fields() []string {
 	}
 	if m.contract_hash != nil {
 		fields = append(fields, pinrevision.FieldContractHash)
+	}
+	if m.prompts_hash != nil {
+		fields = append(fields, pinrevision.FieldPromptsHash)
+	}
+	if m.resources_hash != nil {
+		fields = append(fields, pinrevision.FieldResourcesHash)
 	}
 	if m.tools != nil {
 		fields = append(fields, pinrevision.FieldTools)
@@ -8705,6 +8785,10 @@ func (m *PinRevisionMutation) Field(name string) (ent.Value, bool) {
 		return m.InstructionsHash()
 	case pinrevision.FieldContractHash:
 		return m.ContractHash()
+	case pinrevision.FieldPromptsHash:
+		return m.PromptsHash()
+	case pinrevision.FieldResourcesHash:
+		return m.ResourcesHash()
 	case pinrevision.FieldTools:
 		return m.Tools()
 	case pinrevision.FieldCreatedBy:
@@ -8738,6 +8822,10 @@ func (m *PinRevisionMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldInstructionsHash(ctx)
 	case pinrevision.FieldContractHash:
 		return m.OldContractHash(ctx)
+	case pinrevision.FieldPromptsHash:
+		return m.OldPromptsHash(ctx)
+	case pinrevision.FieldResourcesHash:
+		return m.OldResourcesHash(ctx)
 	case pinrevision.FieldTools:
 		return m.OldTools(ctx)
 	case pinrevision.FieldCreatedBy:
@@ -8810,6 +8898,20 @@ func (m *PinRevisionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetContractHash(v)
+		return nil
+	case pinrevision.FieldPromptsHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPromptsHash(v)
+		return nil
+	case pinrevision.FieldResourcesHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResourcesHash(v)
 		return nil
 	case pinrevision.FieldTools:
 		v, ok := value.([]schema.ToolPinRecord)
@@ -8938,6 +9040,12 @@ func (m *PinRevisionMutation) ResetField(name string) error {
 		return nil
 	case pinrevision.FieldContractHash:
 		m.ResetContractHash()
+		return nil
+	case pinrevision.FieldPromptsHash:
+		m.ResetPromptsHash()
+		return nil
+	case pinrevision.FieldResourcesHash:
+		m.ResetResourcesHash()
 		return nil
 	case pinrevision.FieldTools:
 		m.ResetTools()
@@ -11865,6 +11973,8 @@ type ScanMutation struct {
 	tool_definition_hash    *string
 	schema_hash             *string
 	instructions_hash       *string
+	prompts_hash            *string
+	resources_hash          *string
 	tools_file              *[]byte
 	initialize_result       *[]byte
 	drift_event_id          *int
@@ -12425,6 +12535,78 @@ func (m *ScanMutation) ResetInstructionsHash() {
 	m.instructions_hash = nil
 }
 
+// SetPromptsHash sets the "prompts_hash" field.
+func (m *ScanMutation) SetPromptsHash(s string) {
+	m.prompts_hash = &s
+}
+
+// PromptsHash returns the value of the "prompts_hash" field in the mutation.
+func (m *ScanMutation) PromptsHash() (r string, exists bool) {
+	v := m.prompts_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPromptsHash returns the old "prompts_hash" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldPromptsHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPromptsHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPromptsHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPromptsHash: %w", err)
+	}
+	return oldValue.PromptsHash, nil
+}
+
+// ResetPromptsHash resets all changes to the "prompts_hash" field.
+func (m *ScanMutation) ResetPromptsHash() {
+	m.prompts_hash = nil
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (m *ScanMutation) SetResourcesHash(s string) {
+	m.resources_hash = &s
+}
+
+// ResourcesHash returns the value of the "resources_hash" field in the mutation.
+func (m *ScanMutation) ResourcesHash() (r string, exists bool) {
+	v := m.resources_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResourcesHash returns the old "resources_hash" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldResourcesHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResourcesHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResourcesHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResourcesHash: %w", err)
+	}
+	return oldValue.ResourcesHash, nil
+}
+
+// ResetResourcesHash resets all changes to the "resources_hash" field.
+func (m *ScanMutation) ResetResourcesHash() {
+	m.resources_hash = nil
+}
+
 // SetToolsFile sets the "tools_file" field.
 func (m *ScanMutation) SetToolsFile(b []byte) {
 	m.tools_file = &b
@@ -12840,7 +13022,7 @@ func (m *ScanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 21)
 	if m.version != nil {
 		fields = append(fields, scan.FieldVersionID)
 	}
@@ -12876,6 +13058,12 @@ func (m *ScanMutation) Fields() []string {
 	}
 	if m.instructions_hash != nil {
 		fields = append(fields, scan.FieldInstructionsHash)
+	}
+	if m.prompts_hash != nil {
+		fields = append(fields, scan.FieldPromptsHash)
+	}
+	if m.resources_hash != nil {
+		fields = append(fields, scan.FieldResourcesHash)
 	}
 	if m.tools_file != nil {
 		fields = append(fields, scan.FieldToolsFile)
@@ -12930,6 +13118,10 @@ func (m *ScanMutation) Field(name string) (ent.Value, bool) {
 		return m.SchemaHash()
 	case scan.FieldInstructionsHash:
 		return m.InstructionsHash()
+	case scan.FieldPromptsHash:
+		return m.PromptsHash()
+	case scan.FieldResourcesHash:
+		return m.ResourcesHash()
 	case scan.FieldToolsFile:
 		return m.ToolsFile()
 	case scan.FieldInitializeResult:
@@ -12977,6 +13169,10 @@ func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldSchemaHash(ctx)
 	case scan.FieldInstructionsHash:
 		return m.OldInstructionsHash(ctx)
+	case scan.FieldPromptsHash:
+		return m.OldPromptsHash(ctx)
+	case scan.FieldResourcesHash:
+		return m.OldResourcesHash(ctx)
 	case scan.FieldToolsFile:
 		return m.OldToolsFile(ctx)
 	case scan.FieldInitializeResult:
@@ -13083,6 +13279,20 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetInstructionsHash(v)
+		return nil
+	case scan.FieldPromptsHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPromptsHash(v)
+		return nil
+	case scan.FieldResourcesHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResourcesHash(v)
 		return nil
 	case scan.FieldToolsFile:
 		v, ok := value.([]byte)
@@ -13271,6 +13481,12 @@ func (m *ScanMutation) ResetField(name string) error {
 		return nil
 	case scan.FieldInstructionsHash:
 		m.ResetInstructionsHash()
+		return nil
+	case scan.FieldPromptsHash:
+		m.ResetPromptsHash()
+		return nil
+	case scan.FieldResourcesHash:
+		m.ResetResourcesHash()
 		return nil
 	case scan.FieldToolsFile:
 		m.ResetToolsFile()
@@ -17358,23 +17574,26 @@ func (m *ToolMutation) ResetEdge(name string) error {
 // ToolSnapshotMutation represents an operation that mutates the ToolSnapshot nodes in the graph.
 type ToolSnapshotMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int
-	source           *string
-	protocol_version *string
-	server_info      *[]byte
-	instructions     *string
-	created_at       *time.Time
-	clearedFields    map[string]struct{}
-	version          *int
-	clearedversion   bool
-	tools            map[int]struct{}
-	removedtools     map[int]struct{}
-	clearedtools     bool
-	done             bool
-	oldValue         func(context.Context) (*ToolSnapshot, error)
-	predicates       []predicate.ToolSnapshot
+	op                 Op
+	typ                string
+	id                 *int
+	source             *string
+	protocol_version   *string
+	server_info        *[]byte
+	instructions       *string
+	prompts            *[]byte
+	resources          *[]byte
+	resource_templates *[]byte
+	created_at         *time.Time
+	clearedFields      map[string]struct{}
+	version            *int
+	clearedversion     bool
+	tools              map[int]struct{}
+	removedtools       map[int]struct{}
+	clearedtools       bool
+	done               bool
+	oldValue           func(context.Context) (*ToolSnapshot, error)
+	predicates         []predicate.ToolSnapshot
 }
 
 var _ ent.Mutation = (*ToolSnapshotMutation)(nil)
@@ -17681,6 +17900,153 @@ func (m *ToolSnapshotMutation) ResetInstructions() {
 	delete(m.clearedFields, toolsnapshot.FieldInstructions)
 }
 
+// SetPrompts sets the "prompts" field.
+func (m *ToolSnapshotMutation) SetPrompts(b []byte) {
+	m.prompts = &b
+}
+
+// Prompts returns the value of the "prompts" field in the mutation.
+func (m *ToolSnapshotMutation) Prompts() (r []byte, exists bool) {
+	v := m.prompts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrompts returns the old "prompts" field's value of the ToolSnapshot entity.
+// If the ToolSnapshot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ToolSnapshotMutation) OldPrompts(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrompts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrompts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrompts: %w", err)
+	}
+	return oldValue.Prompts, nil
+}
+
+// ClearPrompts clears the value of the "prompts" field.
+func (m *ToolSnapshotMutation) ClearPrompts() {
+	m.prompts = nil
+	m.clearedFields[toolsnapshot.FieldPrompts] = struct{}{}
+}
+
+// PromptsCleared returns if the "prompts" field was cleared in this mutation.
+func (m *ToolSnapshotMutation) PromptsCleared() bool {
+	_, ok := m.clearedFields[toolsnapshot.FieldPrompts]
+	return ok
+}
+
+// ResetPrompts resets all changes to the "prompts" field.
+func (m *ToolSnapshotMutation) ResetPrompts() {
+	m.prompts = nil
+	delete(m.clearedFields, toolsnapshot.FieldPrompts)
+}
+
+// SetResources sets the "resources" field.
+func (m *ToolSnapshotMutation) SetResources(b []byte) {
+	m.resources = &b
+}
+
+// Resources returns the value of the "resources" field in the mutation.
+func (m *ToolSnapshotMutation) Resources() (r []byte, exists bool) {
+	v := m.resources
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResources returns the old "resources" field's value of the ToolSnapshot entity.
+// If the ToolSnapshot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ToolSnapshotMutation) OldResources(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResources is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResources requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResources: %w", err)
+	}
+	return oldValue.Resources, nil
+}
+
+// ClearResources clears the value of the "resources" field.
+func (m *ToolSnapshotMutation) ClearResources() {
+	m.resources = nil
+	m.clearedFields[toolsnapshot.FieldResources] = struct{}{}
+}
+
+// ResourcesCleared returns if the "resources" field was cleared in this mutation.
+func (m *ToolSnapshotMutation) ResourcesCleared() bool {
+	_, ok := m.clearedFields[toolsnapshot.FieldResources]
+	return ok
+}
+
+// ResetResources resets all changes to the "resources" field.
+func (m *ToolSnapshotMutation) ResetResources() {
+	m.resources = nil
+	delete(m.clearedFields, toolsnapshot.FieldResources)
+}
+
+// SetResourceTemplates sets the "resource_templates" field.
+func (m *ToolSnapshotMutation) SetResourceTemplates(b []byte) {
+	m.resource_templates = &b
+}
+
+// ResourceTemplates returns the value of the "resource_templates" field in the mutation.
+func (m *ToolSnapshotMutation) ResourceTemplates() (r []byte, exists bool) {
+	v := m.resource_templates
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResourceTemplates returns the old "resource_templates" field's value of the ToolSnapshot entity.
+// If the ToolSnapshot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ToolSnapshotMutation) OldResourceTemplates(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResourceTemplates is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResourceTemplates requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResourceTemplates: %w", err)
+	}
+	return oldValue.ResourceTemplates, nil
+}
+
+// ClearResourceTemplates clears the value of the "resource_templates" field.
+func (m *ToolSnapshotMutation) ClearResourceTemplates() {
+	m.resource_templates = nil
+	m.clearedFields[toolsnapshot.FieldResourceTemplates] = struct{}{}
+}
+
+// ResourceTemplatesCleared returns if the "resource_templates" field was cleared in this mutation.
+func (m *ToolSnapshotMutation) ResourceTemplatesCleared() bool {
+	_, ok := m.clearedFields[toolsnapshot.FieldResourceTemplates]
+	return ok
+}
+
+// ResetResourceTemplates resets all changes to the "resource_templates" field.
+func (m *ToolSnapshotMutation) ResetResourceTemplates() {
+	m.resource_templates = nil
+	delete(m.clearedFields, toolsnapshot.FieldResourceTemplates)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *ToolSnapshotMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -17832,7 +18198,7 @@ func (m *ToolSnapshotMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ToolSnapshotMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 9)
 	if m.version != nil {
 		fields = append(fields, toolsnapshot.FieldVersionID)
 	}
@@ -17847,6 +18213,15 @@ func (m *ToolSnapshotMutation) Fields() []string {
 	}
 	if m.instructions != nil {
 		fields = append(fields, toolsnapshot.FieldInstructions)
+	}
+	if m.prompts != nil {
+		fields = append(fields, toolsnapshot.FieldPrompts)
+	}
+	if m.resources != nil {
+		fields = append(fields, toolsnapshot.FieldResources)
+	}
+	if m.resource_templates != nil {
+		fields = append(fields, toolsnapshot.FieldResourceTemplates)
 	}
 	if m.created_at != nil {
 		fields = append(fields, toolsnapshot.FieldCreatedAt)
@@ -17869,6 +18244,12 @@ func (m *ToolSnapshotMutation) Field(name string) (ent.Value, bool) {
 		return m.ServerInfo()
 	case toolsnapshot.FieldInstructions:
 		return m.Instructions()
+	case toolsnapshot.FieldPrompts:
+		return m.Prompts()
+	case toolsnapshot.FieldResources:
+		return m.Resources()
+	case toolsnapshot.FieldResourceTemplates:
+		return m.ResourceTemplates()
 	case toolsnapshot.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -17890,6 +18271,12 @@ func (m *ToolSnapshotMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldServerInfo(ctx)
 	case toolsnapshot.FieldInstructions:
 		return m.OldInstructions(ctx)
+	case toolsnapshot.FieldPrompts:
+		return m.OldPrompts(ctx)
+	case toolsnapshot.FieldResources:
+		return m.OldResources(ctx)
+	case toolsnapshot.FieldResourceTemplates:
+		return m.OldResourceTemplates(ctx)
 	case toolsnapshot.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -17935,6 +18322,27 @@ func (m *ToolSnapshotMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetInstructions(v)
+		return nil
+	case toolsnapshot.FieldPrompts:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrompts(v)
+		return nil
+	case toolsnapshot.FieldResources:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResources(v)
+		return nil
+	case toolsnapshot.FieldResourceTemplates:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResourceTemplates(v)
 		return nil
 	case toolsnapshot.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -17982,6 +18390,15 @@ func (m *ToolSnapshotMutation) ClearedFields() []string {
 	if m.FieldCleared(toolsnapshot.FieldInstructions) {
 		fields = append(fields, toolsnapshot.FieldInstructions)
 	}
+	if m.FieldCleared(toolsnapshot.FieldPrompts) {
+		fields = append(fields, toolsnapshot.FieldPrompts)
+	}
+	if m.FieldCleared(toolsnapshot.FieldResources) {
+		fields = append(fields, toolsnapshot.FieldResources)
+	}
+	if m.FieldCleared(toolsnapshot.FieldResourceTemplates) {
+		fields = append(fields, toolsnapshot.FieldResourceTemplates)
+	}
 	return fields
 }
 
@@ -18001,6 +18418,15 @@ func (m *ToolSnapshotMutation) ClearField(name string) error {
 		return nil
 	case toolsnapshot.FieldInstructions:
 		m.ClearInstructions()
+		return nil
+	case toolsnapshot.FieldPrompts:
+		m.ClearPrompts()
+		return nil
+	case toolsnapshot.FieldResources:
+		m.ClearResources()
+		return nil
+	case toolsnapshot.FieldResourceTemplates:
+		m.ClearResourceTemplates()
 		return nil
 	}
 	return fmt.Errorf("unknown ToolSnapshot nullable field %s", name)
@@ -18024,6 +18450,15 @@ func (m *ToolSnapshotMutation) ResetField(name string) error {
 		return nil
 	case toolsnapshot.FieldInstructions:
 		m.ResetInstructions()
+		return nil
+	case toolsnapshot.FieldPrompts:
+		m.ResetPrompts()
+		return nil
+	case toolsnapshot.FieldResources:
+		m.ResetResources()
+		return nil
+	case toolsnapshot.FieldResourceTemplates:
+		m.ResetResourceTemplates()
 		return nil
 	case toolsnapshot.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -36,6 +36,10 @@ type PinRevision struct {
 	InstructionsHash string `json:"instructions_hash,omitempty"`
 	// ContractHash holds the value of the "contract_hash" field.
 	ContractHash string `json:"contract_hash,omitempty"`
+	// PromptsHash holds the value of the "prompts_hash" field.
+	PromptsHash string `json:"prompts_hash,omitempty"`
+	// ResourcesHash holds the value of the "resources_hash" field.
+	ResourcesHash string `json:"resources_hash,omitempty"`
 	// Tools holds the value of the "tools" field.
 	Tools []schema.ToolPinRecord `json:"tools,omitempty"`
 	// CreatedBy holds the value of the "created_by" field.
@@ -79,7 +83,7 @@ func (*PinRevision) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case pinrevision.FieldID, pinrevision.FieldVersionID, pinrevision.FieldRevision, pinrevision.FieldSnapshotID:
 			values[i] = new(sql.NullInt64)
-		case pinrevision.FieldSpecVersion, pinrevision.FieldToolDefinitionHash, pinrevision.FieldSchemaHash, pinrevision.FieldInstructionsHash, pinrevision.FieldContractHash, pinrevision.FieldCreatedBy, pinrevision.FieldReason:
+		case pinrevision.FieldSpecVersion, pinrevision.FieldToolDefinitionHash, pinrevision.FieldSchemaHash, pinrevision.FieldInstructionsHash, pinrevision.FieldContractHash, pinrevision.FieldPromptsHash, pinrevision.FieldResourcesHash, pinrevision.FieldCreatedBy, pinrevision.FieldReason:
 			values[i] = new(sql.NullString)
 		case pinrevision.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -151,6 +155,18 @@ func (_m *PinRevision) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field contract_hash", values[i])
 			} else if value.Valid {
 				_m.ContractHash = value.String
+			}
+		case pinrevision.FieldPromptsHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field prompts_hash", values[i])
+			} else if value.Valid {
+				_m.PromptsHash = value.String
+			}
+		case pinrevision.FieldResourcesHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field resources_hash", values[i])
+			} else if value.Valid {
+				_m.ResourcesHash = value.String
 			}
 		case pinrevision.FieldTools:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -242,6 +258,12 @@ func (_m *PinRevision) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("contract_hash=")
 	builder.WriteString(_m.ContractHash)
+	builder.WriteString(", ")
+	builder.WriteString("prompts_hash=")
+	builder.WriteString(_m.PromptsHash)
+	builder.WriteString(", ")
+	builder.WriteString("resources_hash=")
+	builder.WriteString(_m.ResourcesHash)
 	builder.WriteString(", ")
 	builder.WriteString("tools=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Tools))

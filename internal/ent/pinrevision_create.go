@@ -80,6 +80,34 @@ func (_c *PinRevisionCreate) SetNillableContractHash(v *string) *PinRevisionCrea
 	return _c
 }
 
+// SetPromptsHash sets the "prompts_hash" field.
+func (_c *PinRevisionCreate) SetPromptsHash(v string) *PinRevisionCreate {
+	_c.mutation.SetPromptsHash(v)
+	return _c
+}
+
+// SetNillablePromptsHash sets the "prompts_hash" field if the given value is not nil.
+func (_c *PinRevisionCreate) SetNillablePromptsHash(v *string) *PinRevisionCreate {
+	if v != nil {
+		_c.SetPromptsHash(*v)
+	}
+	return _c
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (_c *PinRevisionCreate) SetResourcesHash(v string) *PinRevisionCreate {
+	_c.mutation.SetResourcesHash(v)
+	return _c
+}
+
+// SetNillableResourcesHash sets the "resources_hash" field if the given value is not nil.
+func (_c *PinRevisionCreate) SetNillableResourcesHash(v *string) *PinRevisionCreate {
+	if v != nil {
+		_c.SetResourcesHash(*v)
+	}
+	return _c
+}
+
 // SetTools sets the "tools" field.
 func (_c *PinRevisionCreate) SetTools(v []schema.ToolPinRecord) *PinRevisionCreate {
 	_c.mutation.SetTools(v)
@@ -164,6 +192,14 @@ func (_c *PinRevisionCreate) defaults() {
 		v := pinrevision.DefaultContractHash
 		_c.mutation.SetContractHash(v)
 	}
+	if _, ok := _c.mutation.PromptsHash(); !ok {
+		v := pinrevision.DefaultPromptsHash
+		_c.mutation.SetPromptsHash(v)
+	}
+	if _, ok := _c.mutation.ResourcesHash(); !ok {
+		v := pinrevision.DefaultResourcesHash
+		_c.mutation.SetResourcesHash(v)
+	}
 	if _, ok := _c.mutation.Reason(); !ok {
 		v := pinrevision.DefaultReason
 		_c.mutation.SetReason(v)
@@ -204,6 +240,12 @@ func (_c *PinRevisionCreate) check() error {
 	}
 	if _, ok := _c.mutation.ContractHash(); !ok {
 		return &ValidationError{Name: "contract_hash", err: errors.New(`ent: missing required field "PinRevision.contract_hash"`)}
+	}
+	if _, ok := _c.mutation.PromptsHash(); !ok {
+		return &ValidationError{Name: "prompts_hash", err: errors.New(`ent: missing required field "PinRevision.prompts_hash"`)}
+	}
+	if _, ok := _c.mutation.ResourcesHash(); !ok {
+		return &ValidationError{Name: "resources_hash", err: errors.New(`ent: missing required field "PinRevision.resources_hash"`)}
 	}
 	if _, ok := _c.mutation.Tools(); !ok {
 		return &ValidationError{Name: "tools", err: errors.New(`ent: missing required field "PinRevision.tools"`)}
@@ -274,6 +316,14 @@ func (_c *PinRevisionCreate) createSpec() (*PinRevision, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ContractHash(); ok {
 		_spec.SetField(pinrevision.FieldContractHash, field.TypeString, value)
 		_node.ContractHash = value
+	}
+	if value, ok := _c.mutation.PromptsHash(); ok {
+		_spec.SetField(pinrevision.FieldPromptsHash, field.TypeString, value)
+		_node.PromptsHash = value
+	}
+	if value, ok := _c.mutation.ResourcesHash(); ok {
+		_spec.SetField(pinrevision.FieldResourcesHash, field.TypeString, value)
+		_node.ResourcesHash = value
 	}
 	if value, ok := _c.mutation.Tools(); ok {
 		_spec.SetField(pinrevision.FieldTools, field.TypeJSON, value)
@@ -394,6 +444,12 @@ func (u *PinRevisionUpsertOne) UpdateNewValues() *PinRevisionUpsertOne {
 		}
 		if _, exists := u.create.mutation.ContractHash(); exists {
 			s.SetIgnore(pinrevision.FieldContractHash)
+		}
+		if _, exists := u.create.mutation.PromptsHash(); exists {
+			s.SetIgnore(pinrevision.FieldPromptsHash)
+		}
+		if _, exists := u.create.mutation.ResourcesHash(); exists {
+			s.SetIgnore(pinrevision.FieldResourcesHash)
 		}
 		if _, exists := u.create.mutation.Tools(); exists {
 			s.SetIgnore(pinrevision.FieldTools)
@@ -637,6 +693,12 @@ func (u *PinRevisionUpsertBulk) UpdateNewValues() *PinRevisionUpsertBulk {
 			}
 			if _, exists := b.mutation.ContractHash(); exists {
 				s.SetIgnore(pinrevision.FieldContractHash)
+			}
+			if _, exists := b.mutation.PromptsHash(); exists {
+				s.SetIgnore(pinrevision.FieldPromptsHash)
+			}
+			if _, exists := b.mutation.ResourcesHash(); exists {
+				s.SetIgnore(pinrevision.FieldResourcesHash)
 			}
 			if _, exists := b.mutation.Tools(); exists {
 				s.SetIgnore(pinrevision.FieldTools)

@@ -206,12 +206,20 @@ func init() {
 	pinrevisionDescContractHash := pinrevisionFields[7].Descriptor()
 	// pinrevision.DefaultContractHash holds the default value on creation for the contract_hash field.
 	pinrevision.DefaultContractHash = pinrevisionDescContractHash.Default.(string)
+	// pinrevisionDescPromptsHash is the schema descriptor for prompts_hash field.
+	pinrevisionDescPromptsHash := pinrevisionFields[8].Descriptor()
+	// pinrevision.DefaultPromptsHash holds the default value on creation for the prompts_hash field.
+	pinrevision.DefaultPromptsHash = pinrevisionDescPromptsHash.Default.(string)
+	// pinrevisionDescResourcesHash is the schema descriptor for resources_hash field.
+	pinrevisionDescResourcesHash := pinrevisionFields[9].Descriptor()
+	// pinrevision.DefaultResourcesHash holds the default value on creation for the resources_hash field.
+	pinrevision.DefaultResourcesHash = pinrevisionDescResourcesHash.Default.(string)
 	// pinrevisionDescReason is the schema descriptor for reason field.
-	pinrevisionDescReason := pinrevisionFields[10].Descriptor()
+	pinrevisionDescReason := pinrevisionFields[12].Descriptor()
 	// pinrevision.DefaultReason holds the default value on creation for the reason field.
 	pinrevision.DefaultReason = pinrevisionDescReason.Default.(string)
 	// pinrevisionDescCreatedAt is the schema descriptor for created_at field.
-	pinrevisionDescCreatedAt := pinrevisionFields[11].Descriptor()
+	pinrevisionDescCreatedAt := pinrevisionFields[13].Descriptor()
 	// pinrevision.DefaultCreatedAt holds the default value on creation for the created_at field.
 	pinrevision.DefaultCreatedAt = pinrevisionDescCreatedAt.Default.(func() time.Time)
 	principalFields := schema.Principal{}.Fields()
@@ -316,12 +324,20 @@ func init() {
 	scanDescInstructionsHash := scanFields[11].Descriptor()
 	// scan.DefaultInstructionsHash holds the default value on creation for the instructions_hash field.
 	scan.DefaultInstructionsHash = scanDescInstructionsHash.Default.(string)
+	// scanDescPromptsHash is the schema descriptor for prompts_hash field.
+	scanDescPromptsHash := scanFields[12].Descriptor()
+	// scan.DefaultPromptsHash holds the default value on creation for the prompts_hash field.
+	scan.DefaultPromptsHash = scanDescPromptsHash.Default.(string)
+	// scanDescResourcesHash is the schema descriptor for resources_hash field.
+	scanDescResourcesHash := scanFields[13].Descriptor()
+	// scan.DefaultResourcesHash holds the default value on creation for the resources_hash field.
+	scan.DefaultResourcesHash = scanDescResourcesHash.Default.(string)
 	// scanDescArtifactDigest is the schema descriptor for artifact_digest field.
-	scanDescArtifactDigest := scanFields[15].Descriptor()
+	scanDescArtifactDigest := scanFields[17].Descriptor()
 	// scan.DefaultArtifactDigest holds the default value on creation for the artifact_digest field.
 	scan.DefaultArtifactDigest = scanDescArtifactDigest.Default.(string)
 	// scanDescDigestSource is the schema descriptor for digest_source field.
-	scanDescDigestSource := scanFields[16].Descriptor()
+	scanDescDigestSource := scanFields[18].Descriptor()
 	// scan.DefaultDigestSource holds the default value on creation for the digest_source field.
 	scan.DefaultDigestSource = scanDescDigestSource.Default.(string)
 	scanleaseFields := schema.ScanLease{}.Fields()
@@ -473,7 +489,7 @@ func init() {
 	// toolsnapshot.DefaultProtocolVersion holds the default value on creation for the protocol_version field.
 	toolsnapshot.DefaultProtocolVersion = toolsnapshotDescProtocolVersion.Default.(string)
 	// toolsnapshotDescCreatedAt is the schema descriptor for created_at field.
-	toolsnapshotDescCreatedAt := toolsnapshotFields[5].Descriptor()
+	toolsnapshotDescCreatedAt := toolsnapshotFields[8].Descriptor()
 	// toolsnapshot.DefaultCreatedAt holds the default value on creation for the created_at field.
 	toolsnapshot.DefaultCreatedAt = toolsnapshotDescCreatedAt.Default.(func() time.Time)
 	versionFields := schema.Version{}.Fields()

@@ -43,6 +43,10 @@ type Scan struct {
 	SchemaHash string `json:"schema_hash,omitempty"`
 	// InstructionsHash holds the value of the "instructions_hash" field.
 	InstructionsHash string `json:"instructions_hash,omitempty"`
+	// PromptsHash holds the value of the "prompts_hash" field.
+	PromptsHash string `json:"prompts_hash,omitempty"`
+	// ResourcesHash holds the value of the "resources_hash" field.
+	ResourcesHash string `json:"resources_hash,omitempty"`
 	// ToolsFile holds the value of the "tools_file" field.
 	ToolsFile []byte `json:"tools_file,omitempty"`
 	// InitializeResult holds the value of the "initialize_result" field.
@@ -92,7 +96,7 @@ func (*Scan) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case scan.FieldID, scan.FieldVersionID, scan.FieldDriftEventID:
 			values[i] = new(sql.NullInt64)
-		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldReplica, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash, scan.FieldArtifactDigest, scan.FieldDigestSource:
+		case scan.FieldTrigger, scan.FieldRequestedBy, scan.FieldReplica, scan.FieldOutcome, scan.FieldError, scan.FieldErrorKind, scan.FieldToolDefinitionHash, scan.FieldSchemaHash, scan.FieldInstructionsHash, scan.FieldPromptsHash, scan.FieldResourcesHash, scan.FieldArtifactDigest, scan.FieldDigestSource:
 			values[i] = new(sql.NullString)
 		case scan.FieldStartedAt, scan.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -189,6 +193,18 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field instructions_hash", values[i])
 			} else if value.Valid {
 				_m.InstructionsHash = value.String
+			}
+		case scan.FieldPromptsHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field prompts_hash", values[i])
+			} else if value.Valid {
+				_m.PromptsHash = value.String
+			}
+		case scan.FieldResourcesHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field resources_hash", values[i])
+			} else if value.Valid {
+				_m.ResourcesHash = value.String
 			}
 		case scan.FieldToolsFile:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -313,6 +329,12 @@ func (_m *Scan) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("instructions_hash=")
 	builder.WriteString(_m.InstructionsHash)
+	builder.WriteString(", ")
+	builder.WriteString("prompts_hash=")
+	builder.WriteString(_m.PromptsHash)
+	builder.WriteString(", ")
+	builder.WriteString("resources_hash=")
+	builder.WriteString(_m.ResourcesHash)
 	builder.WriteString(", ")
 	builder.WriteString("tools_file=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ToolsFile))

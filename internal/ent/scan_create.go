@@ -175,6 +175,34 @@ func (_c *ScanCreate) SetNillableInstructionsHash(v *string) *ScanCreate {
 	return _c
 }
 
+// SetPromptsHash sets the "prompts_hash" field.
+func (_c *ScanCreate) SetPromptsHash(v string) *ScanCreate {
+	_c.mutation.SetPromptsHash(v)
+	return _c
+}
+
+// SetNillablePromptsHash sets the "prompts_hash" field if the given value is not nil.
+func (_c *ScanCreate) SetNillablePromptsHash(v *string) *ScanCreate {
+	if v != nil {
+		_c.SetPromptsHash(*v)
+	}
+	return _c
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (_c *ScanCreate) SetResourcesHash(v string) *ScanCreate {
+	_c.mutation.SetResourcesHash(v)
+	return _c
+}
+
+// SetNillableResourcesHash sets the "resources_hash" field if the given value is not nil.
+func (_c *ScanCreate) SetNillableResourcesHash(v *string) *ScanCreate {
+	if v != nil {
+		_c.SetResourcesHash(*v)
+	}
+	return _c
+}
+
 // SetToolsFile sets the "tools_file" field.
 func (_c *ScanCreate) SetToolsFile(v []byte) *ScanCreate {
 	_c.mutation.SetToolsFile(v)
@@ -317,6 +345,14 @@ func (_c *ScanCreate) defaults() {
 		v := scan.DefaultInstructionsHash
 		_c.mutation.SetInstructionsHash(v)
 	}
+	if _, ok := _c.mutation.PromptsHash(); !ok {
+		v := scan.DefaultPromptsHash
+		_c.mutation.SetPromptsHash(v)
+	}
+	if _, ok := _c.mutation.ResourcesHash(); !ok {
+		v := scan.DefaultResourcesHash
+		_c.mutation.SetResourcesHash(v)
+	}
 	if _, ok := _c.mutation.ArtifactDigest(); !ok {
 		v := scan.DefaultArtifactDigest
 		_c.mutation.SetArtifactDigest(v)
@@ -361,6 +397,12 @@ func (_c *ScanCreate) check() error {
 	}
 	if _, ok := _c.mutation.InstructionsHash(); !ok {
 		return &ValidationError{Name: "instructions_hash", err: errors.New(`ent: missing required field "Scan.instructions_hash"`)}
+	}
+	if _, ok := _c.mutation.PromptsHash(); !ok {
+		return &ValidationError{Name: "prompts_hash", err: errors.New(`ent: missing required field "Scan.prompts_hash"`)}
+	}
+	if _, ok := _c.mutation.ResourcesHash(); !ok {
+		return &ValidationError{Name: "resources_hash", err: errors.New(`ent: missing required field "Scan.resources_hash"`)}
 	}
 	if _, ok := _c.mutation.ArtifactDigest(); !ok {
 		return &ValidationError{Name: "artifact_digest", err: errors.New(`ent: missing required field "Scan.artifact_digest"`)}
@@ -441,6 +483,14 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.InstructionsHash(); ok {
 		_spec.SetField(scan.FieldInstructionsHash, field.TypeString, value)
 		_node.InstructionsHash = value
+	}
+	if value, ok := _c.mutation.PromptsHash(); ok {
+		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
+		_node.PromptsHash = value
+	}
+	if value, ok := _c.mutation.ResourcesHash(); ok {
+		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
+		_node.ResourcesHash = value
 	}
 	if value, ok := _c.mutation.ToolsFile(); ok {
 		_spec.SetField(scan.FieldToolsFile, field.TypeBytes, value)
@@ -674,6 +724,30 @@ func (u *ScanUpsert) SetInstructionsHash(v string) *ScanUpsert {
 // UpdateInstructionsHash sets the "instructions_hash" field to the value that was provided on create.
 func (u *ScanUpsert) UpdateInstructionsHash() *ScanUpsert {
 	u.SetExcluded(scan.FieldInstructionsHash)
+	return u
+}
+
+// SetPromptsHash sets the "prompts_hash" field.
+func (u *ScanUpsert) SetPromptsHash(v string) *ScanUpsert {
+	u.Set(scan.FieldPromptsHash, v)
+	return u
+}
+
+// UpdatePromptsHash sets the "prompts_hash" field to the value that was provided on create.
+func (u *ScanUpsert) UpdatePromptsHash() *ScanUpsert {
+	u.SetExcluded(scan.FieldPromptsHash)
+	return u
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (u *ScanUpsert) SetResourcesHash(v string) *ScanUpsert {
+	u.Set(scan.FieldResourcesHash, v)
+	return u
+}
+
+// UpdateResourcesHash sets the "resources_hash" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateResourcesHash() *ScanUpsert {
+	u.SetExcluded(scan.FieldResourcesHash)
 	return u
 }
 
@@ -1000,6 +1074,34 @@ func (u *ScanUpsertOne) SetInstructionsHash(v string) *ScanUpsertOne {
 func (u *ScanUpsertOne) UpdateInstructionsHash() *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateInstructionsHash()
+	})
+}
+
+// SetPromptsHash sets the "prompts_hash" field.
+func (u *ScanUpsertOne) SetPromptsHash(v string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetPromptsHash(v)
+	})
+}
+
+// UpdatePromptsHash sets the "prompts_hash" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdatePromptsHash() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdatePromptsHash()
+	})
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (u *ScanUpsertOne) SetResourcesHash(v string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetResourcesHash(v)
+	})
+}
+
+// UpdateResourcesHash sets the "resources_hash" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateResourcesHash() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateResourcesHash()
 	})
 }
 
@@ -1512,6 +1614,34 @@ func (u *ScanUpsertBulk) SetInstructionsHash(v string) *ScanUpsertBulk {
 func (u *ScanUpsertBulk) UpdateInstructionsHash() *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
 		s.UpdateInstructionsHash()
+	})
+}
+
+// SetPromptsHash sets the "prompts_hash" field.
+func (u *ScanUpsertBulk) SetPromptsHash(v string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetPromptsHash(v)
+	})
+}
+
+// UpdatePromptsHash sets the "prompts_hash" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdatePromptsHash() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdatePromptsHash()
+	})
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (u *ScanUpsertBulk) SetResourcesHash(v string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetResourcesHash(v)
+	})
+}
+
+// UpdateResourcesHash sets the "resources_hash" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateResourcesHash() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateResourcesHash()
 	})
 }
 

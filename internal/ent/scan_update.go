@@ -189,6 +189,34 @@ func (_u *ScanUpdate) SetNillableInstructionsHash(v *string) *ScanUpdate {
 	return _u
 }
 
+// SetPromptsHash sets the "prompts_hash" field.
+func (_u *ScanUpdate) SetPromptsHash(v string) *ScanUpdate {
+	_u.mutation.SetPromptsHash(v)
+	return _u
+}
+
+// SetNillablePromptsHash sets the "prompts_hash" field if the given value is not nil.
+func (_u *ScanUpdate) SetNillablePromptsHash(v *string) *ScanUpdate {
+	if v != nil {
+		_u.SetPromptsHash(*v)
+	}
+	return _u
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (_u *ScanUpdate) SetResourcesHash(v string) *ScanUpdate {
+	_u.mutation.SetResourcesHash(v)
+	return _u
+}
+
+// SetNillableResourcesHash sets the "resources_hash" field if the given value is not nil.
+func (_u *ScanUpdate) SetNillableResourcesHash(v *string) *ScanUpdate {
+	if v != nil {
+		_u.SetResourcesHash(*v)
+	}
+	return _u
+}
+
 // SetToolsFile sets the "tools_file" field.
 func (_u *ScanUpdate) SetToolsFile(v []byte) *ScanUpdate {
 	_u.mutation.SetToolsFile(v)
@@ -385,6 +413,12 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.InstructionsHash(); ok {
 		_spec.SetField(scan.FieldInstructionsHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PromptsHash(); ok {
+		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ResourcesHash(); ok {
+		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.ToolsFile(); ok {
 		_spec.SetField(scan.FieldToolsFile, field.TypeBytes, value)
@@ -606,6 +640,34 @@ func (_u *ScanUpdateOne) SetInstructionsHash(v string) *ScanUpdateOne {
 func (_u *ScanUpdateOne) SetNillableInstructionsHash(v *string) *ScanUpdateOne {
 	if v != nil {
 		_u.SetInstructionsHash(*v)
+	}
+	return _u
+}
+
+// SetPromptsHash sets the "prompts_hash" field.
+func (_u *ScanUpdateOne) SetPromptsHash(v string) *ScanUpdateOne {
+	_u.mutation.SetPromptsHash(v)
+	return _u
+}
+
+// SetNillablePromptsHash sets the "prompts_hash" field if the given value is not nil.
+func (_u *ScanUpdateOne) SetNillablePromptsHash(v *string) *ScanUpdateOne {
+	if v != nil {
+		_u.SetPromptsHash(*v)
+	}
+	return _u
+}
+
+// SetResourcesHash sets the "resources_hash" field.
+func (_u *ScanUpdateOne) SetResourcesHash(v string) *ScanUpdateOne {
+	_u.mutation.SetResourcesHash(v)
+	return _u
+}
+
+// SetNillableResourcesHash sets the "resources_hash" field if the given value is not nil.
+func (_u *ScanUpdateOne) SetNillableResourcesHash(v *string) *ScanUpdateOne {
+	if v != nil {
+		_u.SetResourcesHash(*v)
 	}
 	return _u
 }
@@ -836,6 +898,12 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	}
 	if value, ok := _u.mutation.InstructionsHash(); ok {
 		_spec.SetField(scan.FieldInstructionsHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PromptsHash(); ok {
+		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ResourcesHash(); ok {
+		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.ToolsFile(); ok {
 		_spec.SetField(scan.FieldToolsFile, field.TypeBytes, value)

@@ -28,6 +28,12 @@ type ToolSnapshot struct {
 	ServerInfo []byte `json:"server_info,omitempty"`
 	// Instructions holds the value of the "instructions" field.
 	Instructions *string `json:"instructions,omitempty"`
+	// Prompts holds the value of the "prompts" field.
+	Prompts []byte `json:"prompts,omitempty"`
+	// Resources holds the value of the "resources" field.
+	Resources []byte `json:"resources,omitempty"`
+	// ResourceTemplates holds the value of the "resource_templates" field.
+	ResourceTemplates []byte `json:"resource_templates,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -72,7 +78,7 @@ func (*ToolSnapshot) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case toolsnapshot.FieldServerInfo:
+		case toolsnapshot.FieldServerInfo, toolsnapshot.FieldPrompts, toolsnapshot.FieldResources, toolsnapshot.FieldResourceTemplates:
 			values[i] = new([]byte)
 		case toolsnapshot.FieldID, toolsnapshot.FieldVersionID:
 			values[i] = new(sql.NullInt64)
@@ -131,6 +137,24 @@ func (_m *ToolSnapshot) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Instructions = new(string)
 				*_m.Instructions = value.String
+			}
+		case toolsnapshot.FieldPrompts:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field prompts", values[i])
+			} else if value != nil {
+				_m.Prompts = *value
+			}
+		case toolsnapshot.FieldResources:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field resources", values[i])
+			} else if value != nil {
+				_m.Resources = *value
+			}
+		case toolsnapshot.FieldResourceTemplates:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field resource_templates", values[i])
+			} else if value != nil {
+				_m.ResourceTemplates = *value
 			}
 		case toolsnapshot.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -200,6 +224,15 @@ func (_m *ToolSnapshot) String() string {
 		builder.WriteString("instructions=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("prompts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Prompts))
+	builder.WriteString(", ")
+	builder.WriteString("resources=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Resources))
+	builder.WriteString(", ")
+	builder.WriteString("resource_templates=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ResourceTemplates))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

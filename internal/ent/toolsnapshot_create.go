@@ -78,6 +78,24 @@ func (_c *ToolSnapshotCreate) SetNillableInstructions(v *string) *ToolSnapshotCr
 	return _c
 }
 
+// SetPrompts sets the "prompts" field.
+func (_c *ToolSnapshotCreate) SetPrompts(v []byte) *ToolSnapshotCreate {
+	_c.mutation.SetPrompts(v)
+	return _c
+}
+
+// SetResources sets the "resources" field.
+func (_c *ToolSnapshotCreate) SetResources(v []byte) *ToolSnapshotCreate {
+	_c.mutation.SetResources(v)
+	return _c
+}
+
+// SetResourceTemplates sets the "resource_templates" field.
+func (_c *ToolSnapshotCreate) SetResourceTemplates(v []byte) *ToolSnapshotCreate {
+	_c.mutation.SetResourceTemplates(v)
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *ToolSnapshotCreate) SetCreatedAt(v time.Time) *ToolSnapshotCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -221,6 +239,18 @@ func (_c *ToolSnapshotCreate) createSpec() (*ToolSnapshot, *sqlgraph.CreateSpec)
 		_spec.SetField(toolsnapshot.FieldInstructions, field.TypeString, value)
 		_node.Instructions = &value
 	}
+	if value, ok := _c.mutation.Prompts(); ok {
+		_spec.SetField(toolsnapshot.FieldPrompts, field.TypeBytes, value)
+		_node.Prompts = value
+	}
+	if value, ok := _c.mutation.Resources(); ok {
+		_spec.SetField(toolsnapshot.FieldResources, field.TypeBytes, value)
+		_node.Resources = value
+	}
+	if value, ok := _c.mutation.ResourceTemplates(); ok {
+		_spec.SetField(toolsnapshot.FieldResourceTemplates, field.TypeBytes, value)
+		_node.ResourceTemplates = value
+	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(toolsnapshot.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
@@ -335,6 +365,15 @@ func (u *ToolSnapshotUpsertOne) UpdateNewValues() *ToolSnapshotUpsertOne {
 		}
 		if _, exists := u.create.mutation.Instructions(); exists {
 			s.SetIgnore(toolsnapshot.FieldInstructions)
+		}
+		if _, exists := u.create.mutation.Prompts(); exists {
+			s.SetIgnore(toolsnapshot.FieldPrompts)
+		}
+		if _, exists := u.create.mutation.Resources(); exists {
+			s.SetIgnore(toolsnapshot.FieldResources)
+		}
+		if _, exists := u.create.mutation.ResourceTemplates(); exists {
+			s.SetIgnore(toolsnapshot.FieldResourceTemplates)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(toolsnapshot.FieldCreatedAt)
@@ -560,6 +599,15 @@ func (u *ToolSnapshotUpsertBulk) UpdateNewValues() *ToolSnapshotUpsertBulk {
 			}
 			if _, exists := b.mutation.Instructions(); exists {
 				s.SetIgnore(toolsnapshot.FieldInstructions)
+			}
+			if _, exists := b.mutation.Prompts(); exists {
+				s.SetIgnore(toolsnapshot.FieldPrompts)
+			}
+			if _, exists := b.mutation.Resources(); exists {
+				s.SetIgnore(toolsnapshot.FieldResources)
+			}
+			if _, exists := b.mutation.ResourceTemplates(); exists {
+				s.SetIgnore(toolsnapshot.FieldResourceTemplates)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(toolsnapshot.FieldCreatedAt)

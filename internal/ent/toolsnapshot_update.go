@@ -122,6 +122,15 @@ func (_u *ToolSnapshotUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if _u.mutation.InstructionsCleared() {
 		_spec.ClearField(toolsnapshot.FieldInstructions, field.TypeString)
 	}
+	if _u.mutation.PromptsCleared() {
+		_spec.ClearField(toolsnapshot.FieldPrompts, field.TypeBytes)
+	}
+	if _u.mutation.ResourcesCleared() {
+		_spec.ClearField(toolsnapshot.FieldResources, field.TypeBytes)
+	}
+	if _u.mutation.ResourceTemplatesCleared() {
+		_spec.ClearField(toolsnapshot.FieldResourceTemplates, field.TypeBytes)
+	}
 	if _u.mutation.ToolsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -310,6 +319,15 @@ func (_u *ToolSnapshotUpdateOne) sqlSave(ctx context.Context) (_node *ToolSnapsh
 	}
 	if _u.mutation.InstructionsCleared() {
 		_spec.ClearField(toolsnapshot.FieldInstructions, field.TypeString)
+	}
+	if _u.mutation.PromptsCleared() {
+		_spec.ClearField(toolsnapshot.FieldPrompts, field.TypeBytes)
+	}
+	if _u.mutation.ResourcesCleared() {
+		_spec.ClearField(toolsnapshot.FieldResources, field.TypeBytes)
+	}
+	if _u.mutation.ResourceTemplatesCleared() {
+		_spec.ClearField(toolsnapshot.FieldResourceTemplates, field.TypeBytes)
 	}
 	if _u.mutation.ToolsCleared() {
 		edge := &sqlgraph.EdgeSpec{

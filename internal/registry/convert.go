@@ -42,8 +42,8 @@ func versionProto(v *ent.Version, srv *ent.Server) *mcpregv1.Version {
 func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 	out := &mcpregv1.Pins{SpecVersion: p.SpecVersion, Revision: int32(p.Revision),
 		ToolDefinitionHash: p.ToolDefinitionHash, SchemaHash: p.SchemaHash, InstructionsHash: p.InstructionsHash,
-		ContractHash: p.ContractHash,
-		CreatedAt:    ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
+		ContractHash: p.ContractHash, PromptsHash: p.PromptsHash, ResourcesHash: p.ResourcesHash,
+		CreatedAt: ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
 	for i, t := range p.Tools {
 		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash}
 	}
@@ -53,6 +53,7 @@ func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 func snapshotProto(s *ent.ToolSnapshot, tools []*ent.Tool) *mcpregv1.ToolSnapshot {
 	out := &mcpregv1.ToolSnapshot{Source: s.Source, ProtocolVersion: s.ProtocolVersion,
 		ServerInfo: string(s.ServerInfo), Instructions: s.Instructions, CreatedAt: ts(s.CreatedAt),
+		Prompts: string(s.Prompts), Resources: string(s.Resources), ResourceTemplates: string(s.ResourceTemplates),
 		Tools: make([]*mcpregv1.Tool, len(tools))}
 	for i, t := range tools {
 		out.Tools[i] = &mcpregv1.Tool{Name: t.Name, RawJson: string(t.Raw), Hash: t.ToolHash}

@@ -302,7 +302,7 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 		Namespace: srv.Namespace, Owner: srv.Owner, Contract: json.RawMessage(v.Contract), Attestations: []discovery.Attestation{},
 		Pins: discovery.Pins{SpecVersion: pr.SpecVersion, Revision: pr.Revision, ToolDefinitionHash: pr.ToolDefinitionHash,
 			SchemaHash: pr.SchemaHash, InstructionsHash: pr.InstructionsHash, ContractHash: pr.ContractHash,
-			Tools: make([]discovery.ToolPin, len(pr.Tools))}}
+			PromptsHash: pr.PromptsHash, ResourcesHash: pr.ResourcesHash, Tools: make([]discovery.ToolPin, len(pr.Tools))}}
 	if len(e.Contract) == 0 {
 		e.Contract = json.RawMessage("null")
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,26 +21,39 @@ import (
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
 
-// approvedSnapshot rebuilds the tools list and serverInfo a version's
-// current pins were computed from.
-func (s *core) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, error) {
+// approvedSnapshot rebuilds the tools list (with its prompts, resources
+// and resource templates) and serverInfo a version's current pins were
+// computed from, and names the pin specification they follow.
+func (s *core) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, string, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("current pins of version %d: %w", v.ID, err)
+		return nil, nil, "", fmt.Errorf("current pins of version %d: %w", v.ID, err)
 	}
 	snap, err := tx.ToolSnapshot.Get(ctx, pr.SnapshotID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	tools, err := tx.Tool.Query().Where(tool.SnapshotID(snap.ID)).Order(ent.Asc(tool.FieldPosition)).All(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	tl := &pin.ToolsList{Instructions: snap.Instructions, Tools: make([]pin.Tool, len(tools))}
 	for i, t := range tools {
 		tl.Tools[i] = pin.Tool{Name: t.Name, Raw: t.Raw}
 	}
-	return tl, snap.ServerInfo, nil
+	if err := s.addModelArrays(tl, snap); err != nil {
+		return nil, nil, "", err
+	}
+	return tl, snap.ServerInfo, pr.SpecVersion, nil
+}
+
+// driftUnder compares approved and live under the version's pin
+// specification: prompts and resources drift only under mcpreg-pin-v2.
+func (s *Scans) driftUnder(spec string, approved, live *pin.ToolsList, approvedInfo, liveInfo []byte) []diffreview.Change {
+	if spec == pin.SpecVersionV2 {
+		return s.driftPolicy().DriftV2(approved, live, approvedInfo, liveInfo)
+	}
+	return s.driftPolicy().Drift(approved, live, approvedInfo, liveInfo)
 }
 
 // settleScan compares a successful scan with the approved pins, records
@@ -51,25 +65,30 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 		if err != nil {
 			return err
 		}
-		approved, info, err := s.approvedSnapshot(ctx, tx.Client(), cur)
+		approved, info, spec, err := s.approvedSnapshot(ctx, tx.Client(), cur)
 		if err != nil {
 			return err
 		}
-		changes := s.driftPolicy().Drift(approved, snap.Tools, info, snap.ServerInfo)
-		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(snap.ToolsFile).
-			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(snap.Pins.ToolDefinitionHash).
-			SetSchemaHash(snap.Pins.SchemaHash).SetInstructionsHash(snap.Pins.InstructionsHash).
+		live, err := modelList(snap)
+		if err != nil {
+			return err
+		}
+		changes := s.driftUnder(spec, approved, live.list, info, snap.ServerInfo)
+		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(live.file).
+			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(live.pins.ToolDefinitionHash).
+			SetSchemaHash(live.pins.SchemaHash).SetInstructionsHash(live.pins.InstructionsHash).
+			SetPromptsHash(live.pins.PromptsHash).SetResourcesHash(live.pins.ResourcesHash).
 			SetProtocolVersions(protocolVersions(snap)).SetReadings(readingsRecord(snap))
 		if len(changes) == 0 {
 			// The pins hold; what the scanner found beyond them (another
-			// face for another protocol version, listings that differed)
-			// is for reviewers to see.
-			if err := s.addNewFindings(ctx, tx, cur.ID, scanID, snap.Findings); err != nil {
+			// face for another protocol version, listings that differed,
+			// what unpinned prompts say) is for reviewers to see.
+			if err := s.scanFindings(ctx, tx, cur.ID, scanID, live.list, snap); err != nil {
 				return err
 			}
 			return upd.SetOutcome(string(states.OutcomeMatch)).Exec(ctx)
 		}
-		ev, err := s.sameOpenDrift(ctx, tx, cur, snap)
+		ev, err := s.sameOpenDrift(ctx, tx, cur, spec, live.pins)
 		if err != nil {
 			return err
 		}
@@ -82,7 +101,7 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 		if err := upd.SetOutcome(string(states.OutcomeDrift)).SetDriftEventID(ev.ID).Exec(ctx); err != nil {
 			return err
 		}
-		if err := s.scanFindings(ctx, tx, cur.ID, scanID, snap); err != nil {
+		if err := s.scanFindings(ctx, tx, cur.ID, scanID, live.list, snap); err != nil {
 			return err
 		}
 		return s.quarantineForDrift(ctx, tx, cur, ev)
@@ -119,7 +138,7 @@ func storedChanges(changes []diffreview.Change) []schema.DriftChange {
 			Annotations []diffreview.AnnotationChange `json:"annotations,omitempty"`
 		}{c.Words, c.Schema, c.Annotations})
 		stored[i] = schema.DriftChange{Class: string(c.Class), Severity: string(c.Severity), Action: string(c.Action), Tool: c.Tool,
-			Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
+			Prompt: c.Prompt, Resource: c.Resource, Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message, Detail: detail}
 	}
 	return stored
 }
@@ -157,8 +176,8 @@ func driftSummary(cs []schema.DriftChange) string {
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
 		p := c.Class
-		if c.Tool != "" {
-			p += " (" + c.Tool + ")"
+		if subject := cmp.Or(c.Tool, c.Prompt, c.Resource); subject != "" {
+			p += " (" + subject + ")"
 		}
 		if !slices.Contains(parts, p) {
 			parts = append(parts, p)
@@ -176,7 +195,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // sameOpenDrift returns the open drift event behind a drift quarantine when
 // the new scan saw exactly what that event's scan saw, so repeated scans of
 // a quarantined server do not pile up identical events.
-func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, snap *livescan.Snapshot) (*ent.DriftEvent, error) {
+func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, spec string, p pin.PinsV2) (*ent.DriftEvent, error) {
 	if v.QuarantineDriftID == nil {
 		return nil, nil
 	}
@@ -188,8 +207,11 @@ func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, s
 	if err != nil {
 		return nil, err
 	}
-	p := snap.Pins
-	if prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash {
+	same := prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash
+	if spec == pin.SpecVersionV2 {
+		same = same && prev.PromptsHash == p.PromptsHash && prev.ResourcesHash == p.ResourcesHash
+	}
+	if same {
 		return ev, nil
 	}
 	return nil, nil

@@ -131,20 +131,21 @@ func (s *Scans) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version
 	if err != nil {
 		return err
 	}
-	pins, err := pin.Compute(tl)
+	cur, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
 		return err
 	}
-	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins)
+	// The new pins follow the specification of the ones they replace.
+	pins, err := computePins(cur.SpecVersion, tl)
 	if err != nil {
 		return err
 	}
-	cur, err := s.currentContractHash(ctx, tx, v)
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins.Pins)
 	if err != nil {
 		return err
 	}
 	rev := v.PinRevision + 1
-	if err := s.createPinRevision(ctx, tx, v.ID, rev, snap.ID, pins, cur, c.Principal, "accepted drift event "+itoa(ev.ID)+": "+reason); err != nil {
+	if err := s.createPinRevision(ctx, tx, v.ID, rev, snap.ID, pins, cur.ContractHash, c.Principal, "accepted drift event "+itoa(ev.ID)+": "+reason); err != nil {
 		return err
 	}
 	upd := tx.Version.UpdateOneID(v.ID).SetPinRevision(rev)
@@ -159,14 +160,6 @@ func (s *Scans) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version
 		return err
 	}
 	return s.closeDrift(ctx, tx, c, v, ev, states.DriftAccepted, reason, details)
-}
-
-func (s *Scans) currentContractHash(ctx context.Context, tx *ent.Tx, v *ent.Version) (string, error) {
-	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
-	if err != nil {
-		return "", err
-	}
-	return pr.ContractHash, nil
 }
 
 // closeAction is the audit action of closing a drift event with a status.

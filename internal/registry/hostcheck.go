@@ -104,7 +104,7 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	if err != nil {
 		return err
 	}
-	approved, approvedInfo, err := s.approvedSnapshot(ctx, s.store.Client, v)
+	approved, approvedInfo, spec, err := s.approvedSnapshot(ctx, s.store.Client, v)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,18 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	} else {
 		observed.Instructions, approvedInfo = approved.Instructions, nil
 	}
-	changes := s.driftPolicy().Drift(approved, observed, approvedInfo, liveInfo)
+	// What the host did not list (no "prompts" member in its tools file)
+	// it did not observe: only what it sent is compared.
+	if observed.Prompts == nil {
+		observed.Prompts = approved.Prompts
+	}
+	if observed.Resources == nil {
+		observed.Resources = approved.Resources
+	}
+	if observed.ResourceTemplates == nil {
+		observed.ResourceTemplates = approved.ResourceTemplates
+	}
+	changes := s.driftUnder(spec, approved, observed, approvedInfo, liveInfo)
 	out.Receipt.PinRevision = int32(dv.entry.Pins.Revision)
 	out.Receipt.ToolDefinitionHash = dv.entry.Pins.ToolDefinitionHash
 	out.Tools = toolVerdicts(dv.entry.Pins.Tools, observed, changes)

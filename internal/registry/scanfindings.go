@@ -10,6 +10,7 @@ import (
 	entfinding "github.com/mcpreg/mcpreg/internal/ent/finding"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
 	"github.com/mcpreg/mcpreg/internal/states"
+	"github.com/mcpreg/mcpreg/pin"
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
 
@@ -19,11 +20,14 @@ const SourceScan = "scan"
 // failuresForFinding consecutive failed scans become a finding.
 const failuresForFinding = 3
 
-// scanFindings records what a drifted scan's live text shows (poisoning
-// indicators, bait-and-switch between listings) that the version does not
-// already carry.
-func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID, scanID int, snap *livescan.Snapshot) error {
-	fs := append(diffreview.Poisoning(snap.Tools.Tools, snap.Tools.Instructions), snap.Findings...)
+// scanFindings records what a scan's live text shows (poisoning
+// indicators in tools, instructions, prompts and resources;
+// bait-and-switch between listings; another face for another protocol
+// version) that the version does not already carry. Prompts and resources
+// are scanned whatever the version's pin specification: a version pinned
+// under v1 raises no drift for them, but its reviewers see what they say.
+func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID, scanID int, live *pin.ToolsList, snap *livescan.Snapshot) error {
+	fs := append(diffreview.PoisoningModel(live), snap.Findings...)
 	return s.addNewFindings(ctx, tx, versionID, scanID, fs)
 }
 

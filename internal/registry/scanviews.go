@@ -41,7 +41,7 @@ func driftProto(ev *ent.DriftEvent, name, ver string) *mcpregv1.DriftEvent {
 
 func driftChangeProto(c schema.DriftChange) *mcpregv1.DriftChange {
 	out := &mcpregv1.DriftChange{Class: c.Class, Severity: c.Severity, Action: c.Action, Tool: c.Tool,
-		Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message}
+		Prompt: c.Prompt, Resource: c.Resource, Pointer: c.Pointer, Before: c.Before, After: c.After, Message: c.Message}
 	var d struct {
 		Words       []diffreview.Segment          `json:"words"`
 		Schema      []diffreview.SchemaChange     `json:"schema"`

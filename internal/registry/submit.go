@@ -51,7 +51,7 @@ type parsedSubmission struct {
 	doc      *serverjson.Document
 	tools    *pin.ToolsList
 	init     *InitializeFacts
-	pins     pin.Pins
+	pins     pinSet
 	contract *parsedContract
 	reqHash  string
 	subject  string
@@ -139,7 +139,9 @@ func (s *Review) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	if err != nil {
 		return nil, err
 	}
-	pins, err := pin.Compute(tools)
+	// New submissions are pinned under mcpreg-pin-v2: prompts and
+	// resources too.
+	pins, err := computePins(pin.SpecVersionV2, tools)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tools: %w", ErrInvalid, err)
 	}
@@ -328,20 +330,21 @@ func (s *Review) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *
 	if err := saveAttestations(ctx, tx, v.ID, c.Principal, p.attestations, p.verifications); err != nil {
 		return nil, err
 	}
-	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins.Pins)
 	if err != nil {
 		return nil, err
 	}
 	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, p.contract.hash, c.Principal, "submission")
 }
 
-// createSnapshot stores a snapshot and its tools, each with its hash from the
-// already computed pins.
+// createSnapshot stores a snapshot, its tools, each with its hash from the
+// already computed pins, and its prompts, resources and resource templates
+// as received.
 func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pin.Pins) (*ent.ToolSnapshot, error) {
 	sc := tx.ToolSnapshot.Create().SetVersionID(versionID).SetSource(source).
 		SetProtocolVersion(init.ProtocolVersion).SetServerInfo(init.ServerInfo).
 		SetNillableInstructions(tl.Instructions).SetCreatedAt(s.now())
-	snap, err := sc.Save(ctx)
+	snap, err := setModelArrays(sc, tl).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -361,14 +364,15 @@ func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, so
 	return snap, nil
 }
 
-func (s *core) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pin.Pins, contractHash, by, reason string) error {
+func (s *core) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pinSet, contractHash, by, reason string) error {
 	tools := make([]schema.ToolPinRecord, len(p.Tools))
 	for i, t := range p.Tools {
 		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash}
 	}
 	return tx.PinRevision.Create().SetVersionID(versionID).SetRevision(rev).SetSnapshotID(snapID).
-		SetSpecVersion(pin.SpecVersion).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
-		SetInstructionsHash(p.InstructionsHash).SetContractHash(contractHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
+		SetSpecVersion(p.spec).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
+		SetInstructionsHash(p.InstructionsHash).SetPromptsHash(p.PromptsHash).SetResourcesHash(p.ResourcesHash).
+		SetContractHash(contractHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
 		SetCreatedAt(s.now()).Exec(ctx)
 }
 
@@ -467,6 +471,6 @@ func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error
 	if err != nil {
 		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(snap))
 	}
-	sub.Tools, sub.InitializeResult, sub.live = snap.ToolsFile, snap.InitializeResult, snap.Findings
+	sub.Tools, sub.InitializeResult, sub.live = snap.ModelFile(), snap.InitializeResult, snap.Findings
 	return nil
 }

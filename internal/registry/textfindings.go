@@ -8,14 +8,14 @@ import (
 )
 
 // textFindings are the poisoning indicators in a snapshot's model-visible
-// text, tool names that imitate the server's own approved tools (or each
+// text (tools, instructions, prompts, resources), tool names that imitate the server's own approved tools (or each
 // other), and its shadowing of tools on other approved servers. The other
 // servers' tools come from the discovery index (the highest approved
 // version of each server, every environment), so the cost of a
 // submission does not grow with the fleet.
 func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin.ToolsList) ([]recorded, error) {
 	var out []recorded
-	for _, f := range diffreview.Poisoning(tl.Tools, tl.Instructions) {
+	for _, f := range diffreview.PoisoningModel(tl) {
 		out = append(out, recorded{Finding: f, Source: SourceSubmission})
 	}
 	idx, err := s.discoveryIndex(ctx)

@@ -32,6 +32,7 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.RegistryService_QuarantineVersion_FullMethodName:    deciders,
 	mcpregv1.RegistryService_ReleaseVersion_FullMethodName:       deciders,
 	mcpregv1.RegistryService_RevokeVersion_FullMethodName:        deciders,
+	mcpregv1.RegistryService_RepinVersion_FullMethodName:         deciders,
 	mcpregv1.RegistryService_ListAuditEvents_FullMethodName:      deciders,
 	mcpregv1.RegistryService_VerifyAuditChain_FullMethodName:     deciders,
 	mcpregv1.RegistryService_ScanVersion_FullMethodName:          everyone,

@@ -81,6 +81,9 @@ func rpcCases() []rpcCase {
 		{"RevokeVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.RevokeVersion(ctx, tr))
 		}},
+		{"RepinVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.RepinVersion(ctx, &mcpregv1.RepinVersionRequest{Name: tr.GetName(), Version: tr.GetVersion(), Reason: "matrix"}))
+		}},
 		{"ListAuditEvents", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{}))
 		}},

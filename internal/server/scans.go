@@ -39,6 +39,11 @@ func (s *registryServer) AcceptDrift(ctx context.Context, r *mcpregv1.DriftDecis
 	return v, toStatus(ctx, s.log, err)
 }
 
+func (s *registryServer) RepinVersion(ctx context.Context, r *mcpregv1.RepinVersionRequest) (*mcpregv1.Version, error) {
+	v, err := s.svc.Scans.Repin(ctx, s.caller(ctx), r.GetName(), r.GetVersion(), r.GetReason())
+	return v, toStatus(ctx, s.log, err)
+}
+
 func (s *registryServer) DeclineDrift(ctx context.Context, r *mcpregv1.DriftDecisionRequest) (*mcpregv1.Version, error) {
 	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
 		return nil, toStatus(ctx, s.log, registry.ErrInvalid)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -177,8 +178,8 @@ func changeClasses(cs []*mcpregv1.DriftChange) string {
 	var parts []string
 	for _, c := range cs {
 		p := c.GetClass()
-		if c.GetTool() != "" {
-			p += " (" + c.GetTool() + ")"
+		if subject := cmp.Or(c.GetTool(), c.GetPrompt(), c.GetResource()); subject != "" {
+			p += " (" + subject + ")"
 		}
 		if !slices.Contains(parts, p) {
 			parts = append(parts, p)

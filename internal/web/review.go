@@ -23,6 +23,9 @@ type reviewView struct {
 	Contract    *contract.Normalized
 	RawContract string
 	Tools       []toolView
+	Prompts     []promptView
+	Resources   []resourceView
+	Templates   []resourceView
 	Flagged     int
 	General     []*mcpregv1.Finding
 	Counts      []sevCount
@@ -118,6 +121,9 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, bas
 	view.Contract = parseContract(v.GetContract())
 	byTool := view.splitFindings(v)
 	view.Tools = toolViews(v.GetSnapshot().GetTools(), byTool, riskByTool(view.Contract))
+	view.Prompts = promptViews(v.GetSnapshot().GetPrompts())
+	view.Resources = resourceViews(v.GetSnapshot().GetResources(), "uri")
+	view.Templates = resourceViews(v.GetSnapshot().GetResourceTemplates(), "uriTemplate")
 	for _, t := range view.Tools {
 		if len(t.Findings) > 0 {
 			view.Flagged++

@@ -8,11 +8,13 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpreg/mcpreg/pin"
 	"github.com/mcpreg/mcpreg/scan"
 )
 
@@ -221,12 +223,18 @@ func printSnapshot(w io.Writer, snap *scan.Snapshot) error {
 	t.row("Protocol version:", snap.ProtocolVersion)
 	t.row("Instructions:", describeInstructions(snap.InstructionsPresent, snap.Instructions))
 	t.row("Tools:", fmt.Sprintf("%d (%d pages, listed %d times)", len(snap.Tools.Tools), snap.Pages, snap.Lists))
+	t.row("Prompts:", strconv.Itoa(len(snap.Prompts)))
+	t.row("Resources:", fmt.Sprintf("%d (and %d templates)", len(snap.Resources), len(snap.ResourceTemplates)))
 	t.row("Duration:", snap.Duration.Round(time.Millisecond).String())
 	if err := t.flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	if err := printComputedPins(w, snap.Pins); err != nil {
+	pins, err := computePins(snap.ModelFile())
+	if err != nil {
+		return fmt.Errorf("what the server showed: %w", err)
+	}
+	if err := printComputedPins(w, pin.SpecVersionV2, pins); err != nil {
 		return err
 	}
 	if err := printReadings(w, snap); err != nil {

@@ -78,7 +78,7 @@ func TestInspectURLTable(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	for _, want := range []string{"Protocol version:", "2025-11-25", "Instructions:", "9 characters", "2 (1 pages, listed 2 times)",
-		"Pins (mcpreg-pin-v1):", "Tool definitions:", "get_forecast", "get_weather"} {
+		"Pins (mcpreg-pin-v2):", "Prompts:", "Tool definitions:", "get_forecast", "get_weather"} {
 		if !strings.Contains(r.out, want) {
 			t.Fatalf("table lacks %q:\n%s", want, r.out)
 		}

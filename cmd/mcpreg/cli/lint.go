@@ -30,7 +30,8 @@ func newLintCmd(g *globals) *cobra.Command {
 		Use:   "lint FILE|- [--fail-on SEVERITY]",
 		Short: "Check a tools file offline for tool poisoning (hidden instructions, exfiltration, secrecy)",
 		Long: "Check the model-visible text of a tools file (the format of `mcpreg pin`: a tools/list result\n" +
-			"{\"tools\":[...]} or a bare array, optionally with top-level \"instructions\") the way the registry\n" +
+			"{\"tools\":[...]} or a bare array, optionally with top-level \"instructions\", \"prompts\",\n" +
+			"\"resources\" and \"resourceTemplates\") the way the registry\n" +
 			"checks submissions, and print the findings. Needs no service and no token.\n\n" +
 			"Exits non-zero when a finding has severity high or critical; --fail-on sets that threshold\n" +
 			"(info, low, medium, high, critical, or none never to fail on findings).",
@@ -67,7 +68,7 @@ func (g *globals) lint(path string, threshold finding.Severity) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", inputName(path), err)
 	}
-	fs := diffreview.Poisoning(list.Tools, list.Instructions)
+	fs := diffreview.PoisoningModel(list)
 	finding.Sort(fs)
 	if err := g.emitFindings(fs); err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpreg/mcpreg/pin"
 )
 
-func fixturePins(t *testing.T, path string) pin.Pins {
+func fixturePins(t *testing.T, path string) pin.PinsV2 {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -22,7 +22,7 @@ func fixturePins(t *testing.T, path string) pin.Pins {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pin.Compute(list)
+	p, err := pin.ComputeV2(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestPinJSONEqualsCompute(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	var got pin.Pins
+	var got pin.PinsV2
 	dec := json.NewDecoder(strings.NewReader(r.out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
@@ -60,7 +60,7 @@ func TestPinTable(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	lines := strings.Split(r.out, "\n")
-	for i, h := range []string{want.ToolDefinitionHash, want.SchemaHash, want.InstructionsHash} {
+	for i, h := range []string{want.ToolDefinitionHash, want.SchemaHash, want.InstructionsHash, want.PromptsHash, want.ResourcesHash} {
 		if !strings.HasSuffix(lines[i+1], h) {
 			t.Errorf("line %d = %q, want it to end in %s", i+1, lines[i+1], h)
 		}
@@ -96,23 +96,39 @@ func TestPinStdin(t *testing.T) {
 	}
 }
 
-// The CLI reproduces the specification's golden vectors byte for byte.
+// The CLI reproduces the specification's golden vectors byte for byte:
+// the v1 ones with --spec mcpreg-pin-v1, the v2 ones by default.
 func TestPinGoldenVectors(t *testing.T) {
-	wants := testkit.Files(t, "pin/*.pins.json")
-	for _, wantPath := range wants {
-		t.Run(filepath.Base(wantPath), func(t *testing.T) {
-			want, err := os.ReadFile(wantPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := execute(t, offlineEnv, "", "pin", "-o", "json", strings.TrimSuffix(wantPath, ".pins.json")+".json")
-			if r.err != nil {
-				t.Fatal(r.err)
-			}
-			if strings.TrimSpace(r.out) != strings.TrimSpace(string(want)) {
-				t.Fatalf("got\n%s\nwant\n%s", r.out, want)
-			}
-		})
+	for _, set := range []struct {
+		glob string
+		args []string
+	}{
+		{"pin/*.pins.json", []string{"--spec", pin.SpecVersion}},
+		{"pin/v2/*.pins.json", nil},
+	} {
+		for _, wantPath := range testkit.Files(t, set.glob) {
+			t.Run(strings.TrimPrefix(wantPath, filepath.Dir(filepath.Dir(wantPath))+"/"), func(t *testing.T) {
+				want, err := os.ReadFile(wantPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args := append([]string{"pin", "-o", "json", strings.TrimSuffix(wantPath, ".pins.json") + ".json"}, set.args...)
+				r := execute(t, offlineEnv, "", args...)
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				if strings.TrimSpace(r.out) != strings.TrimSpace(string(want)) {
+					t.Fatalf("got\n%s\nwant\n%s", r.out, want)
+				}
+			})
+		}
+	}
+}
+
+func TestPinRefusesUnknownSpec(t *testing.T) {
+	r := execute(t, offlineEnv, "", "pin", "--spec", "mcpreg-pin-v3", toolsFixture)
+	if r.err == nil || !strings.Contains(r.err.Error(), "mcpreg-pin-v3") {
+		t.Fatalf("error = %v, want one naming the unknown specification", r.err)
 	}
 }
 

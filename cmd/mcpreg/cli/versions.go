@@ -145,7 +145,8 @@ func printVersionPins(w io.Writer, p *mcpregv1.Pins) error {
 	}
 	fmt.Fprintf(w, "\nPins (%s, revision %d, %s by %s):\n", cell(p.GetSpecVersion()), p.GetRevision(),
 		cell(timestamp(p.GetCreatedAt())), cell(p.GetCreatedBy()))
-	return printPins(w, p.GetToolDefinitionHash(), p.GetSchemaHash(), p.GetInstructionsHash(), toolPins(p.GetTools()))
+	return printPins(w, pinRows(p.GetToolDefinitionHash(), p.GetSchemaHash(), p.GetInstructionsHash(), p.GetPromptsHash(), p.GetResourcesHash()),
+		toolPins(p.GetTools()))
 }
 
 func toolPins(tools []*mcpregv1.ToolPin) [][2]string {
@@ -156,12 +157,22 @@ func toolPins(tools []*mcpregv1.ToolPin) [][2]string {
 	return out
 }
 
-// printPins lists the three version hashes, then each tool and its hash.
-func printPins(w io.Writer, toolDef, schema, instructions string, tools [][2]string) error {
+// pinRows labels a version's hashes; the prompts and resources hashes
+// only when set (mcpreg-pin-v2).
+func pinRows(toolDef, schema, instructions, prompts, resources string) [][2]string {
+	rows := [][2]string{{"Tool definitions:", toolDef}, {"Schema:", schema}, {"Instructions:", instructions}}
+	if prompts != "" || resources != "" {
+		rows = append(rows, [2]string{"Prompts:", prompts}, [2]string{"Resources:", resources})
+	}
+	return rows
+}
+
+// printPins lists the version hashes, then each tool and its hash.
+func printPins(w io.Writer, rows [][2]string, tools [][2]string) error {
 	t := newTable(w)
-	t.row("  Tool definitions:", toolDef)
-	t.row("  Schema:", schema)
-	t.row("  Instructions:", instructions)
+	for _, r := range rows {
+		t.row("  "+r[0], r[1])
+	}
 	if err := t.flush(); err != nil {
 		return err
 	}

@@ -275,6 +275,8 @@ var (
 		{Name: "schema_hash", Type: field.TypeString},
 		{Name: "instructions_hash", Type: field.TypeString},
 		{Name: "contract_hash", Type: field.TypeString, Default: ""},
+		{Name: "prompts_hash", Type: field.TypeString, Default: ""},
+		{Name: "resources_hash", Type: field.TypeString, Default: ""},
 		{Name: "tools", Type: field.TypeJSON},
 		{Name: "created_by", Type: field.TypeString},
 		{Name: "reason", Type: field.TypeString, Default: ""},
@@ -289,7 +291,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "pin_revisions_versions_pin_revisions",
-				Columns:    []*schema.Column{PinRevisionsColumns[12]},
+				Columns:    []*schema.Column{PinRevisionsColumns[14]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -298,7 +300,7 @@ var (
 			{
 				Name:    "pinrevision_version_id_revision",
 				Unique:  true,
-				Columns: []*schema.Column{PinRevisionsColumns[12], PinRevisionsColumns[1]},
+				Columns: []*schema.Column{PinRevisionsColumns[14], PinRevisionsColumns[1]},
 			},
 		},
 	}
@@ -403,6 +405,8 @@ var (
 		{Name: "tool_definition_hash", Type: field.TypeString, Default: ""},
 		{Name: "schema_hash", Type: field.TypeString, Default: ""},
 		{Name: "instructions_hash", Type: field.TypeString, Default: ""},
+		{Name: "prompts_hash", Type: field.TypeString, Default: ""},
+		{Name: "resources_hash", Type: field.TypeString, Default: ""},
 		{Name: "tools_file", Type: field.TypeBytes, Nullable: true},
 		{Name: "initialize_result", Type: field.TypeBytes, Nullable: true},
 		{Name: "drift_event_id", Type: field.TypeInt, Nullable: true},
@@ -420,7 +424,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "scans_versions_scans",
-				Columns:    []*schema.Column{ScansColumns[19]},
+				Columns:    []*schema.Column{ScansColumns[21]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -429,7 +433,7 @@ var (
 			{
 				Name:    "scan_version_id_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ScansColumns[19], ScansColumns[4]},
+				Columns: []*schema.Column{ScansColumns[21], ScansColumns[4]},
 			},
 		},
 	}
@@ -605,6 +609,9 @@ var (
 		{Name: "protocol_version", Type: field.TypeString, Default: ""},
 		{Name: "server_info", Type: field.TypeBytes, Nullable: true},
 		{Name: "instructions", Type: field.TypeString, Nullable: true},
+		{Name: "prompts", Type: field.TypeBytes, Nullable: true},
+		{Name: "resources", Type: field.TypeBytes, Nullable: true},
+		{Name: "resource_templates", Type: field.TypeBytes, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "version_id", Type: field.TypeInt},
 	}
@@ -616,7 +623,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tool_snapshots_versions_snapshots",
-				Columns:    []*schema.Column{ToolSnapshotsColumns[6]},
+				Columns:    []*schema.Column{ToolSnapshotsColumns[9]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -625,7 +632,7 @@ var (
 			{
 				Name:    "toolsnapshot_version_id",
 				Unique:  false,
-				Columns: []*schema.Column{ToolSnapshotsColumns[6]},
+				Columns: []*schema.Column{ToolSnapshotsColumns[9]},
 			},
 		},
 	}

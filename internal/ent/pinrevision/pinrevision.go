@@ -30,6 +30,10 @@ const (
 	FieldInstructionsHash = "instructions_hash"
 	// FieldContractHash holds the string denoting the contract_hash field in the database.
 	FieldContractHash = "contract_hash"
+	// FieldPromptsHash holds the string denoting the prompts_hash field in the database.
+	FieldPromptsHash = "prompts_hash"
+	// FieldResourcesHash holds the string denoting the resources_hash field in the database.
+	FieldResourcesHash = "resources_hash"
 	// FieldTools holds the string denoting the tools field in the database.
 	FieldTools = "tools"
 	// FieldCreatedBy holds the string denoting the created_by field in the database.
@@ -62,6 +66,8 @@ var Columns = []string{
 	FieldSchemaHash,
 	FieldInstructionsHash,
 	FieldContractHash,
+	FieldPromptsHash,
+	FieldResourcesHash,
 	FieldTools,
 	FieldCreatedBy,
 	FieldReason,
@@ -83,6 +89,10 @@ var (
 	RevisionValidator func(int) error
 	// DefaultContractHash holds the default value on creation for the "contract_hash" field.
 	DefaultContractHash string
+	// DefaultPromptsHash holds the default value on creation for the "prompts_hash" field.
+	DefaultPromptsHash string
+	// DefaultResourcesHash holds the default value on creation for the "resources_hash" field.
+	DefaultResourcesHash string
 	// DefaultReason holds the default value on creation for the "reason" field.
 	DefaultReason string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -135,6 +145,16 @@ func ByInstructionsHash(opts ...sql.OrderTermOption) OrderOption {
 // ByContractHash orders the results by the contract_hash field.
 func ByContractHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldContractHash, opts...).ToFunc()
+}
+
+// ByPromptsHash orders the results by the prompts_hash field.
+func ByPromptsHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPromptsHash, opts...).ToFunc()
+}
+
+// ByResourcesHash orders the results by the resources_hash field.
+func ByResourcesHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResourcesHash, opts...).ToFunc()
 }
 
 // ByCreatedBy orders the results by the created_by field.

@@ -95,6 +95,16 @@ func ContractHash(v string) predicate.PinRevision {
 	return predicate.PinRevision(sql.FieldEQ(FieldContractHash, v))
 }
 
+// PromptsHash applies equality check predicate on the "prompts_hash" field. It's identical to PromptsHashEQ.
+func PromptsHash(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEQ(FieldPromptsHash, v))
+}
+
+// ResourcesHash applies equality check predicate on the "resources_hash" field. It's identical to ResourcesHashEQ.
+func ResourcesHash(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEQ(FieldResourcesHash, v))
+}
+
 // CreatedBy applies equality check predicate on the "created_by" field. It's identical to CreatedByEQ.
 func CreatedBy(v string) predicate.PinRevision {
 	return predicate.PinRevision(sql.FieldEQ(FieldCreatedBy, v))
@@ -533,6 +543,136 @@ func ContractHashEqualFold(v string) predicate.PinRevision {
 // ContractHashContainsFold applies the ContainsFold predicate on the "contract_hash" field.
 func ContractHashContainsFold(v string) predicate.PinRevision {
 	return predicate.PinRevision(sql.FieldContainsFold(FieldContractHash, v))
+}
+
+// PromptsHashEQ applies the EQ predicate on the "prompts_hash" field.
+func PromptsHashEQ(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEQ(FieldPromptsHash, v))
+}
+
+// PromptsHashNEQ applies the NEQ predicate on the "prompts_hash" field.
+func PromptsHashNEQ(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldNEQ(FieldPromptsHash, v))
+}
+
+// PromptsHashIn applies the In predicate on the "prompts_hash" field.
+func PromptsHashIn(vs ...string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldIn(FieldPromptsHash, vs...))
+}
+
+// PromptsHashNotIn applies the NotIn predicate on the "prompts_hash" field.
+func PromptsHashNotIn(vs ...string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldNotIn(FieldPromptsHash, vs...))
+}
+
+// PromptsHashGT applies the GT predicate on the "prompts_hash" field.
+func PromptsHashGT(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldGT(FieldPromptsHash, v))
+}
+
+// PromptsHashGTE applies the GTE predicate on the "prompts_hash" field.
+func PromptsHashGTE(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldGTE(FieldPromptsHash, v))
+}
+
+// PromptsHashLT applies the LT predicate on the "prompts_hash" field.
+func PromptsHashLT(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldLT(FieldPromptsHash, v))
+}
+
+// PromptsHashLTE applies the LTE predicate on the "prompts_hash" field.
+func PromptsHashLTE(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldLTE(FieldPromptsHash, v))
+}
+
+// PromptsHashContains applies the Contains predicate on the "prompts_hash" field.
+func PromptsHashContains(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldContains(FieldPromptsHash, v))
+}
+
+// PromptsHashHasPrefix applies the HasPrefix predicate on the "prompts_hash" field.
+func PromptsHashHasPrefix(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldHasPrefix(FieldPromptsHash, v))
+}
+
+// PromptsHashHasSuffix applies the HasSuffix predicate on the "prompts_hash" field.
+func PromptsHashHasSuffix(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldHasSuffix(FieldPromptsHash, v))
+}
+
+// PromptsHashEqualFold applies the EqualFold predicate on the "prompts_hash" field.
+func PromptsHashEqualFold(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEqualFold(FieldPromptsHash, v))
+}
+
+// PromptsHashContainsFold applies the ContainsFold predicate on the "prompts_hash" field.
+func PromptsHashContainsFold(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldContainsFold(FieldPromptsHash, v))
+}
+
+// ResourcesHashEQ applies the EQ predicate on the "resources_hash" field.
+func ResourcesHashEQ(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEQ(FieldResourcesHash, v))
+}
+
+// ResourcesHashNEQ applies the NEQ predicate on the "resources_hash" field.
+func ResourcesHashNEQ(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldNEQ(FieldResourcesHash, v))
+}
+
+// ResourcesHashIn applies the In predicate on the "resources_hash" field.
+func ResourcesHashIn(vs ...string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldIn(FieldResourcesHash, vs...))
+}
+
+// ResourcesHashNotIn applies the NotIn predicate on the "resources_hash" field.
+func ResourcesHashNotIn(vs ...string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldNotIn(FieldResourcesHash, vs...))
+}
+
+// ResourcesHashGT applies the GT predicate on the "resources_hash" field.
+func ResourcesHashGT(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldGT(FieldResourcesHash, v))
+}
+
+// ResourcesHashGTE applies the GTE predicate on the "resources_hash" field.
+func ResourcesHashGTE(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldGTE(FieldResourcesHash, v))
+}
+
+// ResourcesHashLT applies the LT predicate on the "resources_hash" field.
+func ResourcesHashLT(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldLT(FieldResourcesHash, v))
+}
+
+// ResourcesHashLTE applies the LTE predicate on the "resources_hash" field.
+func ResourcesHashLTE(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldLTE(FieldResourcesHash, v))
+}
+
+// ResourcesHashContains applies the Contains predicate on the "resources_hash" field.
+func ResourcesHashContains(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldContains(FieldResourcesHash, v))
+}
+
+// ResourcesHashHasPrefix applies the HasPrefix predicate on the "resources_hash" field.
+func ResourcesHashHasPrefix(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldHasPrefix(FieldResourcesHash, v))
+}
+
+// ResourcesHashHasSuffix applies the HasSuffix predicate on the "resources_hash" field.
+func ResourcesHashHasSuffix(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldHasSuffix(FieldResourcesHash, v))
+}
+
+// ResourcesHashEqualFold applies the EqualFold predicate on the "resources_hash" field.
+func ResourcesHashEqualFold(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldEqualFold(FieldResourcesHash, v))
+}
+
+// ResourcesHashContainsFold applies the ContainsFold predicate on the "resources_hash" field.
+func ResourcesHashContainsFold(v string) predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldContainsFold(FieldResourcesHash, v))
 }
 
 // CreatedByEQ applies the EQ predicate on the "created_by" field.

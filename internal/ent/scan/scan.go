@@ -38,6 +38,10 @@ const (
 	FieldSchemaHash = "schema_hash"
 	// FieldInstructionsHash holds the string denoting the instructions_hash field in the database.
 	FieldInstructionsHash = "instructions_hash"
+	// FieldPromptsHash holds the string denoting the prompts_hash field in the database.
+	FieldPromptsHash = "prompts_hash"
+	// FieldResourcesHash holds the string denoting the resources_hash field in the database.
+	FieldResourcesHash = "resources_hash"
 	// FieldToolsFile holds the string denoting the tools_file field in the database.
 	FieldToolsFile = "tools_file"
 	// FieldInitializeResult holds the string denoting the initialize_result field in the database.
@@ -80,6 +84,8 @@ var Columns = []string{
 	FieldToolDefinitionHash,
 	FieldSchemaHash,
 	FieldInstructionsHash,
+	FieldPromptsHash,
+	FieldResourcesHash,
 	FieldToolsFile,
 	FieldInitializeResult,
 	FieldDriftEventID,
@@ -118,6 +124,10 @@ var (
 	DefaultSchemaHash string
 	// DefaultInstructionsHash holds the default value on creation for the "instructions_hash" field.
 	DefaultInstructionsHash string
+	// DefaultPromptsHash holds the default value on creation for the "prompts_hash" field.
+	DefaultPromptsHash string
+	// DefaultResourcesHash holds the default value on creation for the "resources_hash" field.
+	DefaultResourcesHash string
 	// DefaultArtifactDigest holds the default value on creation for the "artifact_digest" field.
 	DefaultArtifactDigest string
 	// DefaultDigestSource holds the default value on creation for the "digest_source" field.
@@ -190,6 +200,16 @@ func BySchemaHash(opts ...sql.OrderTermOption) OrderOption {
 // ByInstructionsHash orders the results by the instructions_hash field.
 func ByInstructionsHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldInstructionsHash, opts...).ToFunc()
+}
+
+// ByPromptsHash orders the results by the prompts_hash field.
+func ByPromptsHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPromptsHash, opts...).ToFunc()
+}
+
+// ByResourcesHash orders the results by the resources_hash field.
+func ByResourcesHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResourcesHash, opts...).ToFunc()
 }
 
 // ByDriftEventID orders the results by the drift_event_id field.

@@ -115,6 +115,16 @@ func InstructionsHash(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldInstructionsHash, v))
 }
 
+// PromptsHash applies equality check predicate on the "prompts_hash" field. It's identical to PromptsHashEQ.
+func PromptsHash(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldPromptsHash, v))
+}
+
+// ResourcesHash applies equality check predicate on the "resources_hash" field. It's identical to ResourcesHashEQ.
+func ResourcesHash(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldResourcesHash, v))
+}
+
 // ToolsFile applies equality check predicate on the "tools_file" field. It's identical to ToolsFileEQ.
 func ToolsFile(v []byte) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldToolsFile, v))
@@ -838,6 +848,136 @@ func InstructionsHashEqualFold(v string) predicate.Scan {
 // InstructionsHashContainsFold applies the ContainsFold predicate on the "instructions_hash" field.
 func InstructionsHashContainsFold(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldContainsFold(FieldInstructionsHash, v))
+}
+
+// PromptsHashEQ applies the EQ predicate on the "prompts_hash" field.
+func PromptsHashEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldPromptsHash, v))
+}
+
+// PromptsHashNEQ applies the NEQ predicate on the "prompts_hash" field.
+func PromptsHashNEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldPromptsHash, v))
+}
+
+// PromptsHashIn applies the In predicate on the "prompts_hash" field.
+func PromptsHashIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldPromptsHash, vs...))
+}
+
+// PromptsHashNotIn applies the NotIn predicate on the "prompts_hash" field.
+func PromptsHashNotIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldPromptsHash, vs...))
+}
+
+// PromptsHashGT applies the GT predicate on the "prompts_hash" field.
+func PromptsHashGT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldPromptsHash, v))
+}
+
+// PromptsHashGTE applies the GTE predicate on the "prompts_hash" field.
+func PromptsHashGTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldPromptsHash, v))
+}
+
+// PromptsHashLT applies the LT predicate on the "prompts_hash" field.
+func PromptsHashLT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldPromptsHash, v))
+}
+
+// PromptsHashLTE applies the LTE predicate on the "prompts_hash" field.
+func PromptsHashLTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldPromptsHash, v))
+}
+
+// PromptsHashContains applies the Contains predicate on the "prompts_hash" field.
+func PromptsHashContains(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContains(FieldPromptsHash, v))
+}
+
+// PromptsHashHasPrefix applies the HasPrefix predicate on the "prompts_hash" field.
+func PromptsHashHasPrefix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasPrefix(FieldPromptsHash, v))
+}
+
+// PromptsHashHasSuffix applies the HasSuffix predicate on the "prompts_hash" field.
+func PromptsHashHasSuffix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasSuffix(FieldPromptsHash, v))
+}
+
+// PromptsHashEqualFold applies the EqualFold predicate on the "prompts_hash" field.
+func PromptsHashEqualFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEqualFold(FieldPromptsHash, v))
+}
+
+// PromptsHashContainsFold applies the ContainsFold predicate on the "prompts_hash" field.
+func PromptsHashContainsFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContainsFold(FieldPromptsHash, v))
+}
+
+// ResourcesHashEQ applies the EQ predicate on the "resources_hash" field.
+func ResourcesHashEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldResourcesHash, v))
+}
+
+// ResourcesHashNEQ applies the NEQ predicate on the "resources_hash" field.
+func ResourcesHashNEQ(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldResourcesHash, v))
+}
+
+// ResourcesHashIn applies the In predicate on the "resources_hash" field.
+func ResourcesHashIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldResourcesHash, vs...))
+}
+
+// ResourcesHashNotIn applies the NotIn predicate on the "resources_hash" field.
+func ResourcesHashNotIn(vs ...string) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldResourcesHash, vs...))
+}
+
+// ResourcesHashGT applies the GT predicate on the "resources_hash" field.
+func ResourcesHashGT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldResourcesHash, v))
+}
+
+// ResourcesHashGTE applies the GTE predicate on the "resources_hash" field.
+func ResourcesHashGTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldResourcesHash, v))
+}
+
+// ResourcesHashLT applies the LT predicate on the "resources_hash" field.
+func ResourcesHashLT(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldResourcesHash, v))
+}
+
+// ResourcesHashLTE applies the LTE predicate on the "resources_hash" field.
+func ResourcesHashLTE(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldResourcesHash, v))
+}
+
+// ResourcesHashContains applies the Contains predicate on the "resources_hash" field.
+func ResourcesHashContains(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContains(FieldResourcesHash, v))
+}
+
+// ResourcesHashHasPrefix applies the HasPrefix predicate on the "resources_hash" field.
+func ResourcesHashHasPrefix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasPrefix(FieldResourcesHash, v))
+}
+
+// ResourcesHashHasSuffix applies the HasSuffix predicate on the "resources_hash" field.
+func ResourcesHashHasSuffix(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldHasSuffix(FieldResourcesHash, v))
+}
+
+// ResourcesHashEqualFold applies the EqualFold predicate on the "resources_hash" field.
+func ResourcesHashEqualFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldEqualFold(FieldResourcesHash, v))
+}
+
+// ResourcesHashContainsFold applies the ContainsFold predicate on the "resources_hash" field.
+func ResourcesHashContainsFold(v string) predicate.Scan {
+	return predicate.Scan(sql.FieldContainsFold(FieldResourcesHash, v))
 }
 
 // ToolsFileEQ applies the EQ predicate on the "tools_file" field.

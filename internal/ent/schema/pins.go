@@ -28,6 +28,10 @@ func (PinRevision) Fields() []ent.Field {
 		field.String("schema_hash").Immutable(),
 		field.String("instructions_hash").Immutable(),
 		field.String("contract_hash").Default("").Immutable(),
+		// prompts_hash and resources_hash are set when spec_version is
+		// mcpreg-pin-v2 and empty under v1.
+		field.String("prompts_hash").Default("").Immutable(),
+		field.String("resources_hash").Default("").Immutable(),
 		field.JSON("tools", []ToolPinRecord{}).Immutable(),
 		field.String("created_by").Immutable(),
 		field.String("reason").Default("").Immutable(),

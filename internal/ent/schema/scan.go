@@ -32,6 +32,12 @@ func (Scan) Fields() []ent.Field {
 		field.String("tool_definition_hash").Default(""),
 		field.String("schema_hash").Default(""),
 		field.String("instructions_hash").Default(""),
+		// prompts_hash and resources_hash are the scan's mcpreg-pin-v2
+		// hashes; tools_file is everything the server showed a model (its
+		// tools file with the prompts, resources and resource templates it
+		// listed).
+		field.String("prompts_hash").Default(""),
+		field.String("resources_hash").Default(""),
 		field.Bytes("tools_file").Optional(),
 		field.Bytes("initialize_result").Optional(),
 		field.Int("drift_event_id").Optional().Nillable(),
@@ -107,6 +113,8 @@ type DriftChange struct {
 	Severity string `json:"severity"`
 	Action   string `json:"action"`
 	Tool     string `json:"tool,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
+	Resource string `json:"resource,omitempty"`
 	Pointer  string `json:"pointer,omitempty"`
 	Before   string `json:"before,omitempty"`
 	After    string `json:"after,omitempty"`

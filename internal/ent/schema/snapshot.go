@@ -8,7 +8,9 @@ import (
 )
 
 // ToolSnapshot is what a server said about itself at one time: initialize
-// facts and the full tools/list.
+// facts, the full tools/list and, when it listed any, its prompts (each
+// with its prompts/get messages when it takes no required argument),
+// resources and resource templates.
 type ToolSnapshot struct{ ent.Schema }
 
 // Fields of ToolSnapshot.
@@ -19,6 +21,12 @@ func (ToolSnapshot) Fields() []ent.Field {
 		field.String("protocol_version").Default("").Immutable(),
 		field.Bytes("server_info").Optional().Immutable(),
 		field.String("instructions").Optional().Nillable().Immutable(),
+		// prompts, resources and resource_templates are JSON arrays of the
+		// objects as received, byte for byte; nil when the server listed
+		// none (or the snapshot predates prompts being read).
+		field.Bytes("prompts").Optional().Immutable(),
+		field.Bytes("resources").Optional().Immutable(),
+		field.Bytes("resource_templates").Optional().Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

@@ -24,6 +24,12 @@ const (
 	FieldServerInfo = "server_info"
 	// FieldInstructions holds the string denoting the instructions field in the database.
 	FieldInstructions = "instructions"
+	// FieldPrompts holds the string denoting the prompts field in the database.
+	FieldPrompts = "prompts"
+	// FieldResources holds the string denoting the resources field in the database.
+	FieldResources = "resources"
+	// FieldResourceTemplates holds the string denoting the resource_templates field in the database.
+	FieldResourceTemplates = "resource_templates"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
@@ -56,6 +62,9 @@ var Columns = []string{
 	FieldProtocolVersion,
 	FieldServerInfo,
 	FieldInstructions,
+	FieldPrompts,
+	FieldResources,
+	FieldResourceTemplates,
 	FieldCreatedAt,
 }
 

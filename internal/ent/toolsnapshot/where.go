@@ -80,6 +80,21 @@ func Instructions(v string) predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldEQ(FieldInstructions, v))
 }
 
+// Prompts applies equality check predicate on the "prompts" field. It's identical to PromptsEQ.
+func Prompts(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldPrompts, v))
+}
+
+// Resources applies equality check predicate on the "resources" field. It's identical to ResourcesEQ.
+func Resources(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldResources, v))
+}
+
+// ResourceTemplates applies equality check predicate on the "resource_templates" field. It's identical to ResourceTemplatesEQ.
+func ResourceTemplates(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldResourceTemplates, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldEQ(FieldCreatedAt, v))
@@ -358,6 +373,156 @@ func InstructionsEqualFold(v string) predicate.ToolSnapshot {
 // InstructionsContainsFold applies the ContainsFold predicate on the "instructions" field.
 func InstructionsContainsFold(v string) predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldContainsFold(FieldInstructions, v))
+}
+
+// PromptsEQ applies the EQ predicate on the "prompts" field.
+func PromptsEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldPrompts, v))
+}
+
+// PromptsNEQ applies the NEQ predicate on the "prompts" field.
+func PromptsNEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNEQ(FieldPrompts, v))
+}
+
+// PromptsIn applies the In predicate on the "prompts" field.
+func PromptsIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIn(FieldPrompts, vs...))
+}
+
+// PromptsNotIn applies the NotIn predicate on the "prompts" field.
+func PromptsNotIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotIn(FieldPrompts, vs...))
+}
+
+// PromptsGT applies the GT predicate on the "prompts" field.
+func PromptsGT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGT(FieldPrompts, v))
+}
+
+// PromptsGTE applies the GTE predicate on the "prompts" field.
+func PromptsGTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGTE(FieldPrompts, v))
+}
+
+// PromptsLT applies the LT predicate on the "prompts" field.
+func PromptsLT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLT(FieldPrompts, v))
+}
+
+// PromptsLTE applies the LTE predicate on the "prompts" field.
+func PromptsLTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLTE(FieldPrompts, v))
+}
+
+// PromptsIsNil applies the IsNil predicate on the "prompts" field.
+func PromptsIsNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIsNull(FieldPrompts))
+}
+
+// PromptsNotNil applies the NotNil predicate on the "prompts" field.
+func PromptsNotNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotNull(FieldPrompts))
+}
+
+// ResourcesEQ applies the EQ predicate on the "resources" field.
+func ResourcesEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldResources, v))
+}
+
+// ResourcesNEQ applies the NEQ predicate on the "resources" field.
+func ResourcesNEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNEQ(FieldResources, v))
+}
+
+// ResourcesIn applies the In predicate on the "resources" field.
+func ResourcesIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIn(FieldResources, vs...))
+}
+
+// ResourcesNotIn applies the NotIn predicate on the "resources" field.
+func ResourcesNotIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotIn(FieldResources, vs...))
+}
+
+// ResourcesGT applies the GT predicate on the "resources" field.
+func ResourcesGT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGT(FieldResources, v))
+}
+
+// ResourcesGTE applies the GTE predicate on the "resources" field.
+func ResourcesGTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGTE(FieldResources, v))
+}
+
+// ResourcesLT applies the LT predicate on the "resources" field.
+func ResourcesLT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLT(FieldResources, v))
+}
+
+// ResourcesLTE applies the LTE predicate on the "resources" field.
+func ResourcesLTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLTE(FieldResources, v))
+}
+
+// ResourcesIsNil applies the IsNil predicate on the "resources" field.
+func ResourcesIsNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIsNull(FieldResources))
+}
+
+// ResourcesNotNil applies the NotNil predicate on the "resources" field.
+func ResourcesNotNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotNull(FieldResources))
+}
+
+// ResourceTemplatesEQ applies the EQ predicate on the "resource_templates" field.
+func ResourceTemplatesEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesNEQ applies the NEQ predicate on the "resource_templates" field.
+func ResourceTemplatesNEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNEQ(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesIn applies the In predicate on the "resource_templates" field.
+func ResourceTemplatesIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIn(FieldResourceTemplates, vs...))
+}
+
+// ResourceTemplatesNotIn applies the NotIn predicate on the "resource_templates" field.
+func ResourceTemplatesNotIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotIn(FieldResourceTemplates, vs...))
+}
+
+// ResourceTemplatesGT applies the GT predicate on the "resource_templates" field.
+func ResourceTemplatesGT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGT(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesGTE applies the GTE predicate on the "resource_templates" field.
+func ResourceTemplatesGTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGTE(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesLT applies the LT predicate on the "resource_templates" field.
+func ResourceTemplatesLT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLT(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesLTE applies the LTE predicate on the "resource_templates" field.
+func ResourceTemplatesLTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLTE(FieldResourceTemplates, v))
+}
+
+// ResourceTemplatesIsNil applies the IsNil predicate on the "resource_templates" field.
+func ResourceTemplatesIsNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIsNull(FieldResourceTemplates))
+}
+
+// ResourceTemplatesNotNil applies the NotNil predicate on the "resource_templates" field.
+func ResourceTemplatesNotNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotNull(FieldResourceTemplates))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

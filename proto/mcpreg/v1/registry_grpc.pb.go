@@ -30,6 +30,7 @@ const (
 	RegistryService_QuarantineVersion_FullMethodName    = "/mcpreg.v1.RegistryService/QuarantineVersion"
 	RegistryService_ReleaseVersion_FullMethodName       = "/mcpreg.v1.RegistryService/ReleaseVersion"
 	RegistryService_RevokeVersion_FullMethodName        = "/mcpreg.v1.RegistryService/RevokeVersion"
+	RegistryService_RepinVersion_FullMethodName         = "/mcpreg.v1.RegistryService/RepinVersion"
 	RegistryService_ScanVersion_FullMethodName          = "/mcpreg.v1.RegistryService/ScanVersion"
 	RegistryService_ListScans_FullMethodName            = "/mcpreg.v1.RegistryService/ListScans"
 	RegistryService_ListDriftEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListDriftEvents"
@@ -84,6 +85,12 @@ type RegistryServiceClient interface {
 	ReleaseVersion(ctx context.Context, in *TransitionRequest, opts ...grpc.CallOption) (*Version, error)
 	// RevokeVersion moves approved or quarantined to revoked, for good.
 	RevokeVersion(ctx context.Context, in *TransitionRequest, opts ...grpc.CallOption) (*Version, error)
+	// RepinVersion moves a version pinned under mcpreg-pin-v1 to
+	// mcpreg-pin-v2: its approved tools, instructions and serverInfo with the
+	// prompts, resources and resource templates of its latest scan (which
+	// must have matched the pins). Four-eyes: not by the version's
+	// submitter. The state does not change.
+	RepinVersion(ctx context.Context, in *RepinVersionRequest, opts ...grpc.CallOption) (*Version, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(ctx context.Context, in *ScanVersionRequest, opts ...grpc.CallOption) (*ScanResult, error)
@@ -248,6 +255,16 @@ func (c *registryServiceClient) RevokeVersion(ctx context.Context, in *Transitio
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Version)
 	err := c.cc.Invoke(ctx, RegistryService_RevokeVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) RepinVersion(ctx context.Context, in *RepinVersionRequest, opts ...grpc.CallOption) (*Version, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Version)
+	err := c.cc.Invoke(ctx, RegistryService_RepinVersion_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -450,6 +467,12 @@ type RegistryServiceServer interface {
 	ReleaseVersion(context.Context, *TransitionRequest) (*Version, error)
 	// RevokeVersion moves approved or quarantined to revoked, for good.
 	RevokeVersion(context.Context, *TransitionRequest) (*Version, error)
+	// RepinVersion moves a version pinned under mcpreg-pin-v1 to
+	// mcpreg-pin-v2: its approved tools, instructions and serverInfo with the
+	// prompts, resources and resource templates of its latest scan (which
+	// must have matched the pins). Four-eyes: not by the version's
+	// submitter. The state does not change.
+	RepinVersion(context.Context, *RepinVersionRequest) (*Version, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error)
@@ -542,6 +565,9 @@ func (UnimplementedRegistryServiceServer) ReleaseVersion(context.Context, *Trans
 }
 func (UnimplementedRegistryServiceServer) RevokeVersion(context.Context, *TransitionRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeVersion not implemented")
+}
+func (UnimplementedRegistryServiceServer) RepinVersion(context.Context, *RepinVersionRequest) (*Version, error) {
+	return nil, status.Error(codes.Unimplemented, "method RepinVersion not implemented")
 }
 func (UnimplementedRegistryServiceServer) ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error) {
 	return nil, status.Error(codes.Unimplemented, "method ScanVersion not implemented")
@@ -806,6 +832,24 @@ func _RegistryService_RevokeVersion_Handler(srv interface{}, ctx context.Context
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RegistryServiceServer).RevokeVersion(ctx, req.(*TransitionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_RepinVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RepinVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).RepinVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_RepinVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).RepinVersion(ctx, req.(*RepinVersionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1148,6 +1192,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeVersion",
 			Handler:    _RegistryService_RevokeVersion_Handler,
+		},
+		{
+			MethodName: "RepinVersion",
+			Handler:    _RegistryService_RepinVersion_Handler,
 		},
 		{
 			MethodName: "ScanVersion",
