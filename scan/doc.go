@@ -64,6 +64,23 @@
 // names them, checked on the resolved address at connect time; redirects
 // must stay on the same origin; proxies from the environment are not used.
 //
+// An HTTP scan that succeeded then reads what the server says about its
+// authorization ([Snapshot].Auth): its OAuth protected-resource metadata
+// (RFC 9728; the well-known path inserted before the endpoint's path,
+// then at the root) and, for at most four authorization servers it lists,
+// their metadata (RFC 8414, then OpenID Connect discovery). A server
+// without metadata (every well-known URL answers 4xx) costs two requests
+// and leaves Auth nil. These requests carry none of the target's Headers,
+// go through the same dial guard on a transport of their own, may follow
+// up to three http(s) redirects to any origin, and are capped at 64 KiB
+// per document, 10s per request and 20s in all, within the scan deadline.
+// Documents are read strictly (one JSON object, members of the right
+// type). Failures are findings, never a failed scan: a refused request
+// or redirect [KindAuthMetadataRefused] (high), any other
+// [KindAuthMetadataUnreadable]; a "resource" that is neither the endpoint
+// nor its origin [KindAuthResourceMismatch], an "issuer" other than the
+// listed URL [KindAuthIssuerMismatch].
+//
 // Failures match one of [ErrLimit], [ErrDenied], [ErrProtocol], [ErrInvalid]
 // and [ErrTimeout]. The package needs a Unix system (process groups).
 package scan

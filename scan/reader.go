@@ -83,6 +83,12 @@ type Snapshot struct {
 	Resources         []json.RawMessage `json:"resources,omitempty"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
 
+	// Auth is the OAuth metadata an HTTP server publishes (RFC 9728, and
+	// RFC 8414 for its authorization servers), read after its readings.
+	// It is nil for other targets, for a server that publishes none, and
+	// for one whose metadata cannot be read (an auth.* finding says why).
+	Auth *AuthMetadata `json:"auth,omitempty"`
+
 	// Stderr is the start of a stdio server's standard error (at most
 	// Limits.MaxStderrBytes); StderrTruncated says more was dropped.
 	Stderr          string        `json:"stderr,omitempty"`
@@ -136,17 +142,21 @@ type Listing struct {
 // protocol version it speaks (see Snapshot): for each, it opens a session
 // with a fixed client profile, lists its tools Limits.Lists times
 // (following nextCursor), reads its prompts and resources as far as its
-// capabilities advertise them, and stops the server. Limits.Deadline covers the
-// whole scan (every reading); the byte limits hold for each reading. The
-// returned Snapshot is never nil: on error it still carries Stderr and
-// Duration for diagnostics, and what was read before the failure, but no
-// Tools or Pins.
+// capabilities advertise them, and stops the server; for an HTTPTarget it
+// then reads the server's OAuth metadata (Snapshot.Auth). Limits.Deadline
+// covers the whole scan (every reading); the byte limits hold for each
+// reading. The returned Snapshot is never nil: on error it still carries
+// Stderr and Duration for diagnostics, and what was read before the
+// failure, but no Tools or Pins.
 func (r *Reader) Read(ctx context.Context, t Target) (*Snapshot, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.limits.Deadline)
 	defer cancel()
 	snap := &Snapshot{}
 	err := r.readAll(ctx, t, snap)
+	if err == nil {
+		r.readAuth(ctx, t, snap)
+	}
 	snap.Duration = time.Since(start)
 	if err != nil {
 		snap.Tools, snap.ToolsFile, snap.Pins = nil, nil, pin.Pins{}
