@@ -168,3 +168,46 @@ func (c *Client) ConfirmServerPolicy(ctx context.Context, name, digest, reason s
 	body := &mcpregv1.ConfirmServerPolicyRequest{Digest: digest, Reason: reason}
 	return out, c.call(ctx, http.MethodPost, p+"/policy:confirm", nil, body, out)
 }
+
+// SetScanCredential stores the credential set label of server name
+// (admins). in's Name and Label are taken from the arguments.
+func (c *Client) SetScanCredential(ctx context.Context, name, label string, in *mcpregv1.SetScanCredentialRequest) (*mcpregv1.ScanCredential, error) {
+	p, err := credentialPath(name, label)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ScanCredential{}
+	body := &mcpregv1.SetScanCredentialRequest{Headers: in.GetHeaders(), Env: in.GetEnv(), Scopes: in.GetScopes()}
+	return out, c.call(ctx, http.MethodPut, p, nil, body, out)
+}
+
+// ListScanCredentials names the credential sets of server name.
+func (c *Client) ListScanCredentials(ctx context.Context, name string) (*mcpregv1.ListScanCredentialsResponse, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ListScanCredentialsResponse{}
+	return out, c.call(ctx, http.MethodGet, p+"/scan-credentials", nil, nil, out)
+}
+
+// DeleteScanCredential removes the credential set label of server name.
+func (c *Client) DeleteScanCredential(ctx context.Context, name, label string) (*mcpregv1.ScanCredential, error) {
+	p, err := credentialPath(name, label)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.ScanCredential{}
+	return out, c.call(ctx, http.MethodDelete, p, nil, nil, out)
+}
+
+func credentialPath(name, label string) (string, error) {
+	p, err := serverPath(name)
+	if err != nil {
+		return "", err
+	}
+	if label == "" || !plainSegment(label) {
+		return "", fmt.Errorf("%w: credential label %q: want letters, digits, '.', '_' or '-'", ErrInvalid, label)
+	}
+	return p + "/scan-credentials/" + url.PathEscape(label), nil
+}

@@ -109,6 +109,11 @@ type Pins struct {
 type ToolPin struct {
 	Name string `json:"name"`
 	Hash string `json:"hash"`
+	// Scopes are the OAuth scopes the registry's scan credentials had in
+	// common among those the tool was listed to (empty: read without
+	// credentials). A host whose token lacks them may not be shown the
+	// tool, which is not drift.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Attestation summarises a verified attestation of a package.

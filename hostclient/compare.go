@@ -18,6 +18,10 @@ const (
 	ToolChanged ToolStatus = "changed" // pinned, served with another hash
 	ToolAdded   ToolStatus = "added"   // served, not pinned
 	ToolRemoved ToolStatus = "removed" // pinned, not served
+	// ToolOutOfScope is a pinned tool not served that the registry's scan
+	// credentials saw only with scopes (discovery.ToolPin.Scopes): a
+	// host whose token lacks them is not shown it, which is not drift.
+	ToolOutOfScope ToolStatus = "out_of_scope"
 )
 
 // ToolComparison is one tool, pinned or served.
@@ -72,8 +76,11 @@ func Compare(e discovery.Entry, tools *pin.ToolsList) Comparison {
 	out.ToolDefinitionHash = pins.ToolDefinitionHash
 	out.InstructionsChanged = e.Pins.InstructionsHash != "" && pins.InstructionsHash != e.Pins.InstructionsHash
 	out.PromptsChanged = e.Pins.SpecVersion == pin.SpecVersionV2 && pins.PromptsHash != e.Pins.PromptsHash
-	out.Match = e.Pins.ToolDefinitionHash != "" && pins.ToolDefinitionHash == e.Pins.ToolDefinitionHash &&
-		!out.InstructionsChanged && !out.PromptsChanged && out.count(ToolMatch) == len(out.Tools)
+	// With tools out of this host's scopes the served list hashes
+	// differently; each served tool still matches its own pin.
+	sameList := pins.ToolDefinitionHash == e.Pins.ToolDefinitionHash || out.count(ToolOutOfScope) > 0
+	out.Match = e.Pins.ToolDefinitionHash != "" && sameList &&
+		!out.InstructionsChanged && !out.PromptsChanged && out.count(ToolMatch)+out.count(ToolOutOfScope) == len(out.Tools)
 	return out
 }
 
@@ -81,7 +88,11 @@ func Compare(e discovery.Entry, tools *pin.ToolsList) Comparison {
 func compareTools(pinned []discovery.ToolPin, served []pin.Tool) []ToolComparison {
 	byName := map[string]*ToolComparison{}
 	for _, p := range pinned {
-		byName[p.Name] = &ToolComparison{Name: p.Name, Status: ToolRemoved, PinnedHash: p.Hash}
+		status := ToolRemoved
+		if len(p.Scopes) > 0 {
+			status = ToolOutOfScope
+		}
+		byName[p.Name] = &ToolComparison{Name: p.Name, Status: status, PinnedHash: p.Hash}
 	}
 	for _, t := range served {
 		tc := byName[t.Name]

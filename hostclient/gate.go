@@ -120,7 +120,7 @@ func (d Decision) ToolAllowed(name string) bool {
 	}
 	for _, t := range d.Tools {
 		if t.Name == name {
-			return !t.Blocked && t.Status != ToolRemoved
+			return !t.Blocked && t.Status != ToolRemoved && t.Status != ToolOutOfScope
 		}
 	}
 	return false
@@ -177,7 +177,7 @@ func pinned(v Verdict, reason string, cmp Comparison, tools []ToolDecision) (Ver
 	var blocked []string
 	served := 0
 	for _, t := range tools {
-		if t.Status != ToolRemoved {
+		if t.Status != ToolRemoved && t.Status != ToolOutOfScope {
 			served++
 		}
 		if t.Blocked {

@@ -201,7 +201,8 @@ func serveWithoutMigrating(t *testing.T, dialect string) {
 	dir := t.TempDir()
 	db := storetest.EmptyDSN(t, dialect)
 	args := []string{"--db", db, "serve", "--migrate=false", "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
-		"--metrics-addr", "127.0.0.1:0", "--discovery-key", filepath.Join(dir, "d.key"), "--scan-interval", "0"}
+		"--metrics-addr", "127.0.0.1:0", "--discovery-key", filepath.Join(dir, "d.key"), "--secrets-key", filepath.Join(dir, "s.key"),
+		"--scan-interval", "0"}
 	_, err := run(t, nil, args...)
 	if err == nil || !strings.Contains(err.Error(), "lacks") || !strings.Contains(err.Error(), "init.sql") || !strings.Contains(err.Error(), "mcpregd migrate up") {
 		t.Fatalf("serve --migrate=false on an empty database: %v", err)

@@ -82,6 +82,7 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.DurationVar(&cfg.ScanDeadline, "scan-deadline", cfg.ScanDeadline, "deadline of one scan (env MCPREG_SCAN_DEADLINE)")
 	addTrustedRootFlag(f, &cfg.TrustedRoots)
 	f.StringVar(&cfg.DiscoveryKey, "discovery-key", cfg.DiscoveryKey, "Ed25519 key signing discovery documents, PKCS#8 PEM mode 0600, shared by all replicas; created when missing (mcpregd discovery keygen; env MCPREG_DISCOVERY_KEY)")
+	f.StringVar(&cfg.SecretsKey, "secrets-key", cfg.SecretsKey, "AES-256 key (base64 of 32 bytes, mode 0600) sealing the scan credentials admins set per server; shared by all replicas, separate from the discovery key; created when missing (env MCPREG_SECRETS_KEY)")
 	f.StringArrayVar(&cfg.DiscoveryPreviousKeys, "discovery-previous-key", nil, "a rotated-out discovery key (PEM, public or private), listed as retiring until its documents expire (repeatable; env MCPREG_DISCOVERY_PREVIOUS_KEY)")
 	f.Int64Var(&cfg.AuditCheckpointEvery, "audit-checkpoint-every", cfg.AuditCheckpointEvery, "sign an audit checkpoint (with the discovery key) at every multiple of this many audit events; 0 turns it off (env MCPREG_AUDIT_CHECKPOINT_EVERY)")
 	f.DurationVar(&cfg.AuditCheckpointInterval, "audit-checkpoint-interval", cfg.AuditCheckpointInterval, "also sign one at the chain's head when the latest is this old and events were added since; 0 turns it off (env MCPREG_AUDIT_CHECKPOINT_INTERVAL)")

@@ -91,6 +91,11 @@ type Config struct {
 	// DiscoveryKey is the registry's Ed25519 signing key (PKCS#8 PEM, mode
 	// 0600), shared by all replicas; created on first start when missing.
 	DiscoveryKey string
+	// SecretsKey is the key file (base64 of 32 bytes, mode 0600) sealing
+	// the scan credentials admins set; created on first start when
+	// missing, shared by all replicas, separate from DiscoveryKey so that
+	// rotating the signing key loses no credential.
+	SecretsKey string
 	// DiscoveryPreviousKeys are earlier keys (PEM, public or private) kept
 	// listed after a rotation until the documents they signed expire.
 	DiscoveryPreviousKeys []string
@@ -129,6 +134,7 @@ func DefaultConfig() Config {
 		MetricsAddr:        "127.0.0.1:9091",
 		MaxBodyBytes:       8 << 20,
 		DiscoveryKey:       "mcpreg-discovery.key",
+		SecretsKey:         "mcpreg-secrets.key",
 		DiscoveryTTL:       5 * time.Minute,
 		OIDCPrincipalClaim: "email",
 		ShutdownTimeout:    15 * time.Second,

@@ -72,7 +72,7 @@ func TestFirstStepsRun(t *testing.T) {
 		}
 	}
 	env = append(env, "MCPREG_DB=sqlite://"+filepath.Join(data, "mcpreg.db"),
-		"MCPREG_DISCOVERY_KEY="+filepath.Join(data, "discovery.key"),
+		"MCPREG_DISCOVERY_KEY="+filepath.Join(data, "discovery.key"), "MCPREG_SECRETS_KEY="+filepath.Join(data, "secrets.key"),
 		"MCPREG_HTTP_ADDR="+httpAddr, "MCPREG_GRPC_ADDR=127.0.0.1:"+testkit.FreePort(t),
 		"MCPREG_METRICS_ADDR=127.0.0.1:"+testkit.FreePort(t), "MCPREG_SERVER=http://"+httpAddr)
 	ctx, cancel := context.WithTimeout(context.Background(), firstStepsTimeout)

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/ent/scancredential"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/serverpolicy"
@@ -75,6 +76,8 @@ type Client struct {
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
 	Scan *ScanClient
+	// ScanCredential is the client for interacting with the ScanCredential builders.
+	ScanCredential *ScanCredentialClient
 	// ScanLease is the client for interacting with the ScanLease builders.
 	ScanLease *ScanLeaseClient
 	// Server is the client for interacting with the Server builders.
@@ -118,6 +121,7 @@ func (c *Client) init() {
 	c.Receipt = NewReceiptClient(c.config)
 	c.ReviewDecision = NewReviewDecisionClient(c.config)
 	c.Scan = NewScanClient(c.config)
+	c.ScanCredential = NewScanCredentialClient(c.config)
 	c.ScanLease = NewScanLeaseClient(c.config)
 	c.Server = NewServerClient(c.config)
 	c.ServerPolicy = NewServerPolicyClient(c.config)
@@ -233,6 +237,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Receipt:         NewReceiptClient(cfg),
 		ReviewDecision:  NewReviewDecisionClient(cfg),
 		Scan:            NewScanClient(cfg),
+		ScanCredential:  NewScanCredentialClient(cfg),
 		ScanLease:       NewScanLeaseClient(cfg),
 		Server:          NewServerClient(cfg),
 		ServerPolicy:    NewServerPolicyClient(cfg),
@@ -275,6 +280,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Receipt:         NewReceiptClient(cfg),
 		ReviewDecision:  NewReviewDecisionClient(cfg),
 		Scan:            NewScanClient(cfg),
+		ScanCredential:  NewScanCredentialClient(cfg),
 		ScanLease:       NewScanLeaseClient(cfg),
 		Server:          NewServerClient(cfg),
 		ServerPolicy:    NewServerPolicyClient(cfg),
@@ -315,9 +321,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
-		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanLease, c.Server,
-		c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version,
-		c.WebSession,
+		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanCredential,
+		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -329,9 +335,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Attestation, c.AuditCheckpoint, c.AuditEvent, c.AuditHead, c.DriftEvent,
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
-		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanLease, c.Server,
-		c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool, c.ToolSnapshot, c.Version,
-		c.WebSession,
+		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanCredential,
+		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
+		c.ToolSnapshot, c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -368,6 +374,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReviewDecision.mutate(ctx, m)
 	case *ScanMutation:
 		return c.Scan.mutate(ctx, m)
+	case *ScanCredentialMutation:
+		return c.ScanCredential.mutate(ctx, m)
 	case *ScanLeaseMutation:
 		return c.ScanLease.mutate(ctx, m)
 	case *ServerMutation:
@@ -2381,6 +2389,139 @@ func (c *ScanClient) mutate(ctx context.Context, m *ScanMutation) (Value, error)
 	}
 }
 
+// ScanCredentialClient is a client for the ScanCredential schema.
+type ScanCredentialClient struct {
+	config
+}
+
+// NewScanCredentialClient returns a client for the ScanCredential from the given config.
+func NewScanCredentialClient(c config) *ScanCredentialClient {
+	return &ScanCredentialClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `scancredential.Hooks(f(g(h())))`.
+func (c *ScanCredentialClient) Use(hooks ...Hook) {
+	c.hooks.ScanCredential = append(c.hooks.ScanCredential, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `scancredential.Intercept(f(g(h())))`.
+func (c *ScanCredentialClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ScanCredential = append(c.inters.ScanCredential, interceptors...)
+}
+
+// Create returns a builder for creating a ScanCredential entity.
+func (c *ScanCredentialClient) Create() *ScanCredentialCreate {
+	mutation := newScanCredentialMutation(c.config, OpCreate)
+	return &ScanCredentialCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ScanCredential entities.
+func (c *ScanCredentialClient) CreateBulk(builders ...*ScanCredentialCreate) *ScanCredentialCreateBulk {
+	return &ScanCredentialCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ScanCredentialClient) MapCreateBulk(slice any, setFunc func(*ScanCredentialCreate, int)) *ScanCredentialCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ScanCredentialCreateBulk{err: fmt.Errorf("calling to ScanCredentialClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ScanCredentialCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ScanCredentialCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ScanCredential.
+func (c *ScanCredentialClient) Update() *ScanCredentialUpdate {
+	mutation := newScanCredentialMutation(c.config, OpUpdate)
+	return &ScanCredentialUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ScanCredentialClient) UpdateOne(_m *ScanCredential) *ScanCredentialUpdateOne {
+	mutation := newScanCredentialMutation(c.config, OpUpdateOne, withScanCredential(_m))
+	return &ScanCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ScanCredentialClient) UpdateOneID(id int) *ScanCredentialUpdateOne {
+	mutation := newScanCredentialMutation(c.config, OpUpdateOne, withScanCredentialID(id))
+	return &ScanCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ScanCredential.
+func (c *ScanCredentialClient) Delete() *ScanCredentialDelete {
+	mutation := newScanCredentialMutation(c.config, OpDelete)
+	return &ScanCredentialDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ScanCredentialClient) DeleteOne(_m *ScanCredential) *ScanCredentialDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ScanCredentialClient) DeleteOneID(id int) *ScanCredentialDeleteOne {
+	builder := c.Delete().Where(scancredential.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ScanCredentialDeleteOne{builder}
+}
+
+// Query returns a query builder for ScanCredential.
+func (c *ScanCredentialClient) Query() *ScanCredentialQuery {
+	return &ScanCredentialQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeScanCredential},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ScanCredential entity by its id.
+func (c *ScanCredentialClient) Get(ctx context.Context, id int) (*ScanCredential, error) {
+	return c.Query().Where(scancredential.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ScanCredentialClient) GetX(ctx context.Context, id int) *ScanCredential {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ScanCredentialClient) Hooks() []Hook {
+	return c.hooks.ScanCredential
+}
+
+// Interceptors returns the client interceptors.
+func (c *ScanCredentialClient) Interceptors() []Interceptor {
+	return c.inters.ScanCredential
+}
+
+func (c *ScanCredentialClient) mutate(ctx context.Context, m *ScanCredentialMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ScanCredentialCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ScanCredentialUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ScanCredentialUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ScanCredentialDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ScanCredential mutation op: %q", m.Op())
+	}
+}
+
 // ScanLeaseClient is a client for the ScanLease schema.
 type ScanLeaseClient struct {
 	config
@@ -3871,14 +4012,15 @@ type (
 	hooks struct {
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
 		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
-		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
-		Tool, ToolSnapshot, Version, WebSession []ent.Hook
+		ReviewDecision, Scan, ScanCredential, ScanLease, Server, ServerPolicy,
+		SigninThrottle, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
 		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
-		ReviewDecision, Scan, ScanLease, Server, ServerPolicy, SigninThrottle, Token,
-		Tool, ToolSnapshot, Version, WebSession []ent.Interceptor
+		ReviewDecision, Scan, ScanCredential, ScanLease, Server, ServerPolicy,
+		SigninThrottle, Token, Tool, ToolSnapshot, Version,
+		WebSession []ent.Interceptor
 	}
 )
 

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/ent/scancredential"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/serverpolicy"
@@ -109,6 +110,7 @@ func checkColumn(t, c string) error {
 			receipt.Table:         receipt.ValidColumn,
 			reviewdecision.Table:  reviewdecision.ValidColumn,
 			scan.Table:            scan.ValidColumn,
+			scancredential.Table:  scancredential.ValidColumn,
 			scanlease.Table:       scanlease.ValidColumn,
 			server.Table:          server.ValidColumn,
 			serverpolicy.Table:    serverpolicy.ValidColumn,

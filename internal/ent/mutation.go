@@ -26,6 +26,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/ent/scancredential"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/schema"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
@@ -61,6 +62,7 @@ const (
 	TypeReceipt         = "Receipt"
 	TypeReviewDecision  = "ReviewDecision"
 	TypeScan            = "Scan"
+	TypeScanCredential  = "ScanCredential"
 	TypeScanLease       = "ScanLease"
 	TypeServer          = "Server"
 	TypeServerPolicy    = "ServerPolicy"
@@ -11974,8 +11976,10 @@ type ScanMutation struct {
 	schema_hash             *string
 	instructions_hash       *string
 	prompts_hash            *string
+	tool_scopes             *map[string][]string
 	resources_hash          *string
 	tools_file              *[]byte
+	auth                    *[]byte
 	initialize_result       *[]byte
 	drift_event_id          *int
 	adddrift_event_id       *int
@@ -12571,6 +12575,55 @@ func (m *ScanMutation) ResetPromptsHash() {
 	m.prompts_hash = nil
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (m *ScanMutation) SetToolScopes(value map[string][]string) {
+	m.tool_scopes = &value
+}
+
+// ToolScopes returns the value of the "tool_scopes" field in the mutation.
+func (m *ScanMutation) ToolScopes() (r map[string][]string, exists bool) {
+	v := m.tool_scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToolScopes returns the old "tool_scopes" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldToolScopes(ctx context.Context) (v map[string][]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToolScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToolScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToolScopes: %w", err)
+	}
+	return oldValue.ToolScopes, nil
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (m *ScanMutation) ClearToolScopes() {
+	m.tool_scopes = nil
+	m.clearedFields[scan.FieldToolScopes] = struct{}{}
+}
+
+// ToolScopesCleared returns if the "tool_scopes" field was cleared in this mutation.
+func (m *ScanMutation) ToolScopesCleared() bool {
+	_, ok := m.clearedFields[scan.FieldToolScopes]
+	return ok
+}
+
+// ResetToolScopes resets all changes to the "tool_scopes" field.
+func (m *ScanMutation) ResetToolScopes() {
+	m.tool_scopes = nil
+	delete(m.clearedFields, scan.FieldToolScopes)
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (m *ScanMutation) SetResourcesHash(s string) {
 	m.resources_hash = &s
@@ -12654,6 +12707,55 @@ func (m *ScanMutation) ToolsFileCleared() bool {
 func (m *ScanMutation) ResetToolsFile() {
 	m.tools_file = nil
 	delete(m.clearedFields, scan.FieldToolsFile)
+}
+
+// SetAuth sets the "auth" field.
+func (m *ScanMutation) SetAuth(b []byte) {
+	m.auth = &b
+}
+
+// Auth returns the value of the "auth" field in the mutation.
+func (m *ScanMutation) Auth() (r []byte, exists bool) {
+	v := m.auth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuth returns the old "auth" field's value of the Scan entity.
+// If the Scan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanMutation) OldAuth(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuth: %w", err)
+	}
+	return oldValue.Auth, nil
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (m *ScanMutation) ClearAuth() {
+	m.auth = nil
+	m.clearedFields[scan.FieldAuth] = struct{}{}
+}
+
+// AuthCleared returns if the "auth" field was cleared in this mutation.
+func (m *ScanMutation) AuthCleared() bool {
+	_, ok := m.clearedFields[scan.FieldAuth]
+	return ok
+}
+
+// ResetAuth resets all changes to the "auth" field.
+func (m *ScanMutation) ResetAuth() {
+	m.auth = nil
+	delete(m.clearedFields, scan.FieldAuth)
 }
 
 // SetInitializeResult sets the "initialize_result" field.
@@ -13022,7 +13124,7 @@ func (m *ScanMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanMutation) Fields() []string {
-	fields := make([]string, 0, 21)
+	fields := make([]string, 0, 23)
 	if m.version != nil {
 		fields = append(fields, scan.FieldVersionID)
 	}
@@ -13062,11 +13164,17 @@ func (m *ScanMutation) Fields() []string {
 	if m.prompts_hash != nil {
 		fields = append(fields, scan.FieldPromptsHash)
 	}
+	if m.tool_scopes != nil {
+		fields = append(fields, scan.FieldToolScopes)
+	}
 	if m.resources_hash != nil {
 		fields = append(fields, scan.FieldResourcesHash)
 	}
 	if m.tools_file != nil {
 		fields = append(fields, scan.FieldToolsFile)
+	}
+	if m.auth != nil {
+		fields = append(fields, scan.FieldAuth)
 	}
 	if m.initialize_result != nil {
 		fields = append(fields, scan.FieldInitializeResult)
@@ -13120,10 +13228,14 @@ func (m *ScanMutation) Field(name string) (ent.Value, bool) {
 		return m.InstructionsHash()
 	case scan.FieldPromptsHash:
 		return m.PromptsHash()
+	case scan.FieldToolScopes:
+		return m.ToolScopes()
 	case scan.FieldResourcesHash:
 		return m.ResourcesHash()
 	case scan.FieldToolsFile:
 		return m.ToolsFile()
+	case scan.FieldAuth:
+		return m.Auth()
 	case scan.FieldInitializeResult:
 		return m.InitializeResult()
 	case scan.FieldDriftEventID:
@@ -13171,10 +13283,14 @@ func (m *ScanMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldInstructionsHash(ctx)
 	case scan.FieldPromptsHash:
 		return m.OldPromptsHash(ctx)
+	case scan.FieldToolScopes:
+		return m.OldToolScopes(ctx)
 	case scan.FieldResourcesHash:
 		return m.OldResourcesHash(ctx)
 	case scan.FieldToolsFile:
 		return m.OldToolsFile(ctx)
+	case scan.FieldAuth:
+		return m.OldAuth(ctx)
 	case scan.FieldInitializeResult:
 		return m.OldInitializeResult(ctx)
 	case scan.FieldDriftEventID:
@@ -13287,6 +13403,13 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPromptsHash(v)
 		return nil
+	case scan.FieldToolScopes:
+		v, ok := value.(map[string][]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToolScopes(v)
+		return nil
 	case scan.FieldResourcesHash:
 		v, ok := value.(string)
 		if !ok {
@@ -13300,6 +13423,13 @@ func (m *ScanMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetToolsFile(v)
+		return nil
+	case scan.FieldAuth:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuth(v)
 		return nil
 	case scan.FieldInitializeResult:
 		v, ok := value.([]byte)
@@ -13391,8 +13521,14 @@ func (m *ScanMutation) ClearedFields() []string {
 	if m.FieldCleared(scan.FieldFinishedAt) {
 		fields = append(fields, scan.FieldFinishedAt)
 	}
+	if m.FieldCleared(scan.FieldToolScopes) {
+		fields = append(fields, scan.FieldToolScopes)
+	}
 	if m.FieldCleared(scan.FieldToolsFile) {
 		fields = append(fields, scan.FieldToolsFile)
+	}
+	if m.FieldCleared(scan.FieldAuth) {
+		fields = append(fields, scan.FieldAuth)
 	}
 	if m.FieldCleared(scan.FieldInitializeResult) {
 		fields = append(fields, scan.FieldInitializeResult)
@@ -13423,8 +13559,14 @@ func (m *ScanMutation) ClearField(name string) error {
 	case scan.FieldFinishedAt:
 		m.ClearFinishedAt()
 		return nil
+	case scan.FieldToolScopes:
+		m.ClearToolScopes()
+		return nil
 	case scan.FieldToolsFile:
 		m.ClearToolsFile()
+		return nil
+	case scan.FieldAuth:
+		m.ClearAuth()
 		return nil
 	case scan.FieldInitializeResult:
 		m.ClearInitializeResult()
@@ -13485,11 +13627,17 @@ func (m *ScanMutation) ResetField(name string) error {
 	case scan.FieldPromptsHash:
 		m.ResetPromptsHash()
 		return nil
+	case scan.FieldToolScopes:
+		m.ResetToolScopes()
+		return nil
 	case scan.FieldResourcesHash:
 		m.ResetResourcesHash()
 		return nil
 	case scan.FieldToolsFile:
 		m.ResetToolsFile()
+		return nil
+	case scan.FieldAuth:
+		m.ResetAuth()
 		return nil
 	case scan.FieldInitializeResult:
 		m.ResetInitializeResult()
@@ -13585,6 +13733,812 @@ func (m *ScanMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Scan edge %s", name)
+}
+
+// ScanCredentialMutation represents an operation that mutates the ScanCredential nodes in the graph.
+type ScanCredentialMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	server_name        *string
+	label              *string
+	scopes             *[]string
+	appendscopes       []string
+	header_names       *[]string
+	appendheader_names []string
+	env_names          *[]string
+	appendenv_names    []string
+	sealed             *[]byte
+	key_id             *string
+	created_by         *string
+	created_at         *time.Time
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*ScanCredential, error)
+	predicates         []predicate.ScanCredential
+}
+
+var _ ent.Mutation = (*ScanCredentialMutation)(nil)
+
+// scancredentialOption allows management of the mutation configuration using functional options.
+type scancredentialOption func(*ScanCredentialMutation)
+
+// newScanCredentialMutation creates new mutation for the ScanCredential entity.
+func newScanCredentialMutation(c config, op Op, opts ...scancredentialOption) *ScanCredentialMutation {
+	m := &ScanCredentialMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeScanCredential,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withScanCredentialID sets the ID field of the mutation.
+func withScanCredentialID(id int) scancredentialOption {
+	return func(m *ScanCredentialMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ScanCredential
+		)
+		m.oldValue = func(ctx context.Context) (*ScanCredential, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ScanCredential.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withScanCredential sets the old ScanCredential of the mutation.
+func withScanCredential(node *ScanCredential) scancredentialOption {
+	return func(m *ScanCredentialMutation) {
+		m.oldValue = func(context.Context) (*ScanCredential, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ScanCredentialMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ScanCredentialMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ScanCredentialMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ScanCredentialMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ScanCredential.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetServerName sets the "server_name" field.
+func (m *ScanCredentialMutation) SetServerName(s string) {
+	m.server_name = &s
+}
+
+// ServerName returns the value of the "server_name" field in the mutation.
+func (m *ScanCredentialMutation) ServerName() (r string, exists bool) {
+	v := m.server_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerName returns the old "server_name" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldServerName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerName: %w", err)
+	}
+	return oldValue.ServerName, nil
+}
+
+// ResetServerName resets all changes to the "server_name" field.
+func (m *ScanCredentialMutation) ResetServerName() {
+	m.server_name = nil
+}
+
+// SetLabel sets the "label" field.
+func (m *ScanCredentialMutation) SetLabel(s string) {
+	m.label = &s
+}
+
+// Label returns the value of the "label" field in the mutation.
+func (m *ScanCredentialMutation) Label() (r string, exists bool) {
+	v := m.label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabel returns the old "label" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabel: %w", err)
+	}
+	return oldValue.Label, nil
+}
+
+// ResetLabel resets all changes to the "label" field.
+func (m *ScanCredentialMutation) ResetLabel() {
+	m.label = nil
+}
+
+// SetScopes sets the "scopes" field.
+func (m *ScanCredentialMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *ScanCredentialMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *ScanCredentialMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *ScanCredentialMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *ScanCredentialMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+}
+
+// SetHeaderNames sets the "header_names" field.
+func (m *ScanCredentialMutation) SetHeaderNames(s []string) {
+	m.header_names = &s
+	m.appendheader_names = nil
+}
+
+// HeaderNames returns the value of the "header_names" field in the mutation.
+func (m *ScanCredentialMutation) HeaderNames() (r []string, exists bool) {
+	v := m.header_names
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaderNames returns the old "header_names" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldHeaderNames(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaderNames is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaderNames requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaderNames: %w", err)
+	}
+	return oldValue.HeaderNames, nil
+}
+
+// AppendHeaderNames adds s to the "header_names" field.
+func (m *ScanCredentialMutation) AppendHeaderNames(s []string) {
+	m.appendheader_names = append(m.appendheader_names, s...)
+}
+
+// AppendedHeaderNames returns the list of values that were appended to the "header_names" field in this mutation.
+func (m *ScanCredentialMutation) AppendedHeaderNames() ([]string, bool) {
+	if len(m.appendheader_names) == 0 {
+		return nil, false
+	}
+	return m.appendheader_names, true
+}
+
+// ResetHeaderNames resets all changes to the "header_names" field.
+func (m *ScanCredentialMutation) ResetHeaderNames() {
+	m.header_names = nil
+	m.appendheader_names = nil
+}
+
+// SetEnvNames sets the "env_names" field.
+func (m *ScanCredentialMutation) SetEnvNames(s []string) {
+	m.env_names = &s
+	m.appendenv_names = nil
+}
+
+// EnvNames returns the value of the "env_names" field in the mutation.
+func (m *ScanCredentialMutation) EnvNames() (r []string, exists bool) {
+	v := m.env_names
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnvNames returns the old "env_names" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldEnvNames(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnvNames is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnvNames requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnvNames: %w", err)
+	}
+	return oldValue.EnvNames, nil
+}
+
+// AppendEnvNames adds s to the "env_names" field.
+func (m *ScanCredentialMutation) AppendEnvNames(s []string) {
+	m.appendenv_names = append(m.appendenv_names, s...)
+}
+
+// AppendedEnvNames returns the list of values that were appended to the "env_names" field in this mutation.
+func (m *ScanCredentialMutation) AppendedEnvNames() ([]string, bool) {
+	if len(m.appendenv_names) == 0 {
+		return nil, false
+	}
+	return m.appendenv_names, true
+}
+
+// ResetEnvNames resets all changes to the "env_names" field.
+func (m *ScanCredentialMutation) ResetEnvNames() {
+	m.env_names = nil
+	m.appendenv_names = nil
+}
+
+// SetSealed sets the "sealed" field.
+func (m *ScanCredentialMutation) SetSealed(b []byte) {
+	m.sealed = &b
+}
+
+// Sealed returns the value of the "sealed" field in the mutation.
+func (m *ScanCredentialMutation) Sealed() (r []byte, exists bool) {
+	v := m.sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSealed returns the old "sealed" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldSealed(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSealed: %w", err)
+	}
+	return oldValue.Sealed, nil
+}
+
+// ResetSealed resets all changes to the "sealed" field.
+func (m *ScanCredentialMutation) ResetSealed() {
+	m.sealed = nil
+}
+
+// SetKeyID sets the "key_id" field.
+func (m *ScanCredentialMutation) SetKeyID(s string) {
+	m.key_id = &s
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *ScanCredentialMutation) KeyID() (r string, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *ScanCredentialMutation) ResetKeyID() {
+	m.key_id = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *ScanCredentialMutation) SetCreatedBy(s string) {
+	m.created_by = &s
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *ScanCredentialMutation) CreatedBy() (r string, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldCreatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *ScanCredentialMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ScanCredentialMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ScanCredentialMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ScanCredentialMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the ScanCredentialMutation builder.
+func (m *ScanCredentialMutation) Where(ps ...predicate.ScanCredential) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ScanCredentialMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ScanCredentialMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ScanCredential, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ScanCredentialMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ScanCredentialMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ScanCredential).
+func (m *ScanCredentialMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ScanCredentialMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.server_name != nil {
+		fields = append(fields, scancredential.FieldServerName)
+	}
+	if m.label != nil {
+		fields = append(fields, scancredential.FieldLabel)
+	}
+	if m.scopes != nil {
+		fields = append(fields, scancredential.FieldScopes)
+	}
+	if m.header_names != nil {
+		fields = append(fields, scancredential.FieldHeaderNames)
+	}
+	if m.env_names != nil {
+		fields = append(fields, scancredential.FieldEnvNames)
+	}
+	if m.sealed != nil {
+		fields = append(fields, scancredential.FieldSealed)
+	}
+	if m.key_id != nil {
+		fields = append(fields, scancredential.FieldKeyID)
+	}
+	if m.created_by != nil {
+		fields = append(fields, scancredential.FieldCreatedBy)
+	}
+	if m.created_at != nil {
+		fields = append(fields, scancredential.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ScanCredentialMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case scancredential.FieldServerName:
+		return m.ServerName()
+	case scancredential.FieldLabel:
+		return m.Label()
+	case scancredential.FieldScopes:
+		return m.Scopes()
+	case scancredential.FieldHeaderNames:
+		return m.HeaderNames()
+	case scancredential.FieldEnvNames:
+		return m.EnvNames()
+	case scancredential.FieldSealed:
+		return m.Sealed()
+	case scancredential.FieldKeyID:
+		return m.KeyID()
+	case scancredential.FieldCreatedBy:
+		return m.CreatedBy()
+	case scancredential.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ScanCredentialMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case scancredential.FieldServerName:
+		return m.OldServerName(ctx)
+	case scancredential.FieldLabel:
+		return m.OldLabel(ctx)
+	case scancredential.FieldScopes:
+		return m.OldScopes(ctx)
+	case scancredential.FieldHeaderNames:
+		return m.OldHeaderNames(ctx)
+	case scancredential.FieldEnvNames:
+		return m.OldEnvNames(ctx)
+	case scancredential.FieldSealed:
+		return m.OldSealed(ctx)
+	case scancredential.FieldKeyID:
+		return m.OldKeyID(ctx)
+	case scancredential.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case scancredential.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ScanCredential field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanCredentialMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case scancredential.FieldServerName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerName(v)
+		return nil
+	case scancredential.FieldLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabel(v)
+		return nil
+	case scancredential.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
+		return nil
+	case scancredential.FieldHeaderNames:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaderNames(v)
+		return nil
+	case scancredential.FieldEnvNames:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnvNames(v)
+		return nil
+	case scancredential.FieldSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSealed(v)
+		return nil
+	case scancredential.FieldKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
+	case scancredential.FieldCreatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case scancredential.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ScanCredential field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ScanCredentialMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ScanCredentialMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ScanCredentialMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ScanCredential numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ScanCredentialMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ScanCredentialMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ScanCredentialMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ScanCredential nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ScanCredentialMutation) ResetField(name string) error {
+	switch name {
+	case scancredential.FieldServerName:
+		m.ResetServerName()
+		return nil
+	case scancredential.FieldLabel:
+		m.ResetLabel()
+		return nil
+	case scancredential.FieldScopes:
+		m.ResetScopes()
+		return nil
+	case scancredential.FieldHeaderNames:
+		m.ResetHeaderNames()
+		return nil
+	case scancredential.FieldEnvNames:
+		m.ResetEnvNames()
+		return nil
+	case scancredential.FieldSealed:
+		m.ResetSealed()
+		return nil
+	case scancredential.FieldKeyID:
+		m.ResetKeyID()
+		return nil
+	case scancredential.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case scancredential.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ScanCredential field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ScanCredentialMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ScanCredentialMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ScanCredentialMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ScanCredentialMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ScanCredentialMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ScanCredentialMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ScanCredentialMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown ScanCredential unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ScanCredentialMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown ScanCredential edge %s", name)
 }
 
 // ScanLeaseMutation represents an operation that mutates the ScanLease nodes in the graph.
@@ -16950,6 +17904,8 @@ type ToolMutation struct {
 	name            *string
 	raw             *[]byte
 	tool_hash       *string
+	scopes          *[]string
+	appendscopes    []string
 	clearedFields   map[string]struct{}
 	snapshot        *int
 	clearedsnapshot bool
@@ -17256,6 +18212,71 @@ func (m *ToolMutation) ResetToolHash() {
 	m.tool_hash = nil
 }
 
+// SetScopes sets the "scopes" field.
+func (m *ToolMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *ToolMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the Tool entity.
+// If the Tool object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ToolMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *ToolMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *ToolMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ClearScopes clears the value of the "scopes" field.
+func (m *ToolMutation) ClearScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+	m.clearedFields[tool.FieldScopes] = struct{}{}
+}
+
+// ScopesCleared returns if the "scopes" field was cleared in this mutation.
+func (m *ToolMutation) ScopesCleared() bool {
+	_, ok := m.clearedFields[tool.FieldScopes]
+	return ok
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *ToolMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+	delete(m.clearedFields, tool.FieldScopes)
+}
+
 // ClearSnapshot clears the "snapshot" edge to the ToolSnapshot entity.
 func (m *ToolMutation) ClearSnapshot() {
 	m.clearedsnapshot = true
@@ -17317,7 +18338,7 @@ func (m *ToolMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ToolMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.snapshot != nil {
 		fields = append(fields, tool.FieldSnapshotID)
 	}
@@ -17332,6 +18353,9 @@ func (m *ToolMutation) Fields() []string {
 	}
 	if m.tool_hash != nil {
 		fields = append(fields, tool.FieldToolHash)
+	}
+	if m.scopes != nil {
+		fields = append(fields, tool.FieldScopes)
 	}
 	return fields
 }
@@ -17351,6 +18375,8 @@ func (m *ToolMutation) Field(name string) (ent.Value, bool) {
 		return m.Raw()
 	case tool.FieldToolHash:
 		return m.ToolHash()
+	case tool.FieldScopes:
+		return m.Scopes()
 	}
 	return nil, false
 }
@@ -17370,6 +18396,8 @@ func (m *ToolMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldRaw(ctx)
 	case tool.FieldToolHash:
 		return m.OldToolHash(ctx)
+	case tool.FieldScopes:
+		return m.OldScopes(ctx)
 	}
 	return nil, fmt.Errorf("unknown Tool field %s", name)
 }
@@ -17413,6 +18441,13 @@ func (m *ToolMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetToolHash(v)
+		return nil
+	case tool.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Tool field %s", name)
@@ -17458,7 +18493,11 @@ func (m *ToolMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *ToolMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(tool.FieldScopes) {
+		fields = append(fields, tool.FieldScopes)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -17471,6 +18510,11 @@ func (m *ToolMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *ToolMutation) ClearField(name string) error {
+	switch name {
+	case tool.FieldScopes:
+		m.ClearScopes()
+		return nil
+	}
 	return fmt.Errorf("unknown Tool nullable field %s", name)
 }
 
@@ -17492,6 +18536,9 @@ func (m *ToolMutation) ResetField(name string) error {
 		return nil
 	case tool.FieldToolHash:
 		m.ResetToolHash()
+		return nil
+	case tool.FieldScopes:
+		m.ResetScopes()
 		return nil
 	}
 	return fmt.Errorf("unknown Tool field %s", name)
@@ -17584,6 +18631,7 @@ type ToolSnapshotMutation struct {
 	prompts            *[]byte
 	resources          *[]byte
 	resource_templates *[]byte
+	auth               *[]byte
 	created_at         *time.Time
 	clearedFields      map[string]struct{}
 	version            *int
@@ -18047,6 +19095,55 @@ func (m *ToolSnapshotMutation) ResetResourceTemplates() {
 	delete(m.clearedFields, toolsnapshot.FieldResourceTemplates)
 }
 
+// SetAuth sets the "auth" field.
+func (m *ToolSnapshotMutation) SetAuth(b []byte) {
+	m.auth = &b
+}
+
+// Auth returns the value of the "auth" field in the mutation.
+func (m *ToolSnapshotMutation) Auth() (r []byte, exists bool) {
+	v := m.auth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuth returns the old "auth" field's value of the ToolSnapshot entity.
+// If the ToolSnapshot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ToolSnapshotMutation) OldAuth(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuth: %w", err)
+	}
+	return oldValue.Auth, nil
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (m *ToolSnapshotMutation) ClearAuth() {
+	m.auth = nil
+	m.clearedFields[toolsnapshot.FieldAuth] = struct{}{}
+}
+
+// AuthCleared returns if the "auth" field was cleared in this mutation.
+func (m *ToolSnapshotMutation) AuthCleared() bool {
+	_, ok := m.clearedFields[toolsnapshot.FieldAuth]
+	return ok
+}
+
+// ResetAuth resets all changes to the "auth" field.
+func (m *ToolSnapshotMutation) ResetAuth() {
+	m.auth = nil
+	delete(m.clearedFields, toolsnapshot.FieldAuth)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *ToolSnapshotMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -18198,7 +19295,7 @@ func (m *ToolSnapshotMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ToolSnapshotMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.version != nil {
 		fields = append(fields, toolsnapshot.FieldVersionID)
 	}
@@ -18222,6 +19319,9 @@ func (m *ToolSnapshotMutation) Fields() []string {
 	}
 	if m.resource_templates != nil {
 		fields = append(fields, toolsnapshot.FieldResourceTemplates)
+	}
+	if m.auth != nil {
+		fields = append(fields, toolsnapshot.FieldAuth)
 	}
 	if m.created_at != nil {
 		fields = append(fields, toolsnapshot.FieldCreatedAt)
@@ -18250,6 +19350,8 @@ func (m *ToolSnapshotMutation) Field(name string) (ent.Value, bool) {
 		return m.Resources()
 	case toolsnapshot.FieldResourceTemplates:
 		return m.ResourceTemplates()
+	case toolsnapshot.FieldAuth:
+		return m.Auth()
 	case toolsnapshot.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -18277,6 +19379,8 @@ func (m *ToolSnapshotMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldResources(ctx)
 	case toolsnapshot.FieldResourceTemplates:
 		return m.OldResourceTemplates(ctx)
+	case toolsnapshot.FieldAuth:
+		return m.OldAuth(ctx)
 	case toolsnapshot.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -18344,6 +19448,13 @@ func (m *ToolSnapshotMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetResourceTemplates(v)
 		return nil
+	case toolsnapshot.FieldAuth:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuth(v)
+		return nil
 	case toolsnapshot.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -18399,6 +19510,9 @@ func (m *ToolSnapshotMutation) ClearedFields() []string {
 	if m.FieldCleared(toolsnapshot.FieldResourceTemplates) {
 		fields = append(fields, toolsnapshot.FieldResourceTemplates)
 	}
+	if m.FieldCleared(toolsnapshot.FieldAuth) {
+		fields = append(fields, toolsnapshot.FieldAuth)
+	}
 	return fields
 }
 
@@ -18427,6 +19541,9 @@ func (m *ToolSnapshotMutation) ClearField(name string) error {
 		return nil
 	case toolsnapshot.FieldResourceTemplates:
 		m.ClearResourceTemplates()
+		return nil
+	case toolsnapshot.FieldAuth:
+		m.ClearAuth()
 		return nil
 	}
 	return fmt.Errorf("unknown ToolSnapshot nullable field %s", name)
@@ -18459,6 +19576,9 @@ func (m *ToolSnapshotMutation) ResetField(name string) error {
 		return nil
 	case toolsnapshot.FieldResourceTemplates:
 		m.ResetResourceTemplates()
+		return nil
+	case toolsnapshot.FieldAuth:
+		m.ResetAuth()
 		return nil
 	case toolsnapshot.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/receipt"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
 	"github.com/mcpreg/mcpreg/internal/ent/scan"
+	"github.com/mcpreg/mcpreg/internal/ent/scancredential"
 	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/schema"
 	"github.com/mcpreg/mcpreg/internal/ent/server"
@@ -329,17 +330,23 @@ func init() {
 	// scan.DefaultPromptsHash holds the default value on creation for the prompts_hash field.
 	scan.DefaultPromptsHash = scanDescPromptsHash.Default.(string)
 	// scanDescResourcesHash is the schema descriptor for resources_hash field.
-	scanDescResourcesHash := scanFields[13].Descriptor()
+	scanDescResourcesHash := scanFields[14].Descriptor()
 	// scan.DefaultResourcesHash holds the default value on creation for the resources_hash field.
 	scan.DefaultResourcesHash = scanDescResourcesHash.Default.(string)
 	// scanDescArtifactDigest is the schema descriptor for artifact_digest field.
-	scanDescArtifactDigest := scanFields[17].Descriptor()
+	scanDescArtifactDigest := scanFields[19].Descriptor()
 	// scan.DefaultArtifactDigest holds the default value on creation for the artifact_digest field.
 	scan.DefaultArtifactDigest = scanDescArtifactDigest.Default.(string)
 	// scanDescDigestSource is the schema descriptor for digest_source field.
-	scanDescDigestSource := scanFields[18].Descriptor()
+	scanDescDigestSource := scanFields[20].Descriptor()
 	// scan.DefaultDigestSource holds the default value on creation for the digest_source field.
 	scan.DefaultDigestSource = scanDescDigestSource.Default.(string)
+	scancredentialFields := schema.ScanCredential{}.Fields()
+	_ = scancredentialFields
+	// scancredentialDescCreatedAt is the schema descriptor for created_at field.
+	scancredentialDescCreatedAt := scancredentialFields[8].Descriptor()
+	// scancredential.DefaultCreatedAt holds the default value on creation for the created_at field.
+	scancredential.DefaultCreatedAt = scancredentialDescCreatedAt.Default.(func() time.Time)
 	scanleaseFields := schema.ScanLease{}.Fields()
 	_ = scanleaseFields
 	// scanleaseDescHolder is the schema descriptor for holder field.
@@ -489,7 +496,7 @@ func init() {
 	// toolsnapshot.DefaultProtocolVersion holds the default value on creation for the protocol_version field.
 	toolsnapshot.DefaultProtocolVersion = toolsnapshotDescProtocolVersion.Default.(string)
 	// toolsnapshotDescCreatedAt is the schema descriptor for created_at field.
-	toolsnapshotDescCreatedAt := toolsnapshotFields[8].Descriptor()
+	toolsnapshotDescCreatedAt := toolsnapshotFields[9].Descriptor()
 	// toolsnapshot.DefaultCreatedAt holds the default value on creation for the created_at field.
 	toolsnapshot.DefaultCreatedAt = toolsnapshotDescCreatedAt.Default.(func() time.Time)
 	versionFields := schema.Version{}.Fields()

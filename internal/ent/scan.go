@@ -45,10 +45,14 @@ type Scan struct {
 	InstructionsHash string `json:"instructions_hash,omitempty"`
 	// PromptsHash holds the value of the "prompts_hash" field.
 	PromptsHash string `json:"prompts_hash,omitempty"`
+	// ToolScopes holds the value of the "tool_scopes" field.
+	ToolScopes map[string][]string `json:"tool_scopes,omitempty"`
 	// ResourcesHash holds the value of the "resources_hash" field.
 	ResourcesHash string `json:"resources_hash,omitempty"`
 	// ToolsFile holds the value of the "tools_file" field.
 	ToolsFile []byte `json:"tools_file,omitempty"`
+	// Auth holds the value of the "auth" field.
+	Auth []byte `json:"auth,omitempty"`
 	// InitializeResult holds the value of the "initialize_result" field.
 	InitializeResult []byte `json:"initialize_result,omitempty"`
 	// DriftEventID holds the value of the "drift_event_id" field.
@@ -92,7 +96,7 @@ func (*Scan) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case scan.FieldToolsFile, scan.FieldInitializeResult, scan.FieldProtocolVersions, scan.FieldReadings:
+		case scan.FieldToolScopes, scan.FieldToolsFile, scan.FieldAuth, scan.FieldInitializeResult, scan.FieldProtocolVersions, scan.FieldReadings:
 			values[i] = new([]byte)
 		case scan.FieldID, scan.FieldVersionID, scan.FieldDriftEventID:
 			values[i] = new(sql.NullInt64)
@@ -200,6 +204,14 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PromptsHash = value.String
 			}
+		case scan.FieldToolScopes:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field tool_scopes", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ToolScopes); err != nil {
+					return fmt.Errorf("unmarshal field tool_scopes: %w", err)
+				}
+			}
 		case scan.FieldResourcesHash:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field resources_hash", values[i])
@@ -211,6 +223,12 @@ func (_m *Scan) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field tools_file", values[i])
 			} else if value != nil {
 				_m.ToolsFile = *value
+			}
+		case scan.FieldAuth:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field auth", values[i])
+			} else if value != nil {
+				_m.Auth = *value
 			}
 		case scan.FieldInitializeResult:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -333,11 +351,17 @@ func (_m *Scan) String() string {
 	builder.WriteString("prompts_hash=")
 	builder.WriteString(_m.PromptsHash)
 	builder.WriteString(", ")
+	builder.WriteString("tool_scopes=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ToolScopes))
+	builder.WriteString(", ")
 	builder.WriteString("resources_hash=")
 	builder.WriteString(_m.ResourcesHash)
 	builder.WriteString(", ")
 	builder.WriteString("tools_file=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ToolsFile))
+	builder.WriteString(", ")
+	builder.WriteString("auth=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Auth))
 	builder.WriteString(", ")
 	builder.WriteString("initialize_result=")
 	builder.WriteString(fmt.Sprintf("%v", _m.InitializeResult))

@@ -189,6 +189,12 @@ func (_c *ScanCreate) SetNillablePromptsHash(v *string) *ScanCreate {
 	return _c
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (_c *ScanCreate) SetToolScopes(v map[string][]string) *ScanCreate {
+	_c.mutation.SetToolScopes(v)
+	return _c
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (_c *ScanCreate) SetResourcesHash(v string) *ScanCreate {
 	_c.mutation.SetResourcesHash(v)
@@ -206,6 +212,12 @@ func (_c *ScanCreate) SetNillableResourcesHash(v *string) *ScanCreate {
 // SetToolsFile sets the "tools_file" field.
 func (_c *ScanCreate) SetToolsFile(v []byte) *ScanCreate {
 	_c.mutation.SetToolsFile(v)
+	return _c
+}
+
+// SetAuth sets the "auth" field.
+func (_c *ScanCreate) SetAuth(v []byte) *ScanCreate {
+	_c.mutation.SetAuth(v)
 	return _c
 }
 
@@ -488,6 +500,10 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
 		_node.PromptsHash = value
 	}
+	if value, ok := _c.mutation.ToolScopes(); ok {
+		_spec.SetField(scan.FieldToolScopes, field.TypeJSON, value)
+		_node.ToolScopes = value
+	}
 	if value, ok := _c.mutation.ResourcesHash(); ok {
 		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
 		_node.ResourcesHash = value
@@ -495,6 +511,10 @@ func (_c *ScanCreate) createSpec() (*Scan, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ToolsFile(); ok {
 		_spec.SetField(scan.FieldToolsFile, field.TypeBytes, value)
 		_node.ToolsFile = value
+	}
+	if value, ok := _c.mutation.Auth(); ok {
+		_spec.SetField(scan.FieldAuth, field.TypeBytes, value)
+		_node.Auth = value
 	}
 	if value, ok := _c.mutation.InitializeResult(); ok {
 		_spec.SetField(scan.FieldInitializeResult, field.TypeBytes, value)
@@ -739,6 +759,24 @@ func (u *ScanUpsert) UpdatePromptsHash() *ScanUpsert {
 	return u
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (u *ScanUpsert) SetToolScopes(v map[string][]string) *ScanUpsert {
+	u.Set(scan.FieldToolScopes, v)
+	return u
+}
+
+// UpdateToolScopes sets the "tool_scopes" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateToolScopes() *ScanUpsert {
+	u.SetExcluded(scan.FieldToolScopes)
+	return u
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (u *ScanUpsert) ClearToolScopes() *ScanUpsert {
+	u.SetNull(scan.FieldToolScopes)
+	return u
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (u *ScanUpsert) SetResourcesHash(v string) *ScanUpsert {
 	u.Set(scan.FieldResourcesHash, v)
@@ -766,6 +804,24 @@ func (u *ScanUpsert) UpdateToolsFile() *ScanUpsert {
 // ClearToolsFile clears the value of the "tools_file" field.
 func (u *ScanUpsert) ClearToolsFile() *ScanUpsert {
 	u.SetNull(scan.FieldToolsFile)
+	return u
+}
+
+// SetAuth sets the "auth" field.
+func (u *ScanUpsert) SetAuth(v []byte) *ScanUpsert {
+	u.Set(scan.FieldAuth, v)
+	return u
+}
+
+// UpdateAuth sets the "auth" field to the value that was provided on create.
+func (u *ScanUpsert) UpdateAuth() *ScanUpsert {
+	u.SetExcluded(scan.FieldAuth)
+	return u
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (u *ScanUpsert) ClearAuth() *ScanUpsert {
+	u.SetNull(scan.FieldAuth)
 	return u
 }
 
@@ -1091,6 +1147,27 @@ func (u *ScanUpsertOne) UpdatePromptsHash() *ScanUpsertOne {
 	})
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (u *ScanUpsertOne) SetToolScopes(v map[string][]string) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetToolScopes(v)
+	})
+}
+
+// UpdateToolScopes sets the "tool_scopes" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateToolScopes() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateToolScopes()
+	})
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (u *ScanUpsertOne) ClearToolScopes() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearToolScopes()
+	})
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (u *ScanUpsertOne) SetResourcesHash(v string) *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
@@ -1123,6 +1200,27 @@ func (u *ScanUpsertOne) UpdateToolsFile() *ScanUpsertOne {
 func (u *ScanUpsertOne) ClearToolsFile() *ScanUpsertOne {
 	return u.Update(func(s *ScanUpsert) {
 		s.ClearToolsFile()
+	})
+}
+
+// SetAuth sets the "auth" field.
+func (u *ScanUpsertOne) SetAuth(v []byte) *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetAuth(v)
+	})
+}
+
+// UpdateAuth sets the "auth" field to the value that was provided on create.
+func (u *ScanUpsertOne) UpdateAuth() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateAuth()
+	})
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (u *ScanUpsertOne) ClearAuth() *ScanUpsertOne {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearAuth()
 	})
 }
 
@@ -1631,6 +1729,27 @@ func (u *ScanUpsertBulk) UpdatePromptsHash() *ScanUpsertBulk {
 	})
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (u *ScanUpsertBulk) SetToolScopes(v map[string][]string) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetToolScopes(v)
+	})
+}
+
+// UpdateToolScopes sets the "tool_scopes" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateToolScopes() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateToolScopes()
+	})
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (u *ScanUpsertBulk) ClearToolScopes() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearToolScopes()
+	})
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (u *ScanUpsertBulk) SetResourcesHash(v string) *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
@@ -1663,6 +1782,27 @@ func (u *ScanUpsertBulk) UpdateToolsFile() *ScanUpsertBulk {
 func (u *ScanUpsertBulk) ClearToolsFile() *ScanUpsertBulk {
 	return u.Update(func(s *ScanUpsert) {
 		s.ClearToolsFile()
+	})
+}
+
+// SetAuth sets the "auth" field.
+func (u *ScanUpsertBulk) SetAuth(v []byte) *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.SetAuth(v)
+	})
+}
+
+// UpdateAuth sets the "auth" field to the value that was provided on create.
+func (u *ScanUpsertBulk) UpdateAuth() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.UpdateAuth()
+	})
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (u *ScanUpsertBulk) ClearAuth() *ScanUpsertBulk {
+	return u.Update(func(s *ScanUpsert) {
+		s.ClearAuth()
 	})
 }
 

@@ -203,6 +203,18 @@ func (_u *ScanUpdate) SetNillablePromptsHash(v *string) *ScanUpdate {
 	return _u
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (_u *ScanUpdate) SetToolScopes(v map[string][]string) *ScanUpdate {
+	_u.mutation.SetToolScopes(v)
+	return _u
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (_u *ScanUpdate) ClearToolScopes() *ScanUpdate {
+	_u.mutation.ClearToolScopes()
+	return _u
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (_u *ScanUpdate) SetResourcesHash(v string) *ScanUpdate {
 	_u.mutation.SetResourcesHash(v)
@@ -226,6 +238,18 @@ func (_u *ScanUpdate) SetToolsFile(v []byte) *ScanUpdate {
 // ClearToolsFile clears the value of the "tools_file" field.
 func (_u *ScanUpdate) ClearToolsFile() *ScanUpdate {
 	_u.mutation.ClearToolsFile()
+	return _u
+}
+
+// SetAuth sets the "auth" field.
+func (_u *ScanUpdate) SetAuth(v []byte) *ScanUpdate {
+	_u.mutation.SetAuth(v)
+	return _u
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (_u *ScanUpdate) ClearAuth() *ScanUpdate {
+	_u.mutation.ClearAuth()
 	return _u
 }
 
@@ -417,6 +441,12 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.PromptsHash(); ok {
 		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.ToolScopes(); ok {
+		_spec.SetField(scan.FieldToolScopes, field.TypeJSON, value)
+	}
+	if _u.mutation.ToolScopesCleared() {
+		_spec.ClearField(scan.FieldToolScopes, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.ResourcesHash(); ok {
 		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
 	}
@@ -425,6 +455,12 @@ func (_u *ScanUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.ToolsFileCleared() {
 		_spec.ClearField(scan.FieldToolsFile, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.Auth(); ok {
+		_spec.SetField(scan.FieldAuth, field.TypeBytes, value)
+	}
+	if _u.mutation.AuthCleared() {
+		_spec.ClearField(scan.FieldAuth, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.InitializeResult(); ok {
 		_spec.SetField(scan.FieldInitializeResult, field.TypeBytes, value)
@@ -658,6 +694,18 @@ func (_u *ScanUpdateOne) SetNillablePromptsHash(v *string) *ScanUpdateOne {
 	return _u
 }
 
+// SetToolScopes sets the "tool_scopes" field.
+func (_u *ScanUpdateOne) SetToolScopes(v map[string][]string) *ScanUpdateOne {
+	_u.mutation.SetToolScopes(v)
+	return _u
+}
+
+// ClearToolScopes clears the value of the "tool_scopes" field.
+func (_u *ScanUpdateOne) ClearToolScopes() *ScanUpdateOne {
+	_u.mutation.ClearToolScopes()
+	return _u
+}
+
 // SetResourcesHash sets the "resources_hash" field.
 func (_u *ScanUpdateOne) SetResourcesHash(v string) *ScanUpdateOne {
 	_u.mutation.SetResourcesHash(v)
@@ -681,6 +729,18 @@ func (_u *ScanUpdateOne) SetToolsFile(v []byte) *ScanUpdateOne {
 // ClearToolsFile clears the value of the "tools_file" field.
 func (_u *ScanUpdateOne) ClearToolsFile() *ScanUpdateOne {
 	_u.mutation.ClearToolsFile()
+	return _u
+}
+
+// SetAuth sets the "auth" field.
+func (_u *ScanUpdateOne) SetAuth(v []byte) *ScanUpdateOne {
+	_u.mutation.SetAuth(v)
+	return _u
+}
+
+// ClearAuth clears the value of the "auth" field.
+func (_u *ScanUpdateOne) ClearAuth() *ScanUpdateOne {
+	_u.mutation.ClearAuth()
 	return _u
 }
 
@@ -902,6 +962,12 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	if value, ok := _u.mutation.PromptsHash(); ok {
 		_spec.SetField(scan.FieldPromptsHash, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.ToolScopes(); ok {
+		_spec.SetField(scan.FieldToolScopes, field.TypeJSON, value)
+	}
+	if _u.mutation.ToolScopesCleared() {
+		_spec.ClearField(scan.FieldToolScopes, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.ResourcesHash(); ok {
 		_spec.SetField(scan.FieldResourcesHash, field.TypeString, value)
 	}
@@ -910,6 +976,12 @@ func (_u *ScanUpdateOne) sqlSave(ctx context.Context) (_node *Scan, err error) {
 	}
 	if _u.mutation.ToolsFileCleared() {
 		_spec.ClearField(scan.FieldToolsFile, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.Auth(); ok {
+		_spec.SetField(scan.FieldAuth, field.TypeBytes, value)
+	}
+	if _u.mutation.AuthCleared() {
+		_spec.ClearField(scan.FieldAuth, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.InitializeResult(); ok {
 		_spec.SetField(scan.FieldInitializeResult, field.TypeBytes, value)

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -27,6 +28,8 @@ type Tool struct {
 	Raw []byte `json:"raw,omitempty"`
 	// ToolHash holds the value of the "tool_hash" field.
 	ToolHash string `json:"tool_hash,omitempty"`
+	// Scopes holds the value of the "scopes" field.
+	Scopes []string `json:"scopes,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ToolQuery when eager-loading is set.
 	Edges        ToolEdges `json:"edges"`
@@ -58,7 +61,7 @@ func (*Tool) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case tool.FieldRaw:
+		case tool.FieldRaw, tool.FieldScopes:
 			values[i] = new([]byte)
 		case tool.FieldID, tool.FieldSnapshotID, tool.FieldPosition:
 			values[i] = new(sql.NullInt64)
@@ -115,6 +118,14 @@ func (_m *Tool) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ToolHash = value.String
 			}
+		case tool.FieldScopes:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field scopes", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Scopes); err != nil {
+					return fmt.Errorf("unmarshal field scopes: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -170,6 +181,9 @@ func (_m *Tool) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("tool_hash=")
 	builder.WriteString(_m.ToolHash)
+	builder.WriteString(", ")
+	builder.WriteString("scopes=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Scopes))
 	builder.WriteByte(')')
 	return builder.String()
 }

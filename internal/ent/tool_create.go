@@ -52,6 +52,12 @@ func (_c *ToolCreate) SetToolHash(v string) *ToolCreate {
 	return _c
 }
 
+// SetScopes sets the "scopes" field.
+func (_c *ToolCreate) SetScopes(v []string) *ToolCreate {
+	_c.mutation.SetScopes(v)
+	return _c
+}
+
 // SetSnapshot sets the "snapshot" edge to the ToolSnapshot entity.
 func (_c *ToolCreate) SetSnapshot(v *ToolSnapshot) *ToolCreate {
 	return _c.SetSnapshotID(v.ID)
@@ -152,6 +158,10 @@ func (_c *ToolCreate) createSpec() (*Tool, *sqlgraph.CreateSpec) {
 		_spec.SetField(tool.FieldToolHash, field.TypeString, value)
 		_node.ToolHash = value
 	}
+	if value, ok := _c.mutation.Scopes(); ok {
+		_spec.SetField(tool.FieldScopes, field.TypeJSON, value)
+		_node.Scopes = value
+	}
 	if nodes := _c.mutation.SnapshotIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -246,6 +256,9 @@ func (u *ToolUpsertOne) UpdateNewValues() *ToolUpsertOne {
 		}
 		if _, exists := u.create.mutation.ToolHash(); exists {
 			s.SetIgnore(tool.FieldToolHash)
+		}
+		if _, exists := u.create.mutation.Scopes(); exists {
+			s.SetIgnore(tool.FieldScopes)
 		}
 	}))
 	return u
@@ -467,6 +480,9 @@ func (u *ToolUpsertBulk) UpdateNewValues() *ToolUpsertBulk {
 			}
 			if _, exists := b.mutation.ToolHash(); exists {
 				s.SetIgnore(tool.FieldToolHash)
+			}
+			if _, exists := b.mutation.Scopes(); exists {
+				s.SetIgnore(tool.FieldScopes)
 			}
 		}
 	}))

@@ -79,6 +79,9 @@ func (_u *ToolUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if _u.mutation.ScopesCleared() {
+		_spec.ClearField(tool.FieldScopes, field.TypeJSON)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{tool.Label}
@@ -180,6 +183,9 @@ func (_u *ToolUpdateOne) sqlSave(ctx context.Context) (_node *Tool, err error) {
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.ScopesCleared() {
+		_spec.ClearField(tool.FieldScopes, field.TypeJSON)
 	}
 	_node = &Tool{config: _u.config}
 	_spec.Assign = _node.assignValues

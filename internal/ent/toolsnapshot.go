@@ -34,6 +34,8 @@ type ToolSnapshot struct {
 	Resources []byte `json:"resources,omitempty"`
 	// ResourceTemplates holds the value of the "resource_templates" field.
 	ResourceTemplates []byte `json:"resource_templates,omitempty"`
+	// Auth holds the value of the "auth" field.
+	Auth []byte `json:"auth,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -78,7 +80,7 @@ func (*ToolSnapshot) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case toolsnapshot.FieldServerInfo, toolsnapshot.FieldPrompts, toolsnapshot.FieldResources, toolsnapshot.FieldResourceTemplates:
+		case toolsnapshot.FieldServerInfo, toolsnapshot.FieldPrompts, toolsnapshot.FieldResources, toolsnapshot.FieldResourceTemplates, toolsnapshot.FieldAuth:
 			values[i] = new([]byte)
 		case toolsnapshot.FieldID, toolsnapshot.FieldVersionID:
 			values[i] = new(sql.NullInt64)
@@ -155,6 +157,12 @@ func (_m *ToolSnapshot) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field resource_templates", values[i])
 			} else if value != nil {
 				_m.ResourceTemplates = *value
+			}
+		case toolsnapshot.FieldAuth:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field auth", values[i])
+			} else if value != nil {
+				_m.Auth = *value
 			}
 		case toolsnapshot.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -233,6 +241,9 @@ func (_m *ToolSnapshot) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("resource_templates=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ResourceTemplates))
+	builder.WriteString(", ")
+	builder.WriteString("auth=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Auth))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

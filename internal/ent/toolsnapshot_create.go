@@ -96,6 +96,12 @@ func (_c *ToolSnapshotCreate) SetResourceTemplates(v []byte) *ToolSnapshotCreate
 	return _c
 }
 
+// SetAuth sets the "auth" field.
+func (_c *ToolSnapshotCreate) SetAuth(v []byte) *ToolSnapshotCreate {
+	_c.mutation.SetAuth(v)
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *ToolSnapshotCreate) SetCreatedAt(v time.Time) *ToolSnapshotCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -251,6 +257,10 @@ func (_c *ToolSnapshotCreate) createSpec() (*ToolSnapshot, *sqlgraph.CreateSpec)
 		_spec.SetField(toolsnapshot.FieldResourceTemplates, field.TypeBytes, value)
 		_node.ResourceTemplates = value
 	}
+	if value, ok := _c.mutation.Auth(); ok {
+		_spec.SetField(toolsnapshot.FieldAuth, field.TypeBytes, value)
+		_node.Auth = value
+	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(toolsnapshot.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
@@ -374,6 +384,9 @@ func (u *ToolSnapshotUpsertOne) UpdateNewValues() *ToolSnapshotUpsertOne {
 		}
 		if _, exists := u.create.mutation.ResourceTemplates(); exists {
 			s.SetIgnore(toolsnapshot.FieldResourceTemplates)
+		}
+		if _, exists := u.create.mutation.Auth(); exists {
+			s.SetIgnore(toolsnapshot.FieldAuth)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(toolsnapshot.FieldCreatedAt)
@@ -608,6 +621,9 @@ func (u *ToolSnapshotUpsertBulk) UpdateNewValues() *ToolSnapshotUpsertBulk {
 			}
 			if _, exists := b.mutation.ResourceTemplates(); exists {
 				s.SetIgnore(toolsnapshot.FieldResourceTemplates)
+			}
+			if _, exists := b.mutation.Auth(); exists {
+				s.SetIgnore(toolsnapshot.FieldAuth)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(toolsnapshot.FieldCreatedAt)

@@ -131,6 +131,9 @@ func (_u *ToolSnapshotUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if _u.mutation.ResourceTemplatesCleared() {
 		_spec.ClearField(toolsnapshot.FieldResourceTemplates, field.TypeBytes)
 	}
+	if _u.mutation.AuthCleared() {
+		_spec.ClearField(toolsnapshot.FieldAuth, field.TypeBytes)
+	}
 	if _u.mutation.ToolsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -328,6 +331,9 @@ func (_u *ToolSnapshotUpdateOne) sqlSave(ctx context.Context) (_node *ToolSnapsh
 	}
 	if _u.mutation.ResourceTemplatesCleared() {
 		_spec.ClearField(toolsnapshot.FieldResourceTemplates, field.TypeBytes)
+	}
+	if _u.mutation.AuthCleared() {
+		_spec.ClearField(toolsnapshot.FieldAuth, field.TypeBytes)
 	}
 	if _u.mutation.ToolsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -42,6 +42,8 @@ type Tx struct {
 	ReviewDecision *ReviewDecisionClient
 	// Scan is the client for interacting with the Scan builders.
 	Scan *ScanClient
+	// ScanCredential is the client for interacting with the ScanCredential builders.
+	ScanCredential *ScanCredentialClient
 	// ScanLease is the client for interacting with the ScanLease builders.
 	ScanLease *ScanLeaseClient
 	// Server is the client for interacting with the Server builders.
@@ -205,6 +207,7 @@ func (tx *Tx) init() {
 	tx.Receipt = NewReceiptClient(tx.config)
 	tx.ReviewDecision = NewReviewDecisionClient(tx.config)
 	tx.Scan = NewScanClient(tx.config)
+	tx.ScanCredential = NewScanCredentialClient(tx.config)
 	tx.ScanLease = NewScanLeaseClient(tx.config)
 	tx.Server = NewServerClient(tx.config)
 	tx.ServerPolicy = NewServerPolicyClient(tx.config)

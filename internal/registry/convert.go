@@ -45,7 +45,7 @@ func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 		ContractHash: p.ContractHash, PromptsHash: p.PromptsHash, ResourcesHash: p.ResourcesHash,
 		CreatedAt: ts(p.CreatedAt), CreatedBy: p.CreatedBy, Tools: make([]*mcpregv1.ToolPin, len(p.Tools))}
 	for i, t := range p.Tools {
-		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash}
+		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash, Scopes: t.Scopes}
 	}
 	return out
 }

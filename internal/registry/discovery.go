@@ -307,7 +307,7 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 		e.Contract = json.RawMessage("null")
 	}
 	for i, t := range pr.Tools {
-		e.Pins.Tools[i] = discovery.ToolPin{Name: t.Name, Hash: t.Hash}
+		e.Pins.Tools[i] = discovery.ToolPin{Name: t.Name, Hash: t.Hash, Scopes: t.Scopes}
 	}
 	attested := map[int]*ent.Attestation{}
 	for _, a := range atts {

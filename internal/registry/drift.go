@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -21,30 +22,40 @@ import (
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
 
-// approvedSnapshot rebuilds the tools list (with its prompts, resources
-// and resource templates) and serverInfo a version's current pins were
-// computed from, and names the pin specification they follow.
-func (s *core) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (*pin.ToolsList, []byte, string, error) {
+// approved is what a version's current pins were computed from.
+type approved struct {
+	// list holds the tools, instructions, prompts, resources and
+	// resource templates; serverInfo the raw serverInfo; spec the pin
+	// specification; auth the OAuth record (see authOf), nil if unknown.
+	list       *pin.ToolsList
+	serverInfo []byte
+	spec       string
+	auth       []byte
+}
+
+// approvedSnapshot rebuilds what a version's current pins were computed
+// from.
+func (s *core) approvedSnapshot(ctx context.Context, tx *ent.Client, v *ent.Version) (approved, error) {
 	pr, err := tx.PinRevision.Query().Where(pinRevisionIs(v.ID, v.PinRevision)...).Only(ctx)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("current pins of version %d: %w", v.ID, err)
+		return approved{}, fmt.Errorf("current pins of version %d: %w", v.ID, err)
 	}
 	snap, err := tx.ToolSnapshot.Get(ctx, pr.SnapshotID)
 	if err != nil {
-		return nil, nil, "", err
+		return approved{}, err
 	}
 	tools, err := tx.Tool.Query().Where(tool.SnapshotID(snap.ID)).Order(ent.Asc(tool.FieldPosition)).All(ctx)
 	if err != nil {
-		return nil, nil, "", err
+		return approved{}, err
 	}
 	tl := &pin.ToolsList{Instructions: snap.Instructions, Tools: make([]pin.Tool, len(tools))}
 	for i, t := range tools {
 		tl.Tools[i] = pin.Tool{Name: t.Name, Raw: t.Raw}
 	}
 	if err := s.addModelArrays(tl, snap); err != nil {
-		return nil, nil, "", err
+		return approved{}, err
 	}
-	return tl, snap.ServerInfo, pr.SpecVersion, nil
+	return approved{list: tl, serverInfo: snap.ServerInfo, spec: pr.SpecVersion, auth: snap.Auth}, nil
 }
 
 // driftUnder compares approved and live under the version's pin
@@ -59,13 +70,14 @@ func (s *Scans) driftUnder(spec string, approved, live *pin.ToolsList, approvedI
 // settleScan compares a successful scan with the approved pins, records
 // the drift event if any, and quarantines at once when the drift policy
 // says so. All of it commits in one transaction with its audit event.
-func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap *livescan.Snapshot) error {
+func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, rd reading) error {
+	snap := rd.snap
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		cur, err := s.lockVersionByID(ctx, tx, v.ID)
 		if err != nil {
 			return err
 		}
-		approved, info, spec, err := s.approvedSnapshot(ctx, tx.Client(), cur)
+		ap, err := s.approvedSnapshot(ctx, tx.Client(), cur)
 		if err != nil {
 			return err
 		}
@@ -73,11 +85,17 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 		if err != nil {
 			return err
 		}
-		changes := s.driftUnder(spec, approved, live.list, info, snap.ServerInfo)
+		liveAuth := authOf(rd)
+		changes := append(authDrift(s.driftPolicy(), ap.auth, liveAuth), s.driftUnder(ap.spec, ap.list, live.list, ap.serverInfo, snap.ServerInfo)...)
+		fs, err := contractAuthFindings(cur, snap.Auth)
+		if err != nil {
+			return err
+		}
+		snap.Findings = append(slices.Clone(snap.Findings), fs...)
 		upd := tx.Scan.UpdateOneID(scanID).SetFinishedAt(s.now()).SetToolsFile(live.file).
 			SetInitializeResult(snap.InitializeResult).SetToolDefinitionHash(live.pins.ToolDefinitionHash).
 			SetSchemaHash(live.pins.SchemaHash).SetInstructionsHash(live.pins.InstructionsHash).
-			SetPromptsHash(live.pins.PromptsHash).SetResourcesHash(live.pins.ResourcesHash).
+			SetPromptsHash(live.pins.PromptsHash).SetResourcesHash(live.pins.ResourcesHash).SetToolScopes(rd.scopes).SetAuth(liveAuth).
 			SetProtocolVersions(protocolVersions(snap)).SetReadings(readingsRecord(snap))
 		if len(changes) == 0 {
 			// The pins hold; what the scanner found beyond them (another
@@ -88,7 +106,7 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, snap
 			}
 			return upd.SetOutcome(string(states.OutcomeMatch)).Exec(ctx)
 		}
-		ev, err := s.sameOpenDrift(ctx, tx, cur, spec, live.pins)
+		ev, err := s.sameOpenDrift(ctx, tx, cur, ap.spec, live.pins, liveAuth)
 		if err != nil {
 			return err
 		}
@@ -195,7 +213,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // sameOpenDrift returns the open drift event behind a drift quarantine when
 // the new scan saw exactly what that event's scan saw, so repeated scans of
 // a quarantined server do not pile up identical events.
-func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, spec string, p pin.PinsV2) (*ent.DriftEvent, error) {
+func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, spec string, p pin.PinsV2, auth []byte) (*ent.DriftEvent, error) {
 	if v.QuarantineDriftID == nil {
 		return nil, nil
 	}
@@ -207,7 +225,8 @@ func (s *Scans) sameOpenDrift(ctx context.Context, tx *ent.Tx, v *ent.Version, s
 	if err != nil {
 		return nil, err
 	}
-	same := prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash
+	same := prev.ToolDefinitionHash == p.ToolDefinitionHash && prev.SchemaHash == p.SchemaHash && prev.InstructionsHash == p.InstructionsHash &&
+		bytes.Equal(prev.Auth, auth)
 	if spec == pin.SpecVersionV2 {
 		same = same && prev.PromptsHash == p.PromptsHash && prev.ResourcesHash == p.ResourcesHash
 	}

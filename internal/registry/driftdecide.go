@@ -140,7 +140,8 @@ func (s *Scans) repin(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version
 	if err != nil {
 		return err
 	}
-	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins.Pins)
+	pins.scopes, pins.auth = sc.ToolScopes, sc.Auth
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "scan", tl, init, pins)
 	if err != nil {
 		return err
 	}

@@ -104,10 +104,11 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	if err != nil {
 		return err
 	}
-	approved, approvedInfo, spec, err := s.approvedSnapshot(ctx, s.store.Client, v)
+	ap, err := s.approvedSnapshot(ctx, s.store.Client, v)
 	if err != nil {
 		return err
 	}
+	approved, approvedInfo := ap.list, ap.serverInfo
 	var liveInfo []byte
 	if init.InstructionsSet || init.ServerInfo != nil {
 		liveInfo = init.ServerInfo
@@ -125,7 +126,7 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	if observed.ResourceTemplates == nil {
 		observed.ResourceTemplates = approved.ResourceTemplates
 	}
-	changes := s.driftUnder(spec, approved, observed, approvedInfo, liveInfo)
+	changes := outOfScope(s.driftUnder(ap.spec, approved, observed, approvedInfo, liveInfo), dv.entry.Pins.Tools)
 	out.Receipt.PinRevision = int32(dv.entry.Pins.Revision)
 	out.Receipt.ToolDefinitionHash = dv.entry.Pins.ToolDefinitionHash
 	out.Tools = toolVerdicts(dv.entry.Pins.Tools, observed, changes)
@@ -140,6 +141,16 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	out.Message = fmt.Sprintf("%d change(s) from the approved pins (revision %d); the strictest says %s; the registry is checking the server",
 		len(changes), dv.entry.Pins.Revision, out.Action)
 	return nil
+}
+
+// outOfScope drops the removal of tools the scanner saw only with scopes:
+// a host whose token lacks them is not shown them, which is not drift.
+func outOfScope(changes []diffreview.Change, pinned []discovery.ToolPin) []diffreview.Change {
+	return slices.DeleteFunc(changes, func(c diffreview.Change) bool {
+		return c.Class == diffreview.ClassToolRemoved && slices.ContainsFunc(pinned, func(p discovery.ToolPin) bool {
+			return p.Name == c.Tool && len(p.Scopes) > 0
+		})
+	})
 }
 
 // toolVerdicts gives one verdict per tool, approved or observed, in name

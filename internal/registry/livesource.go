@@ -15,6 +15,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/fetch"
 	"github.com/mcpreg/mcpreg/internal/pkgref"
 	"github.com/mcpreg/mcpreg/internal/sandbox"
+	"github.com/mcpreg/mcpreg/internal/secrets"
 	"github.com/mcpreg/mcpreg/internal/serverjson"
 	"github.com/mcpreg/mcpreg/scan"
 )
@@ -91,6 +92,9 @@ type Scanning struct {
 	// LeaseTTL is how long a scan lease lasts without renewal (default
 	// DefaultLeaseTTL): how soon other replicas take over a dead one's scans.
 	LeaseTTL time.Duration
+	// SecretsKey seals the scan credentials admins set per server; nil
+	// refuses them (and fails the scans of servers that have some).
+	SecretsKey *secrets.Key
 }
 
 // ScanSandboxMode is how stdio scans are confined: "bwrap", "off" or

@@ -16,6 +16,11 @@ import (
 type pinSet struct {
 	spec string
 	pin.PinsV2
+	// scopes are each tool's scopes when the server was read with scan
+	// credentials (see readServer); nil otherwise. auth is the OAuth
+	// record the snapshot was read with (see authOf), nil when unknown.
+	scopes map[string][]string
+	auth   []byte
 }
 
 // computePins returns the pins of tl under spec.

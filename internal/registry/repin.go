@@ -89,10 +89,11 @@ func (s *Scans) repinSource(ctx context.Context, tx *ent.Tx, v *ent.Version, nam
 // repinFrom stores the approved tools with the scan's prompts and
 // resources as a new snapshot and pin revision under mcpreg-pin-v2.
 func (s *Scans) repinFrom(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Version, cur *ent.PinRevision, sc *ent.Scan, subject, reason string) error {
-	approved, _, _, err := s.approvedSnapshot(ctx, tx.Client(), v)
+	ap, err := s.approvedSnapshot(ctx, tx.Client(), v)
 	if err != nil {
 		return err
 	}
+	approved := ap.list
 	scanned, err := pin.ParseToolsList(sc.ToolsFile, s.limits.Pin)
 	if err != nil {
 		return fmt.Errorf("stored scan %d: %w", sc.ID, err)
@@ -109,8 +110,17 @@ func (s *Scans) repinFrom(ctx context.Context, tx *ent.Tx, c *Caller, v *ent.Ver
 	if err != nil {
 		return err
 	}
+	for _, t := range cur.Tools { // the tools are the approved ones, with their scopes
+		if t.Scopes != nil {
+			if pins.scopes == nil {
+				pins.scopes = map[string][]string{}
+			}
+			pins.scopes[t.Name] = t.Scopes
+		}
+	}
+	pins.auth = sc.Auth // what the server said of its authorization next to these prompts
 	snap, err := s.createSnapshot(ctx, tx, v.ID, "repin", approved,
-		&InitializeFacts{ProtocolVersion: old.ProtocolVersion, ServerInfo: old.ServerInfo}, pins.Pins)
+		&InitializeFacts{ProtocolVersion: old.ProtocolVersion, ServerInfo: old.ServerInfo}, pins)
 	if err != nil {
 		return err
 	}

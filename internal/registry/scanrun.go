@@ -221,12 +221,12 @@ func (s *Scans) runScan(ctx context.Context, l lease, by string, trigger states.
 			return nil, err
 		}
 	}
-	var snap *livescan.Snapshot
+	var rd reading
 	readErr := fetchErr
 	if readErr == nil {
-		snap, readErr = s.scanning.Reader.Read(ctx, target)
+		rd, readErr = s.readServer(ctx, v.Edges.Server.Name, target)
 		if readErr != nil {
-			readErr = fmt.Errorf("%w%s", readErr, stderrNote(snap))
+			readErr = fmt.Errorf("%w%s", readErr, stderrNote(rd.snap))
 		}
 	}
 	var res *mcpregv1.ScanResult
@@ -237,7 +237,7 @@ func (s *Scans) runScan(ctx context.Context, l lease, by string, trigger states.
 	}
 	if readErr != nil {
 		res, err = s.scanFailed(ctx, v.ID, sc.ID, readErr)
-	} else if err = s.settleScan(ctx, v, sc.ID, snap); err == nil {
+	} else if err = s.settleScan(ctx, v, sc.ID, rd); err == nil {
 		res, err = s.scanResult(ctx, sc.ID)
 	}
 	if err != nil {
@@ -316,6 +316,9 @@ func (s *Scans) observeScan(trigger states.ScanTrigger, res *mcpregv1.ScanResult
 // error, for the error message: usually the reason it failed.
 func stderrNote(snap *livescan.Snapshot) string {
 	const keep = 600
+	if snap == nil {
+		return ""
+	}
 	text := strings.TrimSpace(snap.Stderr)
 	if text == "" {
 		return ""

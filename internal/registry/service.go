@@ -91,6 +91,8 @@ type Services struct {
 	Audit *Audit
 	// Receipts: what runtime gates recorded of the calls they relayed.
 	Receipts *Receipts
+	// Credentials: the sealed credentials the scanner reads servers with.
+	Credentials *Credentials
 }
 
 // settings are what the options set; New hands each service its part.
@@ -140,7 +142,8 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error
 		return nil, err
 	}
 	disc := newDiscovery(c, o.signer)
-	scans := newScans(c, o.scanning, att, disc)
+	creds := newCredentials(c, o.scanning)
+	scans := newScans(c, o.scanning, att, disc, creds)
 	return &Services{
 		Review:       newReview(c, scans, att, disc),
 		Scans:        scans,
@@ -148,6 +151,7 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error
 		Attestations: att,
 		Audit:        newAudit(c, o.checkpoints, o.signer),
 		Receipts:     newReceipts(c, disc),
+		Credentials:  creds,
 	}, nil
 }
 

@@ -50,12 +50,24 @@ type Scans struct {
 	attest *Attestations
 	// discovery says what a host may use (host checks, host scans).
 	discovery *Discovery
+	// creds opens the credentials a server is read with.
+	creds *Credentials
 }
 
-func newScans(c *core, sc *Scanning, att *Attestations, disc *Discovery) *Scans {
+func newScans(c *core, sc *Scanning, att *Attestations, disc *Discovery, creds *Credentials) *Scans {
 	return &Scans{core: c, scanning: sc, gate: newScanGate(c.limits.ScanRate, c.limits.ScanOnDemandConcurrency),
-		defaultReplica: DefaultReplicaName(), attest: att, discovery: disc}
+		defaultReplica: DefaultReplicaName(), attest: att, discovery: disc, creds: creds}
 }
+
+// Credentials keeps the credential sets admins give the scanner per
+// server, sealed with the secrets key (Scanning.SecretsKey).
+type Credentials struct {
+	*core
+	// scanning is nil when live reads are off (credentials are refused).
+	scanning *Scanning
+}
+
+func newCredentials(c *core, sc *Scanning) *Credentials { return &Credentials{core: c, scanning: sc} }
 
 // Discovery serves what hosts read: the signed discovery index, resolve,
 // and the official registry API.

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/serverjson"
 	"github.com/mcpreg/mcpreg/internal/store"
 	"github.com/mcpreg/mcpreg/pin"
+	livescan "github.com/mcpreg/mcpreg/scan"
 )
 
 // Submission is a version as an integration owner sends it: JSON texts, read
@@ -42,8 +43,12 @@ type Submission struct {
 	Attestations []AttestationInput
 
 	// live are the findings of the live read (Live): listings that
-	// differed, protocol variance.
-	live []finding.Finding
+	// differed, protocol variance; scopes each tool's scopes when it was
+	// read with scan credentials.
+	live   []finding.Finding
+	scopes map[string][]string
+	auth   []byte
+	oauth  *livescan.AuthMetadata
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -95,6 +100,10 @@ func (s *Review) Submit(ctx context.Context, c *Caller, sub Submission) (*Versio
 	}
 	if p.text, err = s.discovery.textFindings(ctx, p.doc.Server.Name, p.tools); err != nil {
 		return nil, err
+	}
+	p.pins.scopes, p.pins.auth = sub.scopes, sub.auth
+	for _, f := range authFindings(p.contract.normalized, sub.oauth) {
+		p.text = append(p.text, recorded{Finding: f, Source: SourceScan})
 	}
 	for _, f := range sub.live {
 		p.text = append(p.text, recorded{Finding: f, Source: SourceScan})
@@ -330,7 +339,7 @@ func (s *Review) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *
 	if err := saveAttestations(ctx, tx, v.ID, c.Principal, p.attestations, p.verifications); err != nil {
 		return nil, err
 	}
-	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins.Pins)
+	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
 	if err != nil {
 		return nil, err
 	}
@@ -340,11 +349,11 @@ func (s *Review) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *
 // createSnapshot stores a snapshot, its tools, each with its hash from the
 // already computed pins, and its prompts, resources and resource templates
 // as received.
-func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pin.Pins) (*ent.ToolSnapshot, error) {
+func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, source string, tl *pin.ToolsList, init *InitializeFacts, pins pinSet) (*ent.ToolSnapshot, error) {
 	sc := tx.ToolSnapshot.Create().SetVersionID(versionID).SetSource(source).
 		SetProtocolVersion(init.ProtocolVersion).SetServerInfo(init.ServerInfo).
 		SetNillableInstructions(tl.Instructions).SetCreatedAt(s.now())
-	snap, err := setModelArrays(sc, tl).Save(ctx)
+	snap, err := setModelArrays(sc, tl).SetAuth(pins.auth).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +364,9 @@ func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, so
 	builders := make([]*ent.ToolCreate, len(tl.Tools))
 	for i, t := range tl.Tools {
 		builders[i] = tx.Tool.Create().SetSnapshotID(snap.ID).SetPosition(i).SetName(t.Name).SetRaw(t.Raw).SetToolHash(hashes[t.Name])
+		if sc, ok := pins.scopes[t.Name]; ok {
+			builders[i].SetScopes(sc)
+		}
 	}
 	for chunk := range slices.Chunk(builders, 100) {
 		if err := tx.Tool.CreateBulk(chunk...).Exec(ctx); err != nil {
@@ -367,7 +379,7 @@ func (s *core) createSnapshot(ctx context.Context, tx *ent.Tx, versionID int, so
 func (s *core) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev, snapID int, p pinSet, contractHash, by, reason string) error {
 	tools := make([]schema.ToolPinRecord, len(p.Tools))
 	for i, t := range p.Tools {
-		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash}
+		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash, Scopes: p.scopes[t.Name]}
 	}
 	return tx.PinRevision.Create().SetVersionID(versionID).SetRevision(rev).SetSnapshotID(snapID).
 		SetSpecVersion(p.spec).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
@@ -467,10 +479,12 @@ func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error
 	case err != nil:
 		return err
 	}
-	snap, err := s.scans.scanning.Reader.Read(ctx, target)
+	rd, err := s.scans.readServer(ctx, doc.Server.Name, target)
 	if err != nil {
-		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(snap))
+		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(rd.snap))
 	}
-	sub.Tools, sub.InitializeResult, sub.live = snap.ModelFile(), snap.InitializeResult, snap.Findings
+	snap := rd.snap
+	sub.Tools, sub.InitializeResult, sub.live, sub.scopes = snap.ModelFile(), snap.InitializeResult, snap.Findings, rd.scopes
+	sub.auth, sub.oauth = authOf(rd), snap.Auth
 	return nil
 }

@@ -84,6 +84,15 @@ func rpcCases() []rpcCase {
 		{"RepinVersion", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.RepinVersion(ctx, &mcpregv1.RepinVersionRequest{Name: tr.GetName(), Version: tr.GetVersion(), Reason: "matrix"}))
 		}},
+		{"SetScanCredential", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.SetScanCredential(ctx, &mcpregv1.SetScanCredentialRequest{Name: tr.GetName(), Label: "matrix", Env: map[string]string{"K": "v"}}))
+		}},
+		{"ListScanCredentials", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListScanCredentials(ctx, &mcpregv1.ListScanCredentialsRequest{Name: tr.GetName()}))
+		}},
+		{"DeleteScanCredential", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.DeleteScanCredential(ctx, &mcpregv1.DeleteScanCredentialRequest{Name: tr.GetName(), Label: "matrix"}))
+		}},
 		{"ListAuditEvents", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{}))
 		}},

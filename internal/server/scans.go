@@ -44,6 +44,25 @@ func (s *registryServer) RepinVersion(ctx context.Context, r *mcpregv1.RepinVers
 	return v, toStatus(ctx, s.log, err)
 }
 
+func (s *registryServer) SetScanCredential(ctx context.Context, r *mcpregv1.SetScanCredentialRequest) (*mcpregv1.ScanCredential, error) {
+	in := registry.CredentialInput{Headers: r.GetHeaders(), Env: r.GetEnv(), Scopes: r.GetScopes()}
+	out, err := s.svc.Credentials.SetScanCredential(ctx, s.caller(ctx), r.GetName(), r.GetLabel(), in)
+	return out, toStatus(ctx, s.log, err)
+}
+
+func (s *registryServer) ListScanCredentials(ctx context.Context, r *mcpregv1.ListScanCredentialsRequest) (*mcpregv1.ListScanCredentialsResponse, error) {
+	out, err := s.svc.Credentials.ListScanCredentials(ctx, s.caller(ctx), r.GetName())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.ListScanCredentialsResponse{Credentials: out}, nil
+}
+
+func (s *registryServer) DeleteScanCredential(ctx context.Context, r *mcpregv1.DeleteScanCredentialRequest) (*mcpregv1.ScanCredential, error) {
+	out, err := s.svc.Credentials.DeleteScanCredential(ctx, s.caller(ctx), r.GetName(), r.GetLabel())
+	return out, toStatus(ctx, s.log, err)
+}
+
 func (s *registryServer) DeclineDrift(ctx context.Context, r *mcpregv1.DriftDecisionRequest) (*mcpregv1.Version, error) {
 	if r.GetId() <= 0 || r.GetId() > math.MaxInt32 {
 		return nil, toStatus(ctx, s.log, registry.ErrInvalid)

@@ -2,11 +2,14 @@ package wiring
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/identity"
 	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/secrets"
 	"github.com/mcpreg/mcpreg/internal/server"
 	"github.com/mcpreg/mcpreg/internal/store"
 )
@@ -36,6 +39,10 @@ func ServiceOptions(cfg config.Config, log *slog.Logger) ([]registry.Option, err
 	}
 	signer, err := DiscoverySignerFrom(cfg, log)
 	if err != nil {
+		return nil, err
+	}
+	// Last: a configuration refused above creates no key file.
+	if scanning.SecretsKey, err = secretsKeyFrom(cfg, log); err != nil {
 		return nil, err
 	}
 	return []registry.Option{registry.WithLimits(limits), registry.WithScanning(scanning),
@@ -76,4 +83,21 @@ func checkpointsFrom(cfg config.Config, log *slog.Logger) registry.Checkpoints {
 			"nothing outside the database anchors the audit log")
 	}
 	return cfg.Checkpoints()
+}
+
+// secretsKeyFrom loads the key sealing scan credentials, creating it (mode
+// 0600) on first start like the discovery key.
+func secretsKeyFrom(cfg config.Config, log *slog.Logger) (*secrets.Key, error) {
+	if cfg.SecretsKey == "" {
+		return nil, errors.New("--secrets-key: a key file is required")
+	}
+	k, created, err := secrets.LoadOrCreate(cfg.SecretsKey)
+	if err != nil {
+		return nil, fmt.Errorf("--secrets-key: %w", err)
+	}
+	if created {
+		log.Warn("created a secrets key for scan credentials; give every replica this file and keep it out of backups of the database",
+			"file", cfg.SecretsKey, "key_id", k.ID())
+	}
+	return k, nil
 }

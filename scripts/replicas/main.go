@@ -86,7 +86,7 @@ func run(n int, db, dir, addr string, first int) error {
 	for i := range n {
 		port := first + 2*i
 		p, err := daemon.Start(bin, dir, env, fmt.Sprintf("replica-%d", i+1), "--db", db, "--migrate=false",
-			"--replica", fmt.Sprintf("replica-%d", i+1), "--discovery-key", key,
+			"--replica", fmt.Sprintf("replica-%d", i+1), "--discovery-key", key, "--secrets-key", filepath.Join(dir, "secrets.key"),
 			"--http-addr", fmt.Sprintf("127.0.0.1:%d", port), "--grpc-addr", fmt.Sprintf("127.0.0.1:%d", port+1),
 			"--metrics-addr", "127.0.0.1:0")
 		if err != nil {

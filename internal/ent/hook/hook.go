@@ -177,6 +177,18 @@ func (f ScanFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ScanMutation", m)
 }
 
+// The ScanCredentialFunc type is an adapter to allow the use of ordinary
+// function as ScanCredential mutator.
+type ScanCredentialFunc func(context.Context, *ent.ScanCredentialMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ScanCredentialFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ScanCredentialMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ScanCredentialMutation", m)
+}
+
 // The ScanLeaseFunc type is an adapter to allow the use of ordinary
 // function as ScanLease mutator.
 type ScanLeaseFunc func(context.Context, *ent.ScanLeaseMutation) (ent.Value, error)

@@ -406,8 +406,10 @@ var (
 		{Name: "schema_hash", Type: field.TypeString, Default: ""},
 		{Name: "instructions_hash", Type: field.TypeString, Default: ""},
 		{Name: "prompts_hash", Type: field.TypeString, Default: ""},
+		{Name: "tool_scopes", Type: field.TypeJSON, Nullable: true},
 		{Name: "resources_hash", Type: field.TypeString, Default: ""},
 		{Name: "tools_file", Type: field.TypeBytes, Nullable: true},
+		{Name: "auth", Type: field.TypeBytes, Nullable: true},
 		{Name: "initialize_result", Type: field.TypeBytes, Nullable: true},
 		{Name: "drift_event_id", Type: field.TypeInt, Nullable: true},
 		{Name: "artifact_digest", Type: field.TypeString, Default: ""},
@@ -424,7 +426,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "scans_versions_scans",
-				Columns:    []*schema.Column{ScansColumns[21]},
+				Columns:    []*schema.Column{ScansColumns[23]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -433,7 +435,33 @@ var (
 			{
 				Name:    "scan_version_id_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ScansColumns[21], ScansColumns[4]},
+				Columns: []*schema.Column{ScansColumns[23], ScansColumns[4]},
+			},
+		},
+	}
+	// ScanCredentialsColumns holds the columns for the "scan_credentials" table.
+	ScanCredentialsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "server_name", Type: field.TypeString},
+		{Name: "label", Type: field.TypeString},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "header_names", Type: field.TypeJSON},
+		{Name: "env_names", Type: field.TypeJSON},
+		{Name: "sealed", Type: field.TypeBytes},
+		{Name: "key_id", Type: field.TypeString},
+		{Name: "created_by", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// ScanCredentialsTable holds the schema information for the "scan_credentials" table.
+	ScanCredentialsTable = &schema.Table{
+		Name:       "scan_credentials",
+		Columns:    ScanCredentialsColumns,
+		PrimaryKey: []*schema.Column{ScanCredentialsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "scancredential_server_name_label",
+				Unique:  true,
+				Columns: []*schema.Column{ScanCredentialsColumns[1], ScanCredentialsColumns[2]},
 			},
 		},
 	}
@@ -579,6 +607,7 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "raw", Type: field.TypeBytes},
 		{Name: "tool_hash", Type: field.TypeString},
+		{Name: "scopes", Type: field.TypeJSON, Nullable: true},
 		{Name: "snapshot_id", Type: field.TypeInt},
 	}
 	// ToolsTable holds the schema information for the "tools" table.
@@ -589,7 +618,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tools_tool_snapshots_tools",
-				Columns:    []*schema.Column{ToolsColumns[5]},
+				Columns:    []*schema.Column{ToolsColumns[6]},
 				RefColumns: []*schema.Column{ToolSnapshotsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -598,7 +627,7 @@ var (
 			{
 				Name:    "tool_snapshot_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ToolsColumns[5], ToolsColumns[1]},
+				Columns: []*schema.Column{ToolsColumns[6], ToolsColumns[1]},
 			},
 		},
 	}
@@ -612,6 +641,7 @@ var (
 		{Name: "prompts", Type: field.TypeBytes, Nullable: true},
 		{Name: "resources", Type: field.TypeBytes, Nullable: true},
 		{Name: "resource_templates", Type: field.TypeBytes, Nullable: true},
+		{Name: "auth", Type: field.TypeBytes, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "version_id", Type: field.TypeInt},
 	}
@@ -623,7 +653,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tool_snapshots_versions_snapshots",
-				Columns:    []*schema.Column{ToolSnapshotsColumns[9]},
+				Columns:    []*schema.Column{ToolSnapshotsColumns[10]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -632,7 +662,7 @@ var (
 			{
 				Name:    "toolsnapshot_version_id",
 				Unique:  false,
-				Columns: []*schema.Column{ToolSnapshotsColumns[9]},
+				Columns: []*schema.Column{ToolSnapshotsColumns[10]},
 			},
 		},
 	}
@@ -731,6 +761,7 @@ var (
 		ReceiptsTable,
 		ReviewDecisionsTable,
 		ScansTable,
+		ScanCredentialsTable,
 		ScanLeasesTable,
 		ServersTable,
 		ServerPoliciesTable,

@@ -48,6 +48,9 @@ type ReviewDecision func(*sql.Selector)
 // Scan is the predicate function for scan builders.
 type Scan func(*sql.Selector)
 
+// ScanCredential is the predicate function for scancredential builders.
+type ScanCredential func(*sql.Selector)
+
 // ScanLease is the predicate function for scanlease builders.
 type ScanLease func(*sql.Selector)
 

@@ -40,10 +40,14 @@ const (
 	FieldInstructionsHash = "instructions_hash"
 	// FieldPromptsHash holds the string denoting the prompts_hash field in the database.
 	FieldPromptsHash = "prompts_hash"
+	// FieldToolScopes holds the string denoting the tool_scopes field in the database.
+	FieldToolScopes = "tool_scopes"
 	// FieldResourcesHash holds the string denoting the resources_hash field in the database.
 	FieldResourcesHash = "resources_hash"
 	// FieldToolsFile holds the string denoting the tools_file field in the database.
 	FieldToolsFile = "tools_file"
+	// FieldAuth holds the string denoting the auth field in the database.
+	FieldAuth = "auth"
 	// FieldInitializeResult holds the string denoting the initialize_result field in the database.
 	FieldInitializeResult = "initialize_result"
 	// FieldDriftEventID holds the string denoting the drift_event_id field in the database.
@@ -85,8 +89,10 @@ var Columns = []string{
 	FieldSchemaHash,
 	FieldInstructionsHash,
 	FieldPromptsHash,
+	FieldToolScopes,
 	FieldResourcesHash,
 	FieldToolsFile,
+	FieldAuth,
 	FieldInitializeResult,
 	FieldDriftEventID,
 	FieldArtifactDigest,

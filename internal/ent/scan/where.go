@@ -130,6 +130,11 @@ func ToolsFile(v []byte) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldToolsFile, v))
 }
 
+// Auth applies equality check predicate on the "auth" field. It's identical to AuthEQ.
+func Auth(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldAuth, v))
+}
+
 // InitializeResult applies equality check predicate on the "initialize_result" field. It's identical to InitializeResultEQ.
 func InitializeResult(v []byte) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldInitializeResult, v))
@@ -915,6 +920,16 @@ func PromptsHashContainsFold(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldContainsFold(FieldPromptsHash, v))
 }
 
+// ToolScopesIsNil applies the IsNil predicate on the "tool_scopes" field.
+func ToolScopesIsNil() predicate.Scan {
+	return predicate.Scan(sql.FieldIsNull(FieldToolScopes))
+}
+
+// ToolScopesNotNil applies the NotNil predicate on the "tool_scopes" field.
+func ToolScopesNotNil() predicate.Scan {
+	return predicate.Scan(sql.FieldNotNull(FieldToolScopes))
+}
+
 // ResourcesHashEQ applies the EQ predicate on the "resources_hash" field.
 func ResourcesHashEQ(v string) predicate.Scan {
 	return predicate.Scan(sql.FieldEQ(FieldResourcesHash, v))
@@ -1028,6 +1043,56 @@ func ToolsFileIsNil() predicate.Scan {
 // ToolsFileNotNil applies the NotNil predicate on the "tools_file" field.
 func ToolsFileNotNil() predicate.Scan {
 	return predicate.Scan(sql.FieldNotNull(FieldToolsFile))
+}
+
+// AuthEQ applies the EQ predicate on the "auth" field.
+func AuthEQ(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldEQ(FieldAuth, v))
+}
+
+// AuthNEQ applies the NEQ predicate on the "auth" field.
+func AuthNEQ(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldNEQ(FieldAuth, v))
+}
+
+// AuthIn applies the In predicate on the "auth" field.
+func AuthIn(vs ...[]byte) predicate.Scan {
+	return predicate.Scan(sql.FieldIn(FieldAuth, vs...))
+}
+
+// AuthNotIn applies the NotIn predicate on the "auth" field.
+func AuthNotIn(vs ...[]byte) predicate.Scan {
+	return predicate.Scan(sql.FieldNotIn(FieldAuth, vs...))
+}
+
+// AuthGT applies the GT predicate on the "auth" field.
+func AuthGT(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldGT(FieldAuth, v))
+}
+
+// AuthGTE applies the GTE predicate on the "auth" field.
+func AuthGTE(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldGTE(FieldAuth, v))
+}
+
+// AuthLT applies the LT predicate on the "auth" field.
+func AuthLT(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldLT(FieldAuth, v))
+}
+
+// AuthLTE applies the LTE predicate on the "auth" field.
+func AuthLTE(v []byte) predicate.Scan {
+	return predicate.Scan(sql.FieldLTE(FieldAuth, v))
+}
+
+// AuthIsNil applies the IsNil predicate on the "auth" field.
+func AuthIsNil() predicate.Scan {
+	return predicate.Scan(sql.FieldIsNull(FieldAuth))
+}
+
+// AuthNotNil applies the NotNil predicate on the "auth" field.
+func AuthNotNil() predicate.Scan {
+	return predicate.Scan(sql.FieldNotNull(FieldAuth))
 }
 
 // InitializeResultEQ applies the EQ predicate on the "initialize_result" field.

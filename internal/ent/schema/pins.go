@@ -11,6 +11,10 @@ import (
 type ToolPinRecord struct {
 	Name string `json:"name"`
 	Hash string `json:"hash"`
+	// Scopes are the OAuth scopes the scanner's credentials had in
+	// common among those the tool was listed to; empty when it was read
+	// without credentials.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // PinRevision is one set of pins for a version. Revisions only grow; old ones

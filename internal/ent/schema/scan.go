@@ -37,8 +37,13 @@ func (Scan) Fields() []ent.Field {
 		// tools file with the prompts, resources and resource templates it
 		// listed).
 		field.String("prompts_hash").Default(""),
+		// tool_scopes: per tool name, the scopes of ToolPinRecord.Scopes
+		// (JSON object; absent when read without credentials).
+		field.JSON("tool_scopes", map[string][]string{}).Optional(),
 		field.String("resources_hash").Default(""),
 		field.Bytes("tools_file").Optional(),
+		// auth: see ToolSnapshot.auth.
+		field.Bytes("auth").Optional(),
 		field.Bytes("initialize_result").Optional(),
 		field.Int("drift_event_id").Optional().Nillable(),
 		// artifact_digest is the sha512 digest of the package tarball the

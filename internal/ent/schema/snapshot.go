@@ -27,6 +27,11 @@ func (ToolSnapshot) Fields() []ent.Field {
 		field.Bytes("prompts").Optional().Immutable(),
 		field.Bytes("resources").Optional().Immutable(),
 		field.Bytes("resource_templates").Optional().Immutable(),
+		// auth is what a remote server said about its authorization when
+		// the snapshot was read (JSON: resource and authorization servers;
+		// both empty when it publishes no OAuth metadata); nil when not
+		// known (a package, a tools file, metadata that could not be read).
+		field.Bytes("auth").Optional().Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }
@@ -55,6 +60,8 @@ func (Tool) Fields() []ent.Field {
 		field.String("name").Immutable(),
 		field.Bytes("raw").Immutable(),
 		field.String("tool_hash").Immutable(),
+		// scopes: see ToolPinRecord.Scopes.
+		field.Strings("scopes").Optional().Immutable(),
 	}
 }
 

@@ -22,6 +22,8 @@ const (
 	FieldRaw = "raw"
 	// FieldToolHash holds the string denoting the tool_hash field in the database.
 	FieldToolHash = "tool_hash"
+	// FieldScopes holds the string denoting the scopes field in the database.
+	FieldScopes = "scopes"
 	// EdgeSnapshot holds the string denoting the snapshot edge name in mutations.
 	EdgeSnapshot = "snapshot"
 	// Table holds the table name of the tool in the database.
@@ -43,6 +45,7 @@ var Columns = []string{
 	FieldName,
 	FieldRaw,
 	FieldToolHash,
+	FieldScopes,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -308,6 +308,16 @@ func ToolHashContainsFold(v string) predicate.Tool {
 	return predicate.Tool(sql.FieldContainsFold(FieldToolHash, v))
 }
 
+// ScopesIsNil applies the IsNil predicate on the "scopes" field.
+func ScopesIsNil() predicate.Tool {
+	return predicate.Tool(sql.FieldIsNull(FieldScopes))
+}
+
+// ScopesNotNil applies the NotNil predicate on the "scopes" field.
+func ScopesNotNil() predicate.Tool {
+	return predicate.Tool(sql.FieldNotNull(FieldScopes))
+}
+
 // HasSnapshot applies the HasEdge predicate on the "snapshot" edge.
 func HasSnapshot() predicate.Tool {
 	return predicate.Tool(func(s *sql.Selector) {

@@ -30,6 +30,8 @@ const (
 	FieldResources = "resources"
 	// FieldResourceTemplates holds the string denoting the resource_templates field in the database.
 	FieldResourceTemplates = "resource_templates"
+	// FieldAuth holds the string denoting the auth field in the database.
+	FieldAuth = "auth"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
@@ -65,6 +67,7 @@ var Columns = []string{
 	FieldPrompts,
 	FieldResources,
 	FieldResourceTemplates,
+	FieldAuth,
 	FieldCreatedAt,
 }
 

@@ -95,6 +95,11 @@ func ResourceTemplates(v []byte) predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldEQ(FieldResourceTemplates, v))
 }
 
+// Auth applies equality check predicate on the "auth" field. It's identical to AuthEQ.
+func Auth(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldAuth, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldEQ(FieldCreatedAt, v))
@@ -523,6 +528,56 @@ func ResourceTemplatesIsNil() predicate.ToolSnapshot {
 // ResourceTemplatesNotNil applies the NotNil predicate on the "resource_templates" field.
 func ResourceTemplatesNotNil() predicate.ToolSnapshot {
 	return predicate.ToolSnapshot(sql.FieldNotNull(FieldResourceTemplates))
+}
+
+// AuthEQ applies the EQ predicate on the "auth" field.
+func AuthEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldEQ(FieldAuth, v))
+}
+
+// AuthNEQ applies the NEQ predicate on the "auth" field.
+func AuthNEQ(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNEQ(FieldAuth, v))
+}
+
+// AuthIn applies the In predicate on the "auth" field.
+func AuthIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIn(FieldAuth, vs...))
+}
+
+// AuthNotIn applies the NotIn predicate on the "auth" field.
+func AuthNotIn(vs ...[]byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotIn(FieldAuth, vs...))
+}
+
+// AuthGT applies the GT predicate on the "auth" field.
+func AuthGT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGT(FieldAuth, v))
+}
+
+// AuthGTE applies the GTE predicate on the "auth" field.
+func AuthGTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldGTE(FieldAuth, v))
+}
+
+// AuthLT applies the LT predicate on the "auth" field.
+func AuthLT(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLT(FieldAuth, v))
+}
+
+// AuthLTE applies the LTE predicate on the "auth" field.
+func AuthLTE(v []byte) predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldLTE(FieldAuth, v))
+}
+
+// AuthIsNil applies the IsNil predicate on the "auth" field.
+func AuthIsNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldIsNull(FieldAuth))
+}
+
+// AuthNotNil applies the NotNil predicate on the "auth" field.
+func AuthNotNil() predicate.ToolSnapshot {
+	return predicate.ToolSnapshot(sql.FieldNotNull(FieldAuth))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -71,6 +71,9 @@ func StartOn(t testing.TB, st *store.Store, mutate ...func(*config.Config)) *Ins
 	if cfg.ScanNPMDir == "" {
 		cfg.ScanNPMDir = ScanUserDir(t)
 	}
+	if cfg.SecretsKey == config.DefaultConfig().SecretsKey {
+		cfg.SecretsKey = filepath.Join(t.TempDir(), "secrets.key")
+	}
 	if cfg.DiscoveryKey == config.DefaultConfig().DiscoveryKey {
 		cfg.DiscoveryKey = filepath.Join(t.TempDir(), "discovery.key")
 	}

@@ -1348,6 +1348,329 @@ func (x *TransitionRequest) GetAcknowledgedWidenings() []string {
 	return nil
 }
 
+type SetScanCredentialRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// label names the set: 1-63 of [a-z0-9._-].
+	Label string `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	// headers are sent on every MCP request to the server's own origin
+	// (never across origins, never to authorization servers).
+	Headers map[string]string `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// env is given to the package's process inside the sandbox.
+	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// scopes are the OAuth scopes the credentials carry.
+	Scopes        []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetScanCredentialRequest) Reset() {
+	*x = SetScanCredentialRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetScanCredentialRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetScanCredentialRequest) ProtoMessage() {}
+
+func (x *SetScanCredentialRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetScanCredentialRequest.ProtoReflect.Descriptor instead.
+func (*SetScanCredentialRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SetScanCredentialRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SetScanCredentialRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *SetScanCredentialRequest) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *SetScanCredentialRequest) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *SetScanCredentialRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type ListScanCredentialsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListScanCredentialsRequest) Reset() {
+	*x = ListScanCredentialsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListScanCredentialsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListScanCredentialsRequest) ProtoMessage() {}
+
+func (x *ListScanCredentialsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListScanCredentialsRequest.ProtoReflect.Descriptor instead.
+func (*ListScanCredentialsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListScanCredentialsRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type ListScanCredentialsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Credentials   []*ScanCredential      `protobuf:"bytes,1,rep,name=credentials,proto3" json:"credentials,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListScanCredentialsResponse) Reset() {
+	*x = ListScanCredentialsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListScanCredentialsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListScanCredentialsResponse) ProtoMessage() {}
+
+func (x *ListScanCredentialsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListScanCredentialsResponse.ProtoReflect.Descriptor instead.
+func (*ListScanCredentialsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListScanCredentialsResponse) GetCredentials() []*ScanCredential {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+type DeleteScanCredentialRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Label         string                 `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteScanCredentialRequest) Reset() {
+	*x = DeleteScanCredentialRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteScanCredentialRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteScanCredentialRequest) ProtoMessage() {}
+
+func (x *DeleteScanCredentialRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteScanCredentialRequest.ProtoReflect.Descriptor instead.
+func (*DeleteScanCredentialRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *DeleteScanCredentialRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeleteScanCredentialRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+// ScanCredential describes a stored credential set, without its values.
+type ScanCredential struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Label       string                 `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	Scopes      []string               `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	HeaderNames []string               `protobuf:"bytes,4,rep,name=header_names,json=headerNames,proto3" json:"header_names,omitempty"`
+	EnvNames    []string               `protobuf:"bytes,5,rep,name=env_names,json=envNames,proto3" json:"env_names,omitempty"`
+	// key_id names the secrets key that sealed it.
+	KeyId         string                 `protobuf:"bytes,6,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	CreatedBy     string                 `protobuf:"bytes,7,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScanCredential) Reset() {
+	*x = ScanCredential{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScanCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScanCredential) ProtoMessage() {}
+
+func (x *ScanCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScanCredential.ProtoReflect.Descriptor instead.
+func (*ScanCredential) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ScanCredential) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ScanCredential) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *ScanCredential) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *ScanCredential) GetHeaderNames() []string {
+	if x != nil {
+		return x.HeaderNames
+	}
+	return nil
+}
+
+func (x *ScanCredential) GetEnvNames() []string {
+	if x != nil {
+		return x.EnvNames
+	}
+	return nil
+}
+
+func (x *ScanCredential) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+func (x *ScanCredential) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *ScanCredential) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
 type RepinVersionRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1360,7 +1683,7 @@ type RepinVersionRequest struct {
 
 func (x *RepinVersionRequest) Reset() {
 	*x = RepinVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1695,7 @@ func (x *RepinVersionRequest) String() string {
 func (*RepinVersionRequest) ProtoMessage() {}
 
 func (x *RepinVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[16]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1708,7 @@ func (x *RepinVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RepinVersionRequest.ProtoReflect.Descriptor instead.
 func (*RepinVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{16}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RepinVersionRequest) GetName() string {
@@ -1450,7 +1773,7 @@ type Version struct {
 
 func (x *Version) Reset() {
 	*x = Version{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1785,7 @@ func (x *Version) String() string {
 func (*Version) ProtoMessage() {}
 
 func (x *Version) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[17]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1798,7 @@ func (x *Version) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Version.ProtoReflect.Descriptor instead.
 func (*Version) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{17}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Version) GetName() string {
@@ -1658,7 +1981,7 @@ type Attestation struct {
 
 func (x *Attestation) Reset() {
 	*x = Attestation{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1670,7 +1993,7 @@ func (x *Attestation) String() string {
 func (*Attestation) ProtoMessage() {}
 
 func (x *Attestation) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[18]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1683,7 +2006,7 @@ func (x *Attestation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attestation.ProtoReflect.Descriptor instead.
 func (*Attestation) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{18}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Attestation) GetId() int64 {
@@ -1861,7 +2184,7 @@ type ConfirmAttestationRequest struct {
 
 func (x *ConfirmAttestationRequest) Reset() {
 	*x = ConfirmAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2196,7 @@ func (x *ConfirmAttestationRequest) String() string {
 func (*ConfirmAttestationRequest) ProtoMessage() {}
 
 func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[19]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2209,7 @@ func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmAttestationRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{19}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ConfirmAttestationRequest) GetName() string {
@@ -1929,7 +2252,7 @@ type AddAttestationRequest struct {
 
 func (x *AddAttestationRequest) Reset() {
 	*x = AddAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2264,7 @@ func (x *AddAttestationRequest) String() string {
 func (*AddAttestationRequest) ProtoMessage() {}
 
 func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[20]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2277,7 @@ func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
 func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{20}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AddAttestationRequest) GetName() string {
@@ -1993,7 +2316,7 @@ type VerifyAttestationRequest struct {
 
 func (x *VerifyAttestationRequest) Reset() {
 	*x = VerifyAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2005,7 +2328,7 @@ func (x *VerifyAttestationRequest) String() string {
 func (*VerifyAttestationRequest) ProtoMessage() {}
 
 func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[21]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2018,7 +2341,7 @@ func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{21}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *VerifyAttestationRequest) GetBundle() string {
@@ -2060,7 +2383,7 @@ type VerifyAttestationResponse struct {
 
 func (x *VerifyAttestationResponse) Reset() {
 	*x = VerifyAttestationResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2395,7 @@ func (x *VerifyAttestationResponse) String() string {
 func (*VerifyAttestationResponse) ProtoMessage() {}
 
 func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[22]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2408,7 @@ func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{22}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
@@ -2104,7 +2427,7 @@ type ReverifyAttestationsRequest struct {
 
 func (x *ReverifyAttestationsRequest) Reset() {
 	*x = ReverifyAttestationsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2116,7 +2439,7 @@ func (x *ReverifyAttestationsRequest) String() string {
 func (*ReverifyAttestationsRequest) ProtoMessage() {}
 
 func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +2452,7 @@ func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 // ReverifyAttestationsResponse counts what a re-verification did.
@@ -2146,7 +2469,7 @@ type ReverifyAttestationsResponse struct {
 
 func (x *ReverifyAttestationsResponse) Reset() {
 	*x = ReverifyAttestationsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2158,7 +2481,7 @@ func (x *ReverifyAttestationsResponse) String() string {
 func (*ReverifyAttestationsResponse) ProtoMessage() {}
 
 func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2171,7 +2494,7 @@ func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReverifyAttestationsResponse) GetChecked() int32 {
@@ -2231,7 +2554,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2566,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2579,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Finding) GetSource() string {
@@ -2353,7 +2676,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2688,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2701,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -2403,7 +2726,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2738,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2751,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -2473,7 +2796,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2485,7 +2808,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2498,7 +2821,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -2571,7 +2894,7 @@ type PendingPolicy struct {
 
 func (x *PendingPolicy) Reset() {
 	*x = PendingPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2906,7 @@ func (x *PendingPolicy) String() string {
 func (*PendingPolicy) ProtoMessage() {}
 
 func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2919,7 @@ func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
 func (*PendingPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PendingPolicy) GetRequireContract() bool {
@@ -2670,7 +2993,7 @@ type ConfirmServerPolicyRequest struct {
 
 func (x *ConfirmServerPolicyRequest) Reset() {
 	*x = ConfirmServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2682,7 +3005,7 @@ func (x *ConfirmServerPolicyRequest) String() string {
 func (*ConfirmServerPolicyRequest) ProtoMessage() {}
 
 func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2695,7 +3018,7 @@ func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ConfirmServerPolicyRequest) GetName() string {
@@ -2745,7 +3068,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +3080,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +3093,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -2843,7 +3166,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2855,7 +3178,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2868,7 +3191,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -2922,7 +3245,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3257,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3270,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -3029,16 +3352,20 @@ func (x *Pins) GetResourcesHash() string {
 
 // ToolPin is one tool's pin.
 type ToolPin struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Hash          string                 `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Hash  string                 `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	// scopes are the OAuth scopes the scanner's credentials had in common
+	// among those the tool was listed to; empty when read without
+	// credentials. A host whose token lacks them may not see the tool.
+	Scopes        []string `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3050,7 +3377,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3063,7 +3390,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ToolPin) GetName() string {
@@ -3078,6 +3405,13 @@ func (x *ToolPin) GetHash() string {
 		return x.Hash
 	}
 	return ""
+}
+
+func (x *ToolPin) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
 }
 
 // ToolSnapshot is what the server said about itself.
@@ -3104,7 +3438,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3116,7 +3450,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3129,7 +3463,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -3208,7 +3542,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3554,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3567,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Tool) GetName() string {
@@ -3273,7 +3607,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3285,7 +3619,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3298,7 +3632,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Decision) GetAction() string {
@@ -3364,7 +3698,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3710,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3723,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -3438,7 +3772,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3450,7 +3784,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3463,7 +3797,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -3501,7 +3835,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3513,7 +3847,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3526,7 +3860,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -3622,7 +3956,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3634,7 +3968,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3647,7 +3981,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -3665,7 +3999,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3677,7 +4011,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3690,7 +4024,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -3739,7 +4073,7 @@ type ListAuditCheckpointsRequest struct {
 
 func (x *ListAuditCheckpointsRequest) Reset() {
 	*x = ListAuditCheckpointsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3751,7 +4085,7 @@ func (x *ListAuditCheckpointsRequest) String() string {
 func (*ListAuditCheckpointsRequest) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3764,7 +4098,7 @@ func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
@@ -3792,7 +4126,7 @@ type ListAuditCheckpointsResponse struct {
 
 func (x *ListAuditCheckpointsResponse) Reset() {
 	*x = ListAuditCheckpointsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3804,7 +4138,7 @@ func (x *ListAuditCheckpointsResponse) String() string {
 func (*ListAuditCheckpointsResponse) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3817,7 +4151,7 @@ func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
@@ -3854,7 +4188,7 @@ type AuditCheckpoint struct {
 
 func (x *AuditCheckpoint) Reset() {
 	*x = AuditCheckpoint{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3866,7 +4200,7 @@ func (x *AuditCheckpoint) String() string {
 func (*AuditCheckpoint) ProtoMessage() {}
 
 func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3879,7 +4213,7 @@ func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
 func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *AuditCheckpoint) GetLength() int64 {
@@ -3933,7 +4267,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3945,7 +4279,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3958,7 +4292,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 // Principal is an identity holding tokens.
@@ -3975,7 +4309,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3987,7 +4321,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4000,7 +4334,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Principal) GetName() string {
@@ -4056,7 +4390,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4068,7 +4402,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4081,7 +4415,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -4137,7 +4471,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4149,7 +4483,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4162,7 +4496,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -4189,7 +4523,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4201,7 +4535,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4214,7 +4548,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -4234,7 +4568,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4246,7 +4580,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4259,7 +4593,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -4280,7 +4614,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4292,7 +4626,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4305,7 +4639,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -4339,7 +4673,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4351,7 +4685,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4364,7 +4698,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Token) GetId() string {
@@ -4437,7 +4771,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4449,7 +4783,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4462,7 +4796,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -4502,7 +4836,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4514,7 +4848,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4527,7 +4861,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -4573,7 +4907,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4585,7 +4919,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4598,7 +4932,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -4666,7 +5000,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4678,7 +5012,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4691,7 +5025,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Scan) GetId() int64 {
@@ -4833,7 +5167,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4845,7 +5179,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4858,7 +5192,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -4900,7 +5234,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4912,7 +5246,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4925,7 +5259,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -4967,7 +5301,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4979,7 +5313,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4992,7 +5326,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -5108,7 +5442,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5120,7 +5454,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5133,7 +5467,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -5239,7 +5573,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5251,7 +5585,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5264,7 +5598,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -5295,7 +5629,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5307,7 +5641,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5320,7 +5654,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -5365,7 +5699,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5377,7 +5711,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5390,7 +5724,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -5439,7 +5773,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5451,7 +5785,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5464,7 +5798,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -5496,7 +5830,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5508,7 +5842,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5521,7 +5855,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -5658,7 +5992,37 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"[\n" +
+	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xdc\x02\n" +
+	"\x18SetScanCredentialRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\x12J\n" +
+	"\aheaders\x18\x03 \x03(\v20.mcpreg.v1.SetScanCredentialRequest.HeadersEntryR\aheaders\x12>\n" +
+	"\x03env\x18\x04 \x03(\v2,.mcpreg.v1.SetScanCredentialRequest.EnvEntryR\x03env\x12\x16\n" +
+	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"0\n" +
+	"\x1aListScanCredentialsRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"Z\n" +
+	"\x1bListScanCredentialsResponse\x12;\n" +
+	"\vcredentials\x18\x01 \x03(\v2\x19.mcpreg.v1.ScanCredentialR\vcredentials\"G\n" +
+	"\x1bDeleteScanCredentialRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\"\x83\x02\n" +
+	"\x0eScanCredential\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopes\x12!\n" +
+	"\fheader_names\x18\x04 \x03(\tR\vheaderNames\x12\x1b\n" +
+	"\tenv_names\x18\x05 \x03(\tR\benvNames\x12\x15\n" +
+	"\x06key_id\x18\x06 \x01(\tR\x05keyId\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\a \x01(\tR\tcreatedBy\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"[\n" +
 	"\x13RepinVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
@@ -5816,10 +6180,11 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\rcontract_hash\x18\t \x01(\tR\fcontractHash\x12!\n" +
 	"\fprompts_hash\x18\n" +
 	" \x01(\tR\vpromptsHash\x12%\n" +
-	"\x0eresources_hash\x18\v \x01(\tR\rresourcesHash\"1\n" +
+	"\x0eresources_hash\x18\v \x01(\tR\rresourcesHash\"I\n" +
 	"\aToolPin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x02 \x01(\tR\x04hash\"\xf5\x02\n" +
+	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x16\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopes\"\xf5\x02\n" +
 	"\fToolSnapshot\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12)\n" +
 	"\x10protocol_version\x18\x02 \x01(\tR\x0fprotocolVersion\x12\x1f\n" +
@@ -6046,7 +6411,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\xa1\x1b\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\xe0\x1e\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -6060,7 +6425,10 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x11QuarantineVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"?\x82\xd3\xe4\x93\x029:\x01*\"4/v1/servers/{name=*/*}/versions/{version}/quarantine\x12\x80\x01\n" +
 	"\x0eReleaseVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\"<\x82\xd3\xe4\x93\x026:\x01*\"1/v1/servers/{name=*/*}/versions/{version}/release\x12~\n" +
 	"\rRevokeVersion\x12\x1c.mcpreg.v1.TransitionRequest\x1a\x12.mcpreg.v1.Version\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/revoke\x12~\n" +
-	"\fRepinVersion\x12\x1e.mcpreg.v1.RepinVersionRequest\x1a\x12.mcpreg.v1.Version\":\x82\xd3\xe4\x93\x024:\x01*\"//v1/servers/{name=*/*}/versions/{version}/repin\x12~\n" +
+	"\fRepinVersion\x12\x1e.mcpreg.v1.RepinVersionRequest\x1a\x12.mcpreg.v1.Version\":\x82\xd3\xe4\x93\x024:\x01*\"//v1/servers/{name=*/*}/versions/{version}/repin\x12\x8f\x01\n" +
+	"\x11SetScanCredential\x12#.mcpreg.v1.SetScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\":\x82\xd3\xe4\x93\x024:\x01*\x1a//v1/servers/{name=*/*}/scan-credentials/{label}\x12\x95\x01\n" +
+	"\x13ListScanCredentials\x12%.mcpreg.v1.ListScanCredentialsRequest\x1a&.mcpreg.v1.ListScanCredentialsResponse\"/\x82\xd3\xe4\x93\x02)\x12'/v1/servers/{name=*/*}/scan-credentials\x12\x92\x01\n" +
+	"\x14DeleteScanCredential\x12&.mcpreg.v1.DeleteScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\"7\x82\xd3\xe4\x93\x021*//v1/servers/{name=*/*}/scan-credentials/{label}\x12~\n" +
 	"\vScanVersion\x12\x1d.mcpreg.v1.ScanVersionRequest\x1a\x15.mcpreg.v1.ScanResult\"9\x82\xd3\xe4\x93\x023:\x01*\"./v1/servers/{name=*/*}/versions/{version}/scan\x12\x7f\n" +
 	"\tListScans\x12\x1b.mcpreg.v1.ListScansRequest\x1a\x1c.mcpreg.v1.ListScansResponse\"7\x82\xd3\xe4\x93\x021\x12//v1/servers/{name=*/*}/versions/{version}/scans\x12r\n" +
 	"\x0fListDriftEvents\x12!.mcpreg.v1.ListDriftEventsRequest\x1a\".mcpreg.v1.ListDriftEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/drift-events\x12k\n" +
@@ -6098,7 +6466,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 67)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -6116,190 +6484,207 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*ContractChange)(nil),               // 13: mcpreg.v1.ContractChange
 	(*FindingComparison)(nil),            // 14: mcpreg.v1.FindingComparison
 	(*TransitionRequest)(nil),            // 15: mcpreg.v1.TransitionRequest
-	(*RepinVersionRequest)(nil),          // 16: mcpreg.v1.RepinVersionRequest
-	(*Version)(nil),                      // 17: mcpreg.v1.Version
-	(*Attestation)(nil),                  // 18: mcpreg.v1.Attestation
-	(*ConfirmAttestationRequest)(nil),    // 19: mcpreg.v1.ConfirmAttestationRequest
-	(*AddAttestationRequest)(nil),        // 20: mcpreg.v1.AddAttestationRequest
-	(*VerifyAttestationRequest)(nil),     // 21: mcpreg.v1.VerifyAttestationRequest
-	(*VerifyAttestationResponse)(nil),    // 22: mcpreg.v1.VerifyAttestationResponse
-	(*ReverifyAttestationsRequest)(nil),  // 23: mcpreg.v1.ReverifyAttestationsRequest
-	(*ReverifyAttestationsResponse)(nil), // 24: mcpreg.v1.ReverifyAttestationsResponse
-	(*Finding)(nil),                      // 25: mcpreg.v1.Finding
-	(*GetServerPolicyRequest)(nil),       // 26: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 27: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 28: mcpreg.v1.ServerPolicy
-	(*PendingPolicy)(nil),                // 29: mcpreg.v1.PendingPolicy
-	(*ConfirmServerPolicyRequest)(nil),   // 30: mcpreg.v1.ConfirmServerPolicyRequest
-	(*AttestationPolicy)(nil),            // 31: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 32: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 33: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 34: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 35: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 36: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 37: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 38: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 39: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 40: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 41: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 42: mcpreg.v1.VerifyAuditChainResponse
-	(*ListAuditCheckpointsRequest)(nil),  // 43: mcpreg.v1.ListAuditCheckpointsRequest
-	(*ListAuditCheckpointsResponse)(nil), // 44: mcpreg.v1.ListAuditCheckpointsResponse
-	(*AuditCheckpoint)(nil),              // 45: mcpreg.v1.AuditCheckpoint
-	(*WhoAmIRequest)(nil),                // 46: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 47: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 48: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 49: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 50: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 51: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 52: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 53: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 54: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 55: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 56: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 57: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 58: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 59: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 60: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 61: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 62: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 63: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 64: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 65: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 66: mcpreg.v1.DriftDecisionRequest
-	(*timestamppb.Timestamp)(nil),        // 67: google.protobuf.Timestamp
+	(*SetScanCredentialRequest)(nil),     // 16: mcpreg.v1.SetScanCredentialRequest
+	(*ListScanCredentialsRequest)(nil),   // 17: mcpreg.v1.ListScanCredentialsRequest
+	(*ListScanCredentialsResponse)(nil),  // 18: mcpreg.v1.ListScanCredentialsResponse
+	(*DeleteScanCredentialRequest)(nil),  // 19: mcpreg.v1.DeleteScanCredentialRequest
+	(*ScanCredential)(nil),               // 20: mcpreg.v1.ScanCredential
+	(*RepinVersionRequest)(nil),          // 21: mcpreg.v1.RepinVersionRequest
+	(*Version)(nil),                      // 22: mcpreg.v1.Version
+	(*Attestation)(nil),                  // 23: mcpreg.v1.Attestation
+	(*ConfirmAttestationRequest)(nil),    // 24: mcpreg.v1.ConfirmAttestationRequest
+	(*AddAttestationRequest)(nil),        // 25: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 26: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 27: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 28: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 29: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 30: mcpreg.v1.Finding
+	(*GetServerPolicyRequest)(nil),       // 31: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 32: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 33: mcpreg.v1.ServerPolicy
+	(*PendingPolicy)(nil),                // 34: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 35: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 36: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 37: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 38: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 39: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 40: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 41: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 42: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 43: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 44: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 45: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 46: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 47: mcpreg.v1.VerifyAuditChainResponse
+	(*ListAuditCheckpointsRequest)(nil),  // 48: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 49: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 50: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 51: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 52: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 53: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 54: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 55: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 56: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 57: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 58: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 59: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 60: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 61: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 62: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 63: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 64: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 65: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 66: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 67: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 68: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 69: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 70: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 71: mcpreg.v1.DriftDecisionRequest
+	nil,                                  // 72: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	nil,                                  // 73: mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),        // 74: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
-	1,  // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
-	5,  // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	67, // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	67, // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
-	17, // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
-	11, // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
-	12, // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
-	61, // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
-	13, // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
-	14, // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
-	61, // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
-	25, // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
-	67, // 12: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	67, // 13: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	33, // 14: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	35, // 15: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	37, // 16: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	25, // 17: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
-	18, // 18: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	67, // 19: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	67, // 20: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	67, // 21: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	67, // 22: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
-	1,  // 23: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	31, // 24: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
-	18, // 25: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	67, // 26: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
-	28, // 27: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	67, // 28: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	31, // 29: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	29, // 30: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	31, // 31: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	67, // 32: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	32, // 33: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	34, // 34: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	67, // 35: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	36, // 36: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	67, // 37: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	67, // 38: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	40, // 39: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	67, // 40: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	45, // 41: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	67, // 42: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	67, // 43: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	53, // 44: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	53, // 45: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	67, // 46: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	67, // 47: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	67, // 48: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	67, // 49: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	57, // 50: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	60, // 51: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	56, // 52: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	67, // 53: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	67, // 54: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	57, // 55: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	61, // 56: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	67, // 57: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	67, // 58: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	62, // 59: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	63, // 60: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	63, // 61: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	60, // 62: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,  // 63: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,  // 64: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,  // 65: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,  // 66: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,  // 67: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,  // 68: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15, // 69: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 70: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 71: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 72: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15, // 73: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	16, // 74: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
-	54, // 75: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	58, // 76: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	64, // 77: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	66, // 78: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	66, // 79: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	38, // 80: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	41, // 81: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	43, // 82: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	26, // 83: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	27, // 84: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	30, // 85: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	20, // 86: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	19, // 87: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	21, // 88: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	23, // 89: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	46, // 90: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	48, // 91: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	50, // 92: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	52, // 93: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	17, // 94: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,  // 95: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,  // 96: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,  // 97: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	17, // 98: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10, // 99: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	17, // 100: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	17, // 101: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	17, // 102: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	17, // 103: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	17, // 104: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	17, // 105: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
-	55, // 106: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	59, // 107: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	65, // 108: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	17, // 109: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	17, // 110: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	39, // 111: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	42, // 112: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	44, // 113: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	28, // 114: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	28, // 115: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	28, // 116: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	17, // 117: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	17, // 118: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	22, // 119: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	24, // 120: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	47, // 121: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	49, // 122: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	51, // 123: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	53, // 124: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	94, // [94:125] is the sub-list for method output_type
-	63, // [63:94] is the sub-list for method input_type
-	63, // [63:63] is the sub-list for extension type_name
-	63, // [63:63] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	1,   // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
+	5,   // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
+	74,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	22,  // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
+	11,  // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
+	12,  // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
+	66,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
+	13,  // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
+	14,  // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
+	66,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
+	30,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
+	72,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	73,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	20,  // 14: mcpreg.v1.ListScanCredentialsResponse.credentials:type_name -> mcpreg.v1.ScanCredential
+	74,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	74,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	38,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	40,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	42,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	30,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	23,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
+	74,  // 23: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	74,  // 24: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	74,  // 25: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 26: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	1,   // 27: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	36,  // 28: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	23,  // 29: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	74,  // 30: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
+	33,  // 31: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	74,  // 32: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	36,  // 33: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	34,  // 34: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	36,  // 35: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	74,  // 36: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	37,  // 37: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	39,  // 38: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	74,  // 39: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	41,  // 40: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	74,  // 41: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 42: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	45,  // 43: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	74,  // 44: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	50,  // 45: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	74,  // 46: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 47: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	58,  // 48: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	58,  // 49: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	74,  // 50: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 51: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	74,  // 52: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	74,  // 53: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	62,  // 54: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	65,  // 55: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	61,  // 56: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	74,  // 57: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	74,  // 58: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	62,  // 59: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	66,  // 60: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	74,  // 61: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 62: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	67,  // 63: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	68,  // 64: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	68,  // 65: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	65,  // 66: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,   // 67: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,   // 68: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,   // 69: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,   // 70: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,   // 71: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,   // 72: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15,  // 73: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 74: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 75: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 76: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 77: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	21,  // 78: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
+	16,  // 79: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
+	17,  // 80: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
+	19,  // 81: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
+	59,  // 82: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	63,  // 83: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	69,  // 84: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	71,  // 85: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	71,  // 86: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	43,  // 87: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	46,  // 88: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	48,  // 89: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	31,  // 90: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	32,  // 91: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	35,  // 92: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	25,  // 93: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	24,  // 94: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	26,  // 95: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	28,  // 96: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	51,  // 97: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	53,  // 98: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	55,  // 99: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	57,  // 100: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	22,  // 101: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,   // 102: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,   // 103: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,   // 104: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	22,  // 105: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10,  // 106: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	22,  // 107: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	22,  // 108: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	22,  // 109: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	22,  // 110: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	22,  // 111: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	22,  // 112: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
+	20,  // 113: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
+	18,  // 114: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
+	20,  // 115: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
+	60,  // 116: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	64,  // 117: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	70,  // 118: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	22,  // 119: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	22,  // 120: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	44,  // 121: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	47,  // 122: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	49,  // 123: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	33,  // 124: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	33,  // 125: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	33,  // 126: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	22,  // 127: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	22,  // 128: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	27,  // 129: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	29,  // 130: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	52,  // 131: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	54,  // 132: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	56,  // 133: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	58,  // 134: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	101, // [101:135] is the sub-list for method output_type
+	67,  // [67:101] is the sub-list for method input_type
+	67,  // [67:67] is the sub-list for extension type_name
+	67,  // [67:67] is the sub-list for extension extendee
+	0,   // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -6307,14 +6692,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[35].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[40].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   67,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

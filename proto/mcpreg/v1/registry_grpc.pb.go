@@ -31,6 +31,9 @@ const (
 	RegistryService_ReleaseVersion_FullMethodName       = "/mcpreg.v1.RegistryService/ReleaseVersion"
 	RegistryService_RevokeVersion_FullMethodName        = "/mcpreg.v1.RegistryService/RevokeVersion"
 	RegistryService_RepinVersion_FullMethodName         = "/mcpreg.v1.RegistryService/RepinVersion"
+	RegistryService_SetScanCredential_FullMethodName    = "/mcpreg.v1.RegistryService/SetScanCredential"
+	RegistryService_ListScanCredentials_FullMethodName  = "/mcpreg.v1.RegistryService/ListScanCredentials"
+	RegistryService_DeleteScanCredential_FullMethodName = "/mcpreg.v1.RegistryService/DeleteScanCredential"
 	RegistryService_ScanVersion_FullMethodName          = "/mcpreg.v1.RegistryService/ScanVersion"
 	RegistryService_ListScans_FullMethodName            = "/mcpreg.v1.RegistryService/ListScans"
 	RegistryService_ListDriftEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListDriftEvents"
@@ -91,6 +94,16 @@ type RegistryServiceClient interface {
 	// must have matched the pins). Four-eyes: not by the version's
 	// submitter. The state does not change.
 	RepinVersion(ctx context.Context, in *RepinVersionRequest, opts ...grpc.CallOption) (*Version, error)
+	// SetScanCredential stores (or replaces) a set of credentials the
+	// scanner reads a server with, sealed with the registry's secrets key:
+	// HTTP headers for its remote, environment variables for its package,
+	// and the OAuth scopes they carry. Admins only; values are never shown
+	// again, only their names.
+	SetScanCredential(ctx context.Context, in *SetScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error)
+	// ListScanCredentials names a server's credential sets.
+	ListScanCredentials(ctx context.Context, in *ListScanCredentialsRequest, opts ...grpc.CallOption) (*ListScanCredentialsResponse, error)
+	// DeleteScanCredential removes a credential set. Admins only.
+	DeleteScanCredential(ctx context.Context, in *DeleteScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(ctx context.Context, in *ScanVersionRequest, opts ...grpc.CallOption) (*ScanResult, error)
@@ -265,6 +278,36 @@ func (c *registryServiceClient) RepinVersion(ctx context.Context, in *RepinVersi
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Version)
 	err := c.cc.Invoke(ctx, RegistryService_RepinVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) SetScanCredential(ctx context.Context, in *SetScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScanCredential)
+	err := c.cc.Invoke(ctx, RegistryService_SetScanCredential_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) ListScanCredentials(ctx context.Context, in *ListScanCredentialsRequest, opts ...grpc.CallOption) (*ListScanCredentialsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListScanCredentialsResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ListScanCredentials_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) DeleteScanCredential(ctx context.Context, in *DeleteScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ScanCredential)
+	err := c.cc.Invoke(ctx, RegistryService_DeleteScanCredential_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +516,16 @@ type RegistryServiceServer interface {
 	// must have matched the pins). Four-eyes: not by the version's
 	// submitter. The state does not change.
 	RepinVersion(context.Context, *RepinVersionRequest) (*Version, error)
+	// SetScanCredential stores (or replaces) a set of credentials the
+	// scanner reads a server with, sealed with the registry's secrets key:
+	// HTTP headers for its remote, environment variables for its package,
+	// and the OAuth scopes they carry. Admins only; values are never shown
+	// again, only their names.
+	SetScanCredential(context.Context, *SetScanCredentialRequest) (*ScanCredential, error)
+	// ListScanCredentials names a server's credential sets.
+	ListScanCredentials(context.Context, *ListScanCredentialsRequest) (*ListScanCredentialsResponse, error)
+	// DeleteScanCredential removes a credential set. Admins only.
+	DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error)
@@ -568,6 +621,15 @@ func (UnimplementedRegistryServiceServer) RevokeVersion(context.Context, *Transi
 }
 func (UnimplementedRegistryServiceServer) RepinVersion(context.Context, *RepinVersionRequest) (*Version, error) {
 	return nil, status.Error(codes.Unimplemented, "method RepinVersion not implemented")
+}
+func (UnimplementedRegistryServiceServer) SetScanCredential(context.Context, *SetScanCredentialRequest) (*ScanCredential, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetScanCredential not implemented")
+}
+func (UnimplementedRegistryServiceServer) ListScanCredentials(context.Context, *ListScanCredentialsRequest) (*ListScanCredentialsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListScanCredentials not implemented")
+}
+func (UnimplementedRegistryServiceServer) DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteScanCredential not implemented")
 }
 func (UnimplementedRegistryServiceServer) ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error) {
 	return nil, status.Error(codes.Unimplemented, "method ScanVersion not implemented")
@@ -850,6 +912,60 @@ func _RegistryService_RepinVersion_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RegistryServiceServer).RepinVersion(ctx, req.(*RepinVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_SetScanCredential_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetScanCredentialRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).SetScanCredential(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_SetScanCredential_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).SetScanCredential(ctx, req.(*SetScanCredentialRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_ListScanCredentials_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListScanCredentialsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ListScanCredentials(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ListScanCredentials_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ListScanCredentials(ctx, req.(*ListScanCredentialsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_DeleteScanCredential_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteScanCredentialRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).DeleteScanCredential(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_DeleteScanCredential_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).DeleteScanCredential(ctx, req.(*DeleteScanCredentialRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1196,6 +1312,18 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RepinVersion",
 			Handler:    _RegistryService_RepinVersion_Handler,
+		},
+		{
+			MethodName: "SetScanCredential",
+			Handler:    _RegistryService_SetScanCredential_Handler,
+		},
+		{
+			MethodName: "ListScanCredentials",
+			Handler:    _RegistryService_ListScanCredentials_Handler,
+		},
+		{
+			MethodName: "DeleteScanCredential",
+			Handler:    _RegistryService_DeleteScanCredential_Handler,
 		},
 		{
 			MethodName: "ScanVersion",
