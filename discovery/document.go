@@ -103,6 +103,9 @@ type Pins struct {
 	PromptsHash        string    `json:"promptsHash,omitempty"`
 	ResourcesHash      string    `json:"resourcesHash,omitempty"`
 	Tools              []ToolPin `json:"tools"`
+	// Prompts are each prompt's hash under mcpreg-pin-v2 (by name): a
+	// runtime gate checks a prompt a client gets against its own pin.
+	Prompts []ToolPin `json:"prompts,omitempty"`
 }
 
 // ToolPin is one tool's name and hash.

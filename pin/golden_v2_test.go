@@ -110,6 +110,10 @@ func canonicalTextV2(name string, c *canonicalListV2, p PinsV2) []byte {
 	writeEntry(&b, "schemaHash", p.SchemaHash, domainSchema, c.schemas())
 	writeEntry(&b, "instructionsHash", p.InstructionsHash, domainInstructions, c.instructions)
 	writeEntry(&b, "promptsHash", p.PromptsHash, domainPrompts, c.promptsText())
+	for i, e := range c.prompts {
+		q, _ := jsontext.AppendQuote(nil, e.key)
+		writeEntry(&b, "prompt "+string(q), p.Prompts[i].Hash, domainPrompt, e.projection)
+	}
 	writeEntry(&b, "resourcesHash", p.ResourcesHash, domainResources, c.resourcesText())
 	return b.Bytes()
 }

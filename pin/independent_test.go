@@ -33,6 +33,10 @@ type goldenPins struct {
 	} `json:"tools"`
 	PromptsHash   string `json:"promptsHash"`
 	ResourcesHash string `json:"resourcesHash"`
+	Prompts       []struct {
+		Name string `json:"name"`
+		Hash string `json:"hash"`
+	} `json:"prompts"`
 }
 
 func TestIndependentV2(t *testing.T) {
@@ -47,6 +51,16 @@ func TestIndependentV2(t *testing.T) {
 			}
 			if got := hashOf("mcpreg-pin-v2/resources", resourcesValue(doc)); got != want.ResourcesHash {
 				t.Errorf("resourcesHash = %s, golden %s", got, want.ResourcesHash)
+			}
+			prompts := promptsValue(doc) // sorted by name
+			if len(prompts) != len(want.Prompts) {
+				t.Fatalf("%d prompts, golden %d", len(prompts), len(want.Prompts))
+			}
+			for i, p := range prompts {
+				name := p.(map[string]any)["name"].(string)
+				if got := hashOf("mcpreg-pin-v2/prompt", p); name != want.Prompts[i].Name || got != want.Prompts[i].Hash {
+					t.Errorf("prompt %d: %q %s, golden %q %s", i, name, got, want.Prompts[i].Name, want.Prompts[i].Hash)
+				}
 			}
 			checkAgainstCompute(t, data, want)
 		})

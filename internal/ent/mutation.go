@@ -7991,6 +7991,8 @@ type PinRevisionMutation struct {
 	resources_hash       *string
 	tools                *[]schema.ToolPinRecord
 	appendtools          []schema.ToolPinRecord
+	prompts              *[]schema.ToolPinRecord
+	appendprompts        []schema.ToolPinRecord
 	created_by           *string
 	reason               *string
 	created_at           *time.Time
@@ -8551,6 +8553,71 @@ func (m *PinRevisionMutation) ResetTools() {
 	m.appendtools = nil
 }
 
+// SetPrompts sets the "prompts" field.
+func (m *PinRevisionMutation) SetPrompts(spr []schema.ToolPinRecord) {
+	m.prompts = &spr
+	m.appendprompts = nil
+}
+
+// Prompts returns the value of the "prompts" field in the mutation.
+func (m *PinRevisionMutation) Prompts() (r []schema.ToolPinRecord, exists bool) {
+	v := m.prompts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrompts returns the old "prompts" field's value of the PinRevision entity.
+// If the PinRevision object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PinRevisionMutation) OldPrompts(ctx context.Context) (v []schema.ToolPinRecord, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrompts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrompts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrompts: %w", err)
+	}
+	return oldValue.Prompts, nil
+}
+
+// AppendPrompts adds spr to the "prompts" field.
+func (m *PinRevisionMutation) AppendPrompts(spr []schema.ToolPinRecord) {
+	m.appendprompts = append(m.appendprompts, spr...)
+}
+
+// AppendedPrompts returns the list of values that were appended to the "prompts" field in this mutation.
+func (m *PinRevisionMutation) AppendedPrompts() ([]schema.ToolPinRecord, bool) {
+	if len(m.appendprompts) == 0 {
+		return nil, false
+	}
+	return m.appendprompts, true
+}
+
+// ClearPrompts clears the value of the "prompts" field.
+func (m *PinRevisionMutation) ClearPrompts() {
+	m.prompts = nil
+	m.appendprompts = nil
+	m.clearedFields[pinrevision.FieldPrompts] = struct{}{}
+}
+
+// PromptsCleared returns if the "prompts" field was cleared in this mutation.
+func (m *PinRevisionMutation) PromptsCleared() bool {
+	_, ok := m.clearedFields[pinrevision.FieldPrompts]
+	return ok
+}
+
+// ResetPrompts resets all changes to the "prompts" field.
+func (m *PinRevisionMutation) ResetPrompts() {
+	m.prompts = nil
+	m.appendprompts = nil
+	delete(m.clearedFields, pinrevision.FieldPrompts)
+}
+
 // SetCreatedBy sets the "created_by" field.
 func (m *PinRevisionMutation) SetCreatedBy(s string) {
 	m.created_by = &s
@@ -8720,7 +8787,7 @@ func (m *PinRevisionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PinRevisionMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.version != nil {
 		fields = append(fields, pinrevision.FieldVersionID)
 	}
@@ -8753,6 +8820,9 @@ func (m *PinRevisionMutation) Fields() []string {
 	}
 	if m.tools != nil {
 		fields = append(fields, pinrevision.FieldTools)
+	}
+	if m.prompts != nil {
+		fields = append(fields, pinrevision.FieldPrompts)
 	}
 	if m.created_by != nil {
 		fields = append(fields, pinrevision.FieldCreatedBy)
@@ -8793,6 +8863,8 @@ func (m *PinRevisionMutation) Field(name string) (ent.Value, bool) {
 		return m.ResourcesHash()
 	case pinrevision.FieldTools:
 		return m.Tools()
+	case pinrevision.FieldPrompts:
+		return m.Prompts()
 	case pinrevision.FieldCreatedBy:
 		return m.CreatedBy()
 	case pinrevision.FieldReason:
@@ -8830,6 +8902,8 @@ func (m *PinRevisionMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldResourcesHash(ctx)
 	case pinrevision.FieldTools:
 		return m.OldTools(ctx)
+	case pinrevision.FieldPrompts:
+		return m.OldPrompts(ctx)
 	case pinrevision.FieldCreatedBy:
 		return m.OldCreatedBy(ctx)
 	case pinrevision.FieldReason:
@@ -8922,6 +8996,13 @@ func (m *PinRevisionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTools(v)
 		return nil
+	case pinrevision.FieldPrompts:
+		v, ok := value.([]schema.ToolPinRecord)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrompts(v)
+		return nil
 	case pinrevision.FieldCreatedBy:
 		v, ok := value.(string)
 		if !ok {
@@ -8999,7 +9080,11 @@ func (m *PinRevisionMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *PinRevisionMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(pinrevision.FieldPrompts) {
+		fields = append(fields, pinrevision.FieldPrompts)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -9012,6 +9097,11 @@ func (m *PinRevisionMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *PinRevisionMutation) ClearField(name string) error {
+	switch name {
+	case pinrevision.FieldPrompts:
+		m.ClearPrompts()
+		return nil
+	}
 	return fmt.Errorf("unknown PinRevision nullable field %s", name)
 }
 
@@ -9051,6 +9141,9 @@ func (m *PinRevisionMutation) ResetField(name string) error {
 		return nil
 	case pinrevision.FieldTools:
 		m.ResetTools()
+		return nil
+	case pinrevision.FieldPrompts:
+		m.ResetPrompts()
 		return nil
 	case pinrevision.FieldCreatedBy:
 		m.ResetCreatedBy()

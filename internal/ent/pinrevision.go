@@ -42,6 +42,8 @@ type PinRevision struct {
 	ResourcesHash string `json:"resources_hash,omitempty"`
 	// Tools holds the value of the "tools" field.
 	Tools []schema.ToolPinRecord `json:"tools,omitempty"`
+	// Prompts holds the value of the "prompts" field.
+	Prompts []schema.ToolPinRecord `json:"prompts,omitempty"`
 	// CreatedBy holds the value of the "created_by" field.
 	CreatedBy string `json:"created_by,omitempty"`
 	// Reason holds the value of the "reason" field.
@@ -79,7 +81,7 @@ func (*PinRevision) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case pinrevision.FieldTools:
+		case pinrevision.FieldTools, pinrevision.FieldPrompts:
 			values[i] = new([]byte)
 		case pinrevision.FieldID, pinrevision.FieldVersionID, pinrevision.FieldRevision, pinrevision.FieldSnapshotID:
 			values[i] = new(sql.NullInt64)
@@ -176,6 +178,14 @@ func (_m *PinRevision) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field tools: %w", err)
 				}
 			}
+		case pinrevision.FieldPrompts:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field prompts", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Prompts); err != nil {
+					return fmt.Errorf("unmarshal field prompts: %w", err)
+				}
+			}
 		case pinrevision.FieldCreatedBy:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field created_by", values[i])
@@ -267,6 +277,9 @@ func (_m *PinRevision) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("tools=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Tools))
+	builder.WriteString(", ")
+	builder.WriteString("prompts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Prompts))
 	builder.WriteString(", ")
 	builder.WriteString("created_by=")
 	builder.WriteString(_m.CreatedBy)

@@ -114,6 +114,12 @@ func (_c *PinRevisionCreate) SetTools(v []schema.ToolPinRecord) *PinRevisionCrea
 	return _c
 }
 
+// SetPrompts sets the "prompts" field.
+func (_c *PinRevisionCreate) SetPrompts(v []schema.ToolPinRecord) *PinRevisionCreate {
+	_c.mutation.SetPrompts(v)
+	return _c
+}
+
 // SetCreatedBy sets the "created_by" field.
 func (_c *PinRevisionCreate) SetCreatedBy(v string) *PinRevisionCreate {
 	_c.mutation.SetCreatedBy(v)
@@ -329,6 +335,10 @@ func (_c *PinRevisionCreate) createSpec() (*PinRevision, *sqlgraph.CreateSpec) {
 		_spec.SetField(pinrevision.FieldTools, field.TypeJSON, value)
 		_node.Tools = value
 	}
+	if value, ok := _c.mutation.Prompts(); ok {
+		_spec.SetField(pinrevision.FieldPrompts, field.TypeJSON, value)
+		_node.Prompts = value
+	}
 	if value, ok := _c.mutation.CreatedBy(); ok {
 		_spec.SetField(pinrevision.FieldCreatedBy, field.TypeString, value)
 		_node.CreatedBy = value
@@ -453,6 +463,9 @@ func (u *PinRevisionUpsertOne) UpdateNewValues() *PinRevisionUpsertOne {
 		}
 		if _, exists := u.create.mutation.Tools(); exists {
 			s.SetIgnore(pinrevision.FieldTools)
+		}
+		if _, exists := u.create.mutation.Prompts(); exists {
+			s.SetIgnore(pinrevision.FieldPrompts)
 		}
 		if _, exists := u.create.mutation.CreatedBy(); exists {
 			s.SetIgnore(pinrevision.FieldCreatedBy)
@@ -702,6 +715,9 @@ func (u *PinRevisionUpsertBulk) UpdateNewValues() *PinRevisionUpsertBulk {
 			}
 			if _, exists := b.mutation.Tools(); exists {
 				s.SetIgnore(pinrevision.FieldTools)
+			}
+			if _, exists := b.mutation.Prompts(); exists {
+				s.SetIgnore(pinrevision.FieldPrompts)
 			}
 			if _, exists := b.mutation.CreatedBy(); exists {
 				s.SetIgnore(pinrevision.FieldCreatedBy)

@@ -79,6 +79,9 @@ func (_u *PinRevisionUpdate) sqlSave(ctx context.Context) (_node int, err error)
 			}
 		}
 	}
+	if _u.mutation.PromptsCleared() {
+		_spec.ClearField(pinrevision.FieldPrompts, field.TypeJSON)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{pinrevision.Label}
@@ -180,6 +183,9 @@ func (_u *PinRevisionUpdateOne) sqlSave(ctx context.Context) (_node *PinRevision
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.PromptsCleared() {
+		_spec.ClearField(pinrevision.FieldPrompts, field.TypeJSON)
 	}
 	_node = &PinRevision{config: _u.config}
 	_spec.Assign = _node.assignValues

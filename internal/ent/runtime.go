@@ -216,11 +216,11 @@ func init() {
 	// pinrevision.DefaultResourcesHash holds the default value on creation for the resources_hash field.
 	pinrevision.DefaultResourcesHash = pinrevisionDescResourcesHash.Default.(string)
 	// pinrevisionDescReason is the schema descriptor for reason field.
-	pinrevisionDescReason := pinrevisionFields[12].Descriptor()
+	pinrevisionDescReason := pinrevisionFields[13].Descriptor()
 	// pinrevision.DefaultReason holds the default value on creation for the reason field.
 	pinrevision.DefaultReason = pinrevisionDescReason.Default.(string)
 	// pinrevisionDescCreatedAt is the schema descriptor for created_at field.
-	pinrevisionDescCreatedAt := pinrevisionFields[13].Descriptor()
+	pinrevisionDescCreatedAt := pinrevisionFields[14].Descriptor()
 	// pinrevision.DefaultCreatedAt holds the default value on creation for the created_at field.
 	pinrevision.DefaultCreatedAt = pinrevisionDescCreatedAt.Default.(func() time.Time)
 	principalFields := schema.Principal{}.Fields()

@@ -47,6 +47,9 @@ func pinsProto(p *ent.PinRevision) *mcpregv1.Pins {
 	for i, t := range p.Tools {
 		out.Tools[i] = &mcpregv1.ToolPin{Name: t.Name, Hash: t.Hash, Scopes: t.Scopes}
 	}
+	for _, pp := range p.Prompts {
+		out.Prompts = append(out.Prompts, &mcpregv1.ToolPin{Name: pp.Name, Hash: pp.Hash})
+	}
 	return out
 }
 

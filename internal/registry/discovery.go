@@ -309,6 +309,9 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 	for i, t := range pr.Tools {
 		e.Pins.Tools[i] = discovery.ToolPin{Name: t.Name, Hash: t.Hash, Scopes: t.Scopes}
 	}
+	for _, p := range pr.Prompts {
+		e.Pins.Prompts = append(e.Pins.Prompts, discovery.ToolPin{Name: p.Name, Hash: p.Hash})
+	}
 	attested := map[int]*ent.Attestation{}
 	for _, a := range atts {
 		if attested[a.PackageIndex] == nil {

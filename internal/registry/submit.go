@@ -381,10 +381,17 @@ func (s *core) createPinRevision(ctx context.Context, tx *ent.Tx, versionID, rev
 	for i, t := range p.Tools {
 		tools[i] = schema.ToolPinRecord{Name: t.Name, Hash: t.Hash, Scopes: p.scopes[t.Name]}
 	}
+	var prompts []schema.ToolPinRecord
+	if p.spec == pin.SpecVersionV2 {
+		prompts = make([]schema.ToolPinRecord, len(p.Prompts))
+		for i, pp := range p.Prompts {
+			prompts[i] = schema.ToolPinRecord{Name: pp.Name, Hash: pp.Hash}
+		}
+	}
 	return tx.PinRevision.Create().SetVersionID(versionID).SetRevision(rev).SetSnapshotID(snapID).
 		SetSpecVersion(p.spec).SetToolDefinitionHash(p.ToolDefinitionHash).SetSchemaHash(p.SchemaHash).
 		SetInstructionsHash(p.InstructionsHash).SetPromptsHash(p.PromptsHash).SetResourcesHash(p.ResourcesHash).
-		SetContractHash(contractHash).SetTools(tools).SetCreatedBy(by).SetReason(reason).
+		SetContractHash(contractHash).SetTools(tools).SetPrompts(prompts).SetCreatedBy(by).SetReason(reason).
 		SetCreatedAt(s.now()).Exec(ctx)
 }
 

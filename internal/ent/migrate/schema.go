@@ -278,6 +278,7 @@ var (
 		{Name: "prompts_hash", Type: field.TypeString, Default: ""},
 		{Name: "resources_hash", Type: field.TypeString, Default: ""},
 		{Name: "tools", Type: field.TypeJSON},
+		{Name: "prompts", Type: field.TypeJSON, Nullable: true},
 		{Name: "created_by", Type: field.TypeString},
 		{Name: "reason", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
@@ -291,7 +292,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "pin_revisions_versions_pin_revisions",
-				Columns:    []*schema.Column{PinRevisionsColumns[14]},
+				Columns:    []*schema.Column{PinRevisionsColumns[15]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -300,7 +301,7 @@ var (
 			{
 				Name:    "pinrevision_version_id_revision",
 				Unique:  true,
-				Columns: []*schema.Column{PinRevisionsColumns[14], PinRevisionsColumns[1]},
+				Columns: []*schema.Column{PinRevisionsColumns[15], PinRevisionsColumns[1]},
 			},
 		},
 	}

@@ -36,6 +36,8 @@ const (
 	FieldResourcesHash = "resources_hash"
 	// FieldTools holds the string denoting the tools field in the database.
 	FieldTools = "tools"
+	// FieldPrompts holds the string denoting the prompts field in the database.
+	FieldPrompts = "prompts"
 	// FieldCreatedBy holds the string denoting the created_by field in the database.
 	FieldCreatedBy = "created_by"
 	// FieldReason holds the string denoting the reason field in the database.
@@ -69,6 +71,7 @@ var Columns = []string{
 	FieldPromptsHash,
 	FieldResourcesHash,
 	FieldTools,
+	FieldPrompts,
 	FieldCreatedBy,
 	FieldReason,
 	FieldCreatedAt,

@@ -675,6 +675,16 @@ func ResourcesHashContainsFold(v string) predicate.PinRevision {
 	return predicate.PinRevision(sql.FieldContainsFold(FieldResourcesHash, v))
 }
 
+// PromptsIsNil applies the IsNil predicate on the "prompts" field.
+func PromptsIsNil() predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldIsNull(FieldPrompts))
+}
+
+// PromptsNotNil applies the NotNil predicate on the "prompts" field.
+func PromptsNotNil() predicate.PinRevision {
+	return predicate.PinRevision(sql.FieldNotNull(FieldPrompts))
+}
+
 // CreatedByEQ applies the EQ predicate on the "created_by" field.
 func CreatedByEQ(v string) predicate.PinRevision {
 	return predicate.PinRevision(sql.FieldEQ(FieldCreatedBy, v))

@@ -37,6 +37,8 @@ func (PinRevision) Fields() []ent.Field {
 		field.String("prompts_hash").Default("").Immutable(),
 		field.String("resources_hash").Default("").Immutable(),
 		field.JSON("tools", []ToolPinRecord{}).Immutable(),
+		// prompts: each prompt's prompt_hash under mcpreg-pin-v2.
+		field.JSON("prompts", []ToolPinRecord{}).Optional().Immutable(),
 		field.String("created_by").Immutable(),
 		field.String("reason").Default("").Immutable(),
 		field.Time("created_at").Default(now).Immutable(),

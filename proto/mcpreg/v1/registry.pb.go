@@ -3239,6 +3239,8 @@ type Pins struct {
 	// spec_version) and empty under mcpreg-pin-v1.
 	PromptsHash   string `protobuf:"bytes,10,opt,name=prompts_hash,json=promptsHash,proto3" json:"prompts_hash,omitempty"`
 	ResourcesHash string `protobuf:"bytes,11,opt,name=resources_hash,json=resourcesHash,proto3" json:"resources_hash,omitempty"`
+	// prompts are each prompt's hash under mcpreg-pin-v2, by name.
+	Prompts       []*ToolPin `protobuf:"bytes,12,rep,name=prompts,proto3" json:"prompts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3348,6 +3350,13 @@ func (x *Pins) GetResourcesHash() string {
 		return x.ResourcesHash
 	}
 	return ""
+}
+
+func (x *Pins) GetPrompts() []*ToolPin {
+	if x != nil {
+		return x.Prompts
+	}
+	return nil
 }
 
 // ToolPin is one tool's pin.
@@ -6164,7 +6173,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\rissuer_regexp\x18\x02 \x01(\tR\fissuerRegexp\x12\x10\n" +
 	"\x03san\x18\x03 \x01(\tR\x03san\x12\x1d\n" +
 	"\n" +
-	"san_regexp\x18\x04 \x01(\tR\tsanRegexp\"\xb8\x03\n" +
+	"san_regexp\x18\x04 \x01(\tR\tsanRegexp\"\xe6\x03\n" +
 	"\x04Pins\x12!\n" +
 	"\fspec_version\x18\x01 \x01(\tR\vspecVersion\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\x05R\brevision\x120\n" +
@@ -6180,7 +6189,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\rcontract_hash\x18\t \x01(\tR\fcontractHash\x12!\n" +
 	"\fprompts_hash\x18\n" +
 	" \x01(\tR\vpromptsHash\x12%\n" +
-	"\x0eresources_hash\x18\v \x01(\tR\rresourcesHash\"I\n" +
+	"\x0eresources_hash\x18\v \x01(\tR\rresourcesHash\x12,\n" +
+	"\aprompts\x18\f \x03(\v2\x12.mcpreg.v1.ToolPinR\aprompts\"I\n" +
 	"\aToolPin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x16\n" +
@@ -6585,106 +6595,107 @@ var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	37,  // 37: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
 	39,  // 38: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
 	74,  // 39: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	41,  // 40: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	74,  // 41: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 42: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	45,  // 43: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	74,  // 44: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	50,  // 45: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	74,  // 46: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 47: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	58,  // 48: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	58,  // 49: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	74,  // 50: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 51: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	74,  // 52: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	74,  // 53: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	62,  // 54: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	65,  // 55: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	61,  // 56: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	74,  // 57: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	74,  // 58: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	62,  // 59: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	66,  // 60: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	74,  // 61: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 62: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	67,  // 63: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	68,  // 64: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	68,  // 65: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	65,  // 66: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,   // 67: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,   // 68: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,   // 69: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,   // 70: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,   // 71: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,   // 72: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15,  // 73: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 74: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 75: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 76: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 77: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	21,  // 78: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
-	16,  // 79: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
-	17,  // 80: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
-	19,  // 81: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
-	59,  // 82: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	63,  // 83: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	69,  // 84: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	71,  // 85: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	71,  // 86: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	43,  // 87: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	46,  // 88: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	48,  // 89: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	31,  // 90: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	32,  // 91: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	35,  // 92: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	25,  // 93: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	24,  // 94: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	26,  // 95: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	28,  // 96: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	51,  // 97: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	53,  // 98: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	55,  // 99: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	57,  // 100: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	22,  // 101: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,   // 102: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,   // 103: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,   // 104: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	22,  // 105: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10,  // 106: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	22,  // 107: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	22,  // 108: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	22,  // 109: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	22,  // 110: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	22,  // 111: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	22,  // 112: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
-	20,  // 113: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
-	18,  // 114: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
-	20,  // 115: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
-	60,  // 116: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	64,  // 117: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	70,  // 118: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	22,  // 119: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	22,  // 120: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	44,  // 121: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	47,  // 122: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	49,  // 123: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	33,  // 124: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	33,  // 125: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	33,  // 126: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	22,  // 127: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	22,  // 128: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	27,  // 129: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	29,  // 130: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	52,  // 131: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	54,  // 132: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	56,  // 133: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	58,  // 134: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	101, // [101:135] is the sub-list for method output_type
-	67,  // [67:101] is the sub-list for method input_type
-	67,  // [67:67] is the sub-list for extension type_name
-	67,  // [67:67] is the sub-list for extension extendee
-	0,   // [0:67] is the sub-list for field type_name
+	39,  // 40: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
+	41,  // 41: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	74,  // 42: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 43: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	45,  // 44: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	74,  // 45: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	50,  // 46: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	74,  // 47: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 48: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	58,  // 49: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	58,  // 50: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	74,  // 51: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 52: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	74,  // 53: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	74,  // 54: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	62,  // 55: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	65,  // 56: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	61,  // 57: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	74,  // 58: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	74,  // 59: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	62,  // 60: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	66,  // 61: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	74,  // 62: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	74,  // 63: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	67,  // 64: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	68,  // 65: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	68,  // 66: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	65,  // 67: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,   // 68: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,   // 69: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,   // 70: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,   // 71: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,   // 72: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,   // 73: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15,  // 74: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 75: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 76: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 77: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 78: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	21,  // 79: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
+	16,  // 80: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
+	17,  // 81: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
+	19,  // 82: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
+	59,  // 83: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	63,  // 84: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	69,  // 85: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	71,  // 86: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	71,  // 87: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	43,  // 88: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	46,  // 89: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	48,  // 90: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	31,  // 91: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	32,  // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	35,  // 93: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	25,  // 94: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	24,  // 95: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	26,  // 96: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	28,  // 97: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	51,  // 98: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	53,  // 99: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	55,  // 100: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	57,  // 101: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	22,  // 102: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,   // 103: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,   // 104: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,   // 105: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	22,  // 106: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10,  // 107: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	22,  // 108: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	22,  // 109: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	22,  // 110: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	22,  // 111: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	22,  // 112: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	22,  // 113: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
+	20,  // 114: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
+	18,  // 115: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
+	20,  // 116: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
+	60,  // 117: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	64,  // 118: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	70,  // 119: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	22,  // 120: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	22,  // 121: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	44,  // 122: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	47,  // 123: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	49,  // 124: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	33,  // 125: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	33,  // 126: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	33,  // 127: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	22,  // 128: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	22,  // 129: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	27,  // 130: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	29,  // 131: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	52,  // 132: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	54,  // 133: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	56,  // 134: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	58,  // 135: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	102, // [102:136] is the sub-list for method output_type
+	68,  // [68:102] is the sub-list for method input_type
+	68,  // [68:68] is the sub-list for extension type_name
+	68,  // [68:68] is the sub-list for extension extendee
+	0,   // [0:68] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
