@@ -57,11 +57,12 @@ type Options struct {
 // lose the tools that do not match the pins, calls to tools not passed are
 // refused, and server-to-host requests are answered by the gate.
 type Relay struct {
-	o      Options
-	host   *lineWriter
-	up     *lineWriter
-	tools  *toolFilter
-	policy *callPolicy
+	o       Options
+	host    *lineWriter
+	up      *lineWriter
+	tools   *toolFilter
+	prompts *promptFilter
+	policy  *callPolicy
 	// caps is what the session negotiated (capabilities.go).
 	caps negotiation
 
@@ -86,6 +87,7 @@ type call struct {
 	progress string // the host's progress token, raw text
 	receipt  *Receipt
 	tool     string
+	prompt   string // the prompt a prompts/get names
 	// timer cancels a tools/call that outlives its contract timeout.
 	timer *time.Timer
 	// onResult handles the answer to a gate-originated request.
@@ -110,8 +112,8 @@ func NewRelay(o Options) *Relay {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	policy := newCallPolicy(o.Entry.Contract, o.Scopes)
-	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), pending: map[int64]*call{}, inFlight: map[string]int64{},
-		reported: map[string]bool{}}
+	return &Relay{o: o, policy: policy, tools: newToolFilter(o.Entry, policy), prompts: newPromptFilter(o.Entry),
+		pending: map[int64]*call{}, inFlight: map[string]int64{}, reported: map[string]bool{}}
 }
 
 // ErrUpstreamClosed is returned by Run when the upstream server closed its
@@ -258,6 +260,12 @@ func (r *Relay) hostRequest(m *message) {
 		return
 	case m.Method == "tools/list":
 		c.page = hasCursor(m.Params)
+	case m.Method == "prompts/get":
+		c.prompt = promptName(m.Params)
+		if why := r.prompts.refuseGet(c.prompt); why != "" {
+			r.host.write(errorLine(m.ID, codeRefused, "mcpreg gate: "+why))
+			return
+		}
 	}
 	params, ok := r.negotiate(m, c, params)
 	if !ok {
@@ -454,7 +462,22 @@ func (r *Relay) upstreamResponse(m *message) {
 		}
 	case "tools/list":
 		result = r.filterList(result, c.page)
-	case "tools/call", "prompts/get", "resources/read":
+	case "prompts/list":
+		var withheld []string
+		if result, withheld = r.prompts.filterList(result); len(withheld) > 0 {
+			r.o.Log.Warn("gate: prompts withheld", "server", r.o.Entry.Name, "version", r.o.Entry.Version, "prompts", withheld)
+		}
+	case "prompts/get":
+		if why := r.prompts.checkGet(c.prompt, result); why != "" {
+			r.o.Log.Warn("gate: prompt refused", "server", r.o.Entry.Name, "version", r.o.Entry.Version, "why", why)
+			r.host.write(errorLine(c.hostID, codeRefused, "mcpreg gate: "+why))
+			return
+		}
+		var ok bool
+		if result, ok = r.untrusted(c, result); !ok {
+			return
+		}
+	case "tools/call", "resources/read":
 		var ok bool
 		if result, ok = r.untrusted(c, result); !ok {
 			return

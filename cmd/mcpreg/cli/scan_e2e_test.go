@@ -37,6 +37,7 @@ func newLiveFixture(t *testing.T) *liveFixture {
 	f.setDescription("Get the forecast for a city.")
 	f.srv.AddTool(&mcp.Tool{Name: "get_alerts", Description: "Weather alerts for a US state.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"state":{"type":"string"}}}`)}, noToolResult)
+	addGatePrompt(f.srv, gatePromptText)
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.srv }, nil))
 	t.Cleanup(ts.Close)
 	f.url = ts.URL + "/mcp"
