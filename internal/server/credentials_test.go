@@ -40,6 +40,10 @@ type tokenFixture struct {
 	as, metadataTo string
 	scopes         []string
 	url            string
+	// flip shows the reader an extra tool in every other session (a
+	// session starts with server/discover); sessions counts them.
+	flip     bool
+	sessions int
 }
 
 func newTokenFixture(t *testing.T) *tokenFixture {
@@ -56,6 +60,9 @@ func newTokenFixture(t *testing.T) *tokenFixture {
 			desc += " Session: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		}
 		tool(s, "get_forecast", desc)
+		if f.flip && f.sessions%2 == 1 {
+			tool(s, "get_history", "Past forecasts.")
+		}
 		if r.Header.Get("Authorization") == "Bearer "+adminCanary {
 			tool(s, "delete_alerts", "Delete the alerts of a state.")
 		}
@@ -83,6 +90,11 @@ func newTokenFixture(t *testing.T) *tokenFixture {
 		}
 		if r.Header.Get("Authorization") != "" && r.URL.Path != "/mcp" {
 			t.Errorf("a credential was sent to %s", r.URL.Path)
+		}
+		if r.Header.Get("Mcp-Method") == "server/discover" {
+			f.mu.Lock()
+			f.sessions++
+			f.mu.Unlock()
 		}
 		if a := r.Header.Get("Authorization"); a != "Bearer "+readerCanary && a != "Bearer "+adminCanary {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+"http://"+r.Host+`/.well-known/oauth-protected-resource/mcp"`)
@@ -258,6 +270,31 @@ func TestOAuthMetadata(t *testing.T) {
 	}
 	if !refused {
 		t.Fatalf("no finding refusing the redirect: %v", v["findings"])
+	}
+}
+
+// TestSessionVariance: one identity shown different tools in its two
+// sessions is a high scan.session_variance.
+func TestSessionVariance(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	admin := in.Token(t, "root", registry.RoleAdmin)
+	owner := in.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+	fx := newTokenFixture(t)
+	fx.flip = true
+	const name = "io.github.acme/alerts"
+	ok(t, "credentials", call(t, "PUT", in.URL+"/v1/servers/"+name+"/scan-credentials/reader", admin,
+		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + readerCanary}}))
+	v := ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON(name, fx.url), "live": true})).json(t)
+	found := false
+	for _, f := range v["findings"].([]any) {
+		f := f.(map[string]any)
+		found = found || (f["kind"] == registry.KindSessionVariance && f["severity"] == "high" && strings.Contains(f["message"].(string), "reader"))
+	}
+	fx.mu.Lock()
+	sessions := fx.sessions
+	fx.mu.Unlock()
+	if sessions < 2 || !found {
+		t.Fatalf("%d sessions; findings %v", sessions, v["findings"])
 	}
 }
 
