@@ -177,7 +177,8 @@ func (c *Client) SetScanCredential(ctx context.Context, name, label string, in *
 		return nil, err
 	}
 	out := &mcpregv1.ScanCredential{}
-	body := &mcpregv1.SetScanCredentialRequest{Headers: in.GetHeaders(), Env: in.GetEnv(), Scopes: in.GetScopes()}
+	body := &mcpregv1.SetScanCredentialRequest{Headers: in.GetHeaders(), Env: in.GetEnv(), Scopes: in.GetScopes(),
+		Origin: in.GetOrigin(), Package: in.GetPackage()}
 	return out, c.call(ctx, http.MethodPut, p, nil, body, out)
 }
 

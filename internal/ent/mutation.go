@@ -13842,6 +13842,8 @@ type ScanCredentialMutation struct {
 	appendheader_names []string
 	env_names          *[]string
 	appendenv_names    []string
+	origin             *string
+	_package           *string
 	sealed             *[]byte
 	key_id             *string
 	created_by         *string
@@ -14175,6 +14177,78 @@ func (m *ScanCredentialMutation) ResetEnvNames() {
 	m.appendenv_names = nil
 }
 
+// SetOrigin sets the "origin" field.
+func (m *ScanCredentialMutation) SetOrigin(s string) {
+	m.origin = &s
+}
+
+// Origin returns the value of the "origin" field in the mutation.
+func (m *ScanCredentialMutation) Origin() (r string, exists bool) {
+	v := m.origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrigin returns the old "origin" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldOrigin(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrigin: %w", err)
+	}
+	return oldValue.Origin, nil
+}
+
+// ResetOrigin resets all changes to the "origin" field.
+func (m *ScanCredentialMutation) ResetOrigin() {
+	m.origin = nil
+}
+
+// SetPackage sets the "package" field.
+func (m *ScanCredentialMutation) SetPackage(s string) {
+	m._package = &s
+}
+
+// Package returns the value of the "package" field in the mutation.
+func (m *ScanCredentialMutation) Package() (r string, exists bool) {
+	v := m._package
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPackage returns the old "package" field's value of the ScanCredential entity.
+// If the ScanCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ScanCredentialMutation) OldPackage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPackage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPackage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPackage: %w", err)
+	}
+	return oldValue.Package, nil
+}
+
+// ResetPackage resets all changes to the "package" field.
+func (m *ScanCredentialMutation) ResetPackage() {
+	m._package = nil
+}
+
 // SetSealed sets the "sealed" field.
 func (m *ScanCredentialMutation) SetSealed(b []byte) {
 	m.sealed = &b
@@ -14353,7 +14427,7 @@ func (m *ScanCredentialMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ScanCredentialMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 11)
 	if m.server_name != nil {
 		fields = append(fields, scancredential.FieldServerName)
 	}
@@ -14368,6 +14442,12 @@ func (m *ScanCredentialMutation) Fields() []string {
 	}
 	if m.env_names != nil {
 		fields = append(fields, scancredential.FieldEnvNames)
+	}
+	if m.origin != nil {
+		fields = append(fields, scancredential.FieldOrigin)
+	}
+	if m._package != nil {
+		fields = append(fields, scancredential.FieldPackage)
 	}
 	if m.sealed != nil {
 		fields = append(fields, scancredential.FieldSealed)
@@ -14399,6 +14479,10 @@ func (m *ScanCredentialMutation) Field(name string) (ent.Value, bool) {
 		return m.HeaderNames()
 	case scancredential.FieldEnvNames:
 		return m.EnvNames()
+	case scancredential.FieldOrigin:
+		return m.Origin()
+	case scancredential.FieldPackage:
+		return m.Package()
 	case scancredential.FieldSealed:
 		return m.Sealed()
 	case scancredential.FieldKeyID:
@@ -14426,6 +14510,10 @@ func (m *ScanCredentialMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldHeaderNames(ctx)
 	case scancredential.FieldEnvNames:
 		return m.OldEnvNames(ctx)
+	case scancredential.FieldOrigin:
+		return m.OldOrigin(ctx)
+	case scancredential.FieldPackage:
+		return m.OldPackage(ctx)
 	case scancredential.FieldSealed:
 		return m.OldSealed(ctx)
 	case scancredential.FieldKeyID:
@@ -14477,6 +14565,20 @@ func (m *ScanCredentialMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEnvNames(v)
+		return nil
+	case scancredential.FieldOrigin:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrigin(v)
+		return nil
+	case scancredential.FieldPackage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPackage(v)
 		return nil
 	case scancredential.FieldSealed:
 		v, ok := value.([]byte)
@@ -14569,6 +14671,12 @@ func (m *ScanCredentialMutation) ResetField(name string) error {
 		return nil
 	case scancredential.FieldEnvNames:
 		m.ResetEnvNames()
+		return nil
+	case scancredential.FieldOrigin:
+		m.ResetOrigin()
+		return nil
+	case scancredential.FieldPackage:
+		m.ResetPackage()
 		return nil
 	case scancredential.FieldSealed:
 		m.ResetSealed()

@@ -343,8 +343,16 @@ func init() {
 	scan.DefaultDigestSource = scanDescDigestSource.Default.(string)
 	scancredentialFields := schema.ScanCredential{}.Fields()
 	_ = scancredentialFields
+	// scancredentialDescOrigin is the schema descriptor for origin field.
+	scancredentialDescOrigin := scancredentialFields[5].Descriptor()
+	// scancredential.DefaultOrigin holds the default value on creation for the origin field.
+	scancredential.DefaultOrigin = scancredentialDescOrigin.Default.(string)
+	// scancredentialDescPackage is the schema descriptor for package field.
+	scancredentialDescPackage := scancredentialFields[6].Descriptor()
+	// scancredential.DefaultPackage holds the default value on creation for the package field.
+	scancredential.DefaultPackage = scancredentialDescPackage.Default.(string)
 	// scancredentialDescCreatedAt is the schema descriptor for created_at field.
-	scancredentialDescCreatedAt := scancredentialFields[8].Descriptor()
+	scancredentialDescCreatedAt := scancredentialFields[10].Descriptor()
 	// scancredential.DefaultCreatedAt holds the default value on creation for the created_at field.
 	scancredential.DefaultCreatedAt = scancredentialDescCreatedAt.Default.(func() time.Time)
 	scanleaseFields := schema.ScanLease{}.Fields()

@@ -28,6 +28,10 @@ type ScanCredential struct {
 	HeaderNames []string `json:"header_names,omitempty"`
 	// EnvNames holds the value of the "env_names" field.
 	EnvNames []string `json:"env_names,omitempty"`
+	// Origin holds the value of the "origin" field.
+	Origin string `json:"origin,omitempty"`
+	// Package holds the value of the "package" field.
+	Package string `json:"package,omitempty"`
 	// Sealed holds the value of the "sealed" field.
 	Sealed []byte `json:"-"`
 	// KeyID holds the value of the "key_id" field.
@@ -48,7 +52,7 @@ func (*ScanCredential) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case scancredential.FieldID:
 			values[i] = new(sql.NullInt64)
-		case scancredential.FieldServerName, scancredential.FieldLabel, scancredential.FieldKeyID, scancredential.FieldCreatedBy:
+		case scancredential.FieldServerName, scancredential.FieldLabel, scancredential.FieldOrigin, scancredential.FieldPackage, scancredential.FieldKeyID, scancredential.FieldCreatedBy:
 			values[i] = new(sql.NullString)
 		case scancredential.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -108,6 +112,18 @@ func (_m *ScanCredential) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.EnvNames); err != nil {
 					return fmt.Errorf("unmarshal field env_names: %w", err)
 				}
+			}
+		case scancredential.FieldOrigin:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field origin", values[i])
+			} else if value.Valid {
+				_m.Origin = value.String
+			}
+		case scancredential.FieldPackage:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field package", values[i])
+			} else if value.Valid {
+				_m.Package = value.String
 			}
 		case scancredential.FieldSealed:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -183,6 +199,12 @@ func (_m *ScanCredential) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("env_names=")
 	builder.WriteString(fmt.Sprintf("%v", _m.EnvNames))
+	builder.WriteString(", ")
+	builder.WriteString("origin=")
+	builder.WriteString(_m.Origin)
+	builder.WriteString(", ")
+	builder.WriteString("package=")
+	builder.WriteString(_m.Package)
 	builder.WriteString(", ")
 	builder.WriteString("sealed=<sensitive>")
 	builder.WriteString(", ")

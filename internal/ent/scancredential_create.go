@@ -52,6 +52,34 @@ func (_c *ScanCredentialCreate) SetEnvNames(v []string) *ScanCredentialCreate {
 	return _c
 }
 
+// SetOrigin sets the "origin" field.
+func (_c *ScanCredentialCreate) SetOrigin(v string) *ScanCredentialCreate {
+	_c.mutation.SetOrigin(v)
+	return _c
+}
+
+// SetNillableOrigin sets the "origin" field if the given value is not nil.
+func (_c *ScanCredentialCreate) SetNillableOrigin(v *string) *ScanCredentialCreate {
+	if v != nil {
+		_c.SetOrigin(*v)
+	}
+	return _c
+}
+
+// SetPackage sets the "package" field.
+func (_c *ScanCredentialCreate) SetPackage(v string) *ScanCredentialCreate {
+	_c.mutation.SetPackage(v)
+	return _c
+}
+
+// SetNillablePackage sets the "package" field if the given value is not nil.
+func (_c *ScanCredentialCreate) SetNillablePackage(v *string) *ScanCredentialCreate {
+	if v != nil {
+		_c.SetPackage(*v)
+	}
+	return _c
+}
+
 // SetSealed sets the "sealed" field.
 func (_c *ScanCredentialCreate) SetSealed(v []byte) *ScanCredentialCreate {
 	_c.mutation.SetSealed(v)
@@ -119,6 +147,14 @@ func (_c *ScanCredentialCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ScanCredentialCreate) defaults() {
+	if _, ok := _c.mutation.Origin(); !ok {
+		v := scancredential.DefaultOrigin
+		_c.mutation.SetOrigin(v)
+	}
+	if _, ok := _c.mutation.Package(); !ok {
+		v := scancredential.DefaultPackage
+		_c.mutation.SetPackage(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := scancredential.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -141,6 +177,12 @@ func (_c *ScanCredentialCreate) check() error {
 	}
 	if _, ok := _c.mutation.EnvNames(); !ok {
 		return &ValidationError{Name: "env_names", err: errors.New(`ent: missing required field "ScanCredential.env_names"`)}
+	}
+	if _, ok := _c.mutation.Origin(); !ok {
+		return &ValidationError{Name: "origin", err: errors.New(`ent: missing required field "ScanCredential.origin"`)}
+	}
+	if _, ok := _c.mutation.Package(); !ok {
+		return &ValidationError{Name: "package", err: errors.New(`ent: missing required field "ScanCredential.package"`)}
 	}
 	if _, ok := _c.mutation.Sealed(); !ok {
 		return &ValidationError{Name: "sealed", err: errors.New(`ent: missing required field "ScanCredential.sealed"`)}
@@ -200,6 +242,14 @@ func (_c *ScanCredentialCreate) createSpec() (*ScanCredential, *sqlgraph.CreateS
 	if value, ok := _c.mutation.EnvNames(); ok {
 		_spec.SetField(scancredential.FieldEnvNames, field.TypeJSON, value)
 		_node.EnvNames = value
+	}
+	if value, ok := _c.mutation.Origin(); ok {
+		_spec.SetField(scancredential.FieldOrigin, field.TypeString, value)
+		_node.Origin = value
+	}
+	if value, ok := _c.mutation.Package(); ok {
+		_spec.SetField(scancredential.FieldPackage, field.TypeString, value)
+		_node.Package = value
 	}
 	if value, ok := _c.mutation.Sealed(); ok {
 		_spec.SetField(scancredential.FieldSealed, field.TypeBytes, value)
@@ -302,6 +352,30 @@ func (u *ScanCredentialUpsert) SetEnvNames(v []string) *ScanCredentialUpsert {
 // UpdateEnvNames sets the "env_names" field to the value that was provided on create.
 func (u *ScanCredentialUpsert) UpdateEnvNames() *ScanCredentialUpsert {
 	u.SetExcluded(scancredential.FieldEnvNames)
+	return u
+}
+
+// SetOrigin sets the "origin" field.
+func (u *ScanCredentialUpsert) SetOrigin(v string) *ScanCredentialUpsert {
+	u.Set(scancredential.FieldOrigin, v)
+	return u
+}
+
+// UpdateOrigin sets the "origin" field to the value that was provided on create.
+func (u *ScanCredentialUpsert) UpdateOrigin() *ScanCredentialUpsert {
+	u.SetExcluded(scancredential.FieldOrigin)
+	return u
+}
+
+// SetPackage sets the "package" field.
+func (u *ScanCredentialUpsert) SetPackage(v string) *ScanCredentialUpsert {
+	u.Set(scancredential.FieldPackage, v)
+	return u
+}
+
+// UpdatePackage sets the "package" field to the value that was provided on create.
+func (u *ScanCredentialUpsert) UpdatePackage() *ScanCredentialUpsert {
+	u.SetExcluded(scancredential.FieldPackage)
 	return u
 }
 
@@ -440,6 +514,34 @@ func (u *ScanCredentialUpsertOne) SetEnvNames(v []string) *ScanCredentialUpsertO
 func (u *ScanCredentialUpsertOne) UpdateEnvNames() *ScanCredentialUpsertOne {
 	return u.Update(func(s *ScanCredentialUpsert) {
 		s.UpdateEnvNames()
+	})
+}
+
+// SetOrigin sets the "origin" field.
+func (u *ScanCredentialUpsertOne) SetOrigin(v string) *ScanCredentialUpsertOne {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.SetOrigin(v)
+	})
+}
+
+// UpdateOrigin sets the "origin" field to the value that was provided on create.
+func (u *ScanCredentialUpsertOne) UpdateOrigin() *ScanCredentialUpsertOne {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.UpdateOrigin()
+	})
+}
+
+// SetPackage sets the "package" field.
+func (u *ScanCredentialUpsertOne) SetPackage(v string) *ScanCredentialUpsertOne {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.SetPackage(v)
+	})
+}
+
+// UpdatePackage sets the "package" field to the value that was provided on create.
+func (u *ScanCredentialUpsertOne) UpdatePackage() *ScanCredentialUpsertOne {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.UpdatePackage()
 	})
 }
 
@@ -752,6 +854,34 @@ func (u *ScanCredentialUpsertBulk) SetEnvNames(v []string) *ScanCredentialUpsert
 func (u *ScanCredentialUpsertBulk) UpdateEnvNames() *ScanCredentialUpsertBulk {
 	return u.Update(func(s *ScanCredentialUpsert) {
 		s.UpdateEnvNames()
+	})
+}
+
+// SetOrigin sets the "origin" field.
+func (u *ScanCredentialUpsertBulk) SetOrigin(v string) *ScanCredentialUpsertBulk {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.SetOrigin(v)
+	})
+}
+
+// UpdateOrigin sets the "origin" field to the value that was provided on create.
+func (u *ScanCredentialUpsertBulk) UpdateOrigin() *ScanCredentialUpsertBulk {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.UpdateOrigin()
+	})
+}
+
+// SetPackage sets the "package" field.
+func (u *ScanCredentialUpsertBulk) SetPackage(v string) *ScanCredentialUpsertBulk {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.SetPackage(v)
+	})
+}
+
+// UpdatePackage sets the "package" field to the value that was provided on create.
+func (u *ScanCredentialUpsertBulk) UpdatePackage() *ScanCredentialUpsertBulk {
+	return u.Update(func(s *ScanCredentialUpsert) {
+		s.UpdatePackage()
 	})
 }
 

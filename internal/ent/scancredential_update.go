@@ -65,6 +65,34 @@ func (_u *ScanCredentialUpdate) AppendEnvNames(v []string) *ScanCredentialUpdate
 	return _u
 }
 
+// SetOrigin sets the "origin" field.
+func (_u *ScanCredentialUpdate) SetOrigin(v string) *ScanCredentialUpdate {
+	_u.mutation.SetOrigin(v)
+	return _u
+}
+
+// SetNillableOrigin sets the "origin" field if the given value is not nil.
+func (_u *ScanCredentialUpdate) SetNillableOrigin(v *string) *ScanCredentialUpdate {
+	if v != nil {
+		_u.SetOrigin(*v)
+	}
+	return _u
+}
+
+// SetPackage sets the "package" field.
+func (_u *ScanCredentialUpdate) SetPackage(v string) *ScanCredentialUpdate {
+	_u.mutation.SetPackage(v)
+	return _u
+}
+
+// SetNillablePackage sets the "package" field if the given value is not nil.
+func (_u *ScanCredentialUpdate) SetNillablePackage(v *string) *ScanCredentialUpdate {
+	if v != nil {
+		_u.SetPackage(*v)
+	}
+	return _u
+}
+
 // SetSealed sets the "sealed" field.
 func (_u *ScanCredentialUpdate) SetSealed(v []byte) *ScanCredentialUpdate {
 	_u.mutation.SetSealed(v)
@@ -178,6 +206,12 @@ func (_u *ScanCredentialUpdate) sqlSave(ctx context.Context) (_node int, err err
 			sqljson.Append(u, scancredential.FieldEnvNames, value)
 		})
 	}
+	if value, ok := _u.mutation.Origin(); ok {
+		_spec.SetField(scancredential.FieldOrigin, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Package(); ok {
+		_spec.SetField(scancredential.FieldPackage, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Sealed(); ok {
 		_spec.SetField(scancredential.FieldSealed, field.TypeBytes, value)
 	}
@@ -243,6 +277,34 @@ func (_u *ScanCredentialUpdateOne) SetEnvNames(v []string) *ScanCredentialUpdate
 // AppendEnvNames appends value to the "env_names" field.
 func (_u *ScanCredentialUpdateOne) AppendEnvNames(v []string) *ScanCredentialUpdateOne {
 	_u.mutation.AppendEnvNames(v)
+	return _u
+}
+
+// SetOrigin sets the "origin" field.
+func (_u *ScanCredentialUpdateOne) SetOrigin(v string) *ScanCredentialUpdateOne {
+	_u.mutation.SetOrigin(v)
+	return _u
+}
+
+// SetNillableOrigin sets the "origin" field if the given value is not nil.
+func (_u *ScanCredentialUpdateOne) SetNillableOrigin(v *string) *ScanCredentialUpdateOne {
+	if v != nil {
+		_u.SetOrigin(*v)
+	}
+	return _u
+}
+
+// SetPackage sets the "package" field.
+func (_u *ScanCredentialUpdateOne) SetPackage(v string) *ScanCredentialUpdateOne {
+	_u.mutation.SetPackage(v)
+	return _u
+}
+
+// SetNillablePackage sets the "package" field if the given value is not nil.
+func (_u *ScanCredentialUpdateOne) SetNillablePackage(v *string) *ScanCredentialUpdateOne {
+	if v != nil {
+		_u.SetPackage(*v)
+	}
 	return _u
 }
 
@@ -388,6 +450,12 @@ func (_u *ScanCredentialUpdateOne) sqlSave(ctx context.Context) (_node *ScanCred
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, scancredential.FieldEnvNames, value)
 		})
+	}
+	if value, ok := _u.mutation.Origin(); ok {
+		_spec.SetField(scancredential.FieldOrigin, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Package(); ok {
+		_spec.SetField(scancredential.FieldPackage, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Sealed(); ok {
 		_spec.SetField(scancredential.FieldSealed, field.TypeBytes, value)

@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,6 +25,11 @@ type CredentialInput struct {
 	Headers map[string]string
 	Env     map[string]string
 	Scopes  []string
+	// Origin (scheme://host[:port]) is the only origin the headers are
+	// sent to; Package the only package identifier whose process gets the
+	// variables. Each is required with what it guards.
+	Origin  string
+	Package string
 }
 
 // Limits of one credential set.
@@ -103,6 +110,18 @@ func checkCredential(name, label string, in CredentialInput) error {
 			return invalidf("credentials %s: environment variable %s: want 1-%d bytes without NUL", label, k, maxCredentialValue)
 		}
 	}
+	if len(in.Headers) > 0 {
+		if err := checkOrigin(in.Origin); err != nil {
+			return invalidf("credentials %s: origin: %v", label, err)
+		}
+	} else if in.Origin != "" {
+		return invalidf("credentials %s: origin is for headers, and there are none", label)
+	}
+	if len(in.Env) > 0 && (in.Package == "" || len(in.Package) > 214 || strings.ContainsAny(in.Package, " \t\r\n\x00")) {
+		return invalidf("credentials %s: package: the identifier of the package whose process gets the variables is required (e.g. @acme/weather-mcp)", label)
+	} else if len(in.Env) == 0 && in.Package != "" {
+		return invalidf("credentials %s: package is for environment variables, and there are none", label)
+	}
 	if len(in.Scopes) > maxCredentialScopes {
 		return invalidf("credentials %s: %d scopes, the limit is %d", label, len(in.Scopes), maxCredentialScopes)
 	}
@@ -155,14 +174,15 @@ func (s *Credentials) SetScanCredential(ctx context.Context, c *Caller, name, la
 			return err
 		}
 		out, err = tx.ScanCredential.Create().SetServerName(name).SetLabel(label).SetScopes(orEmptyStrings(scopes)).
-			SetHeaderNames(sortedKeys(in.Headers)).SetEnvNames(sortedKeys(in.Env)).SetSealed(sealed).SetKeyID(key.ID()).
+			SetHeaderNames(sortedKeys(in.Headers)).SetEnvNames(sortedKeys(in.Env)).SetOrigin(in.Origin).SetPackage(in.Package).
+			SetSealed(sealed).SetKeyID(key.ID()).
 			SetCreatedBy(c.Principal).SetCreatedAt(s.now()).Save(ctx)
 		if err != nil {
 			return err
 		}
 		return s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "scan_credential.set", Subject: name, RequestID: c.RequestID,
-			Details: fmt.Sprintf("label=%s headers=%s env=%s scopes=%s key=%s", label, strings.Join(out.HeaderNames, ","),
-				strings.Join(out.EnvNames, ","), strings.Join(scopes, " "), key.ID())})
+			Details: fmt.Sprintf("label=%s headers=%s origin=%s env=%s package=%s scopes=%s key=%s", label, strings.Join(out.HeaderNames, ","),
+				in.Origin, strings.Join(out.EnvNames, ","), in.Package, strings.Join(scopes, " "), key.ID())})
 	})
 	if err != nil {
 		return nil, err
@@ -240,6 +260,7 @@ func (s *Credentials) credentialsFor(ctx context.Context, name string) ([]creden
 		}{&in.Headers, &in.Env}); err != nil {
 			return nil, fmt.Errorf("scan credentials %s of %s: %w", r.Label, name, err)
 		}
+		in.Origin, in.Package = r.Origin, r.Package
 		out[i] = credential{label: r.Label, scopes: r.Scopes, CredentialInput: in}
 	}
 	return out, nil
@@ -247,7 +268,7 @@ func (s *Credentials) credentialsFor(ctx context.Context, name string) ([]creden
 
 func credentialProto(r *ent.ScanCredential) *mcpregv1.ScanCredential {
 	return &mcpregv1.ScanCredential{Name: r.ServerName, Label: r.Label, Scopes: r.Scopes, HeaderNames: r.HeaderNames,
-		EnvNames: r.EnvNames, KeyId: r.KeyID, CreatedBy: r.CreatedBy, CreatedAt: ts(r.CreatedAt)}
+		EnvNames: r.EnvNames, Origin: r.Origin, Package: r.Package, KeyId: r.KeyID, CreatedBy: r.CreatedBy, CreatedAt: ts(r.CreatedAt)}
 }
 
 func sortedKeys(m map[string]string) []string { return orEmptyStrings(slices.Sorted(maps.Keys(m))) }
@@ -257,4 +278,29 @@ func orEmptyStrings(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// checkOrigin requires an origin: http or https, a host, no path, query,
+// fragment or user information.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	switch {
+	case o == "":
+		return errors.New("required with headers: the scheme://host[:port] the headers may be sent to")
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.User != nil, u.RawQuery != "", u.Fragment != "",
+		u.Path != "" && u.Path != "/", u.Opaque != "":
+		return fmt.Errorf("%q: want scheme://host[:port], http or https", o)
+	}
+	return nil
+}
+
+// originOf is scheme://host[:port] of a URL, lower-cased ("" if unreadable).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }

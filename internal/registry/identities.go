@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/serverjson"
 	"github.com/mcpreg/mcpreg/pin"
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
@@ -44,17 +45,18 @@ type reading struct {
 // readings a quarter of the deadline). What a server answers must not
 // hold a credential's value: such an answer is refused, nothing stored,
 // and standard error keeps it redacted.
-func (s *Scans) readServer(ctx context.Context, name string, target livescan.Target) (reading, error) {
-	rd, err := s.readIdentities(ctx, name, target)
+func (s *Scans) readServer(ctx context.Context, doc *serverjson.Document, target livescan.Target) (reading, error) {
+	rd, err := s.readIdentities(ctx, doc, target)
 	_, rd.remote = target.(livescan.HTTPTarget)
 	return rd, err
 }
 
-func (s *Scans) readIdentities(ctx context.Context, name string, target livescan.Target) (reading, error) {
-	creds, err := s.creds.credentialsFor(ctx, name)
+func (s *Scans) readIdentities(ctx context.Context, doc *serverjson.Document, target livescan.Target) (reading, error) {
+	all, err := s.creds.credentialsFor(ctx, doc.Server.Name)
 	if err != nil {
 		return reading{}, err
 	}
+	creds := slices.DeleteFunc(all, func(c credential) bool { return !appliesTo(c, target) })
 	if len(creds) == 0 {
 		snap, err := s.scanning.Reader.Read(ctx, target)
 		return reading{snap: snap}, err
@@ -69,7 +71,7 @@ func (s *Scans) readIdentities(ctx context.Context, name string, target livescan
 	var snaps []*livescan.Snapshot
 	var findings []finding.Finding
 	for _, c := range creds {
-		t, err := withCredential(target, c)
+		t, err := withCredential(target, c, launchedPackage(doc))
 		if err != nil {
 			return reading{}, err
 		}
@@ -117,12 +119,20 @@ func readShare(ctx context.Context, r LiveReader, t livescan.Target, left int) (
 // request to a remote (the scanner never follows a redirect to another
 // origin, and reads OAuth metadata without them), variables in the
 // environment of a package's process.
-func withCredential(target livescan.Target, c credential) (livescan.Target, error) {
+func withCredential(target livescan.Target, c credential, pkg string) (livescan.Target, error) {
 	switch t := target.(type) {
 	case livescan.HTTPTarget:
+		if got := originOf(t.URL); got != strings.ToLower(strings.TrimSuffix(c.Origin, "/")) {
+			return nil, fmt.Errorf("%w: scan credentials %s may be sent to %s only, the version's remote is %s: they are not sent (set them again for that origin if it is the server's)",
+				ErrFailedPrecondition, c.label, c.Origin, got)
+		}
 		t.Headers = merged(t.Headers, c.Headers)
 		return t, nil
 	case livescan.StdioTarget:
+		if pkg != c.Package {
+			return nil, fmt.Errorf("%w: scan credentials %s are for package %s only, the version runs %s: they are not given to it",
+				ErrFailedPrecondition, c.label, c.Package, pkg)
+		}
 		t.Env = merged(t.Env, c.Env)
 		return t, nil
 	}
@@ -252,3 +262,24 @@ func intersect(a, b []string) []string {
 
 // instructionsPointer is where findings about instructions point.
 const instructionsPointer = "/instructions"
+
+// launchedPackage is the identifier of the package a live read launches
+// (the first, see packageTarget), "" without packages.
+func launchedPackage(doc *serverjson.Document) string {
+	if len(doc.Server.Packages) == 0 {
+		return ""
+	}
+	return doc.Server.Packages[0].Identifier
+}
+
+// appliesTo: a set with headers is for remotes, one with variables for
+// packages; a set for the other kind of target is not used.
+func appliesTo(c credential, target livescan.Target) bool {
+	switch target.(type) {
+	case livescan.HTTPTarget:
+		return len(c.Headers) > 0
+	case livescan.StdioTarget:
+		return len(c.Env) > 0
+	}
+	return true // withCredential refuses it, naming the target
+}

@@ -224,7 +224,7 @@ func (s *Scans) runScan(ctx context.Context, l lease, by string, trigger states.
 	var rd reading
 	readErr := fetchErr
 	if readErr == nil {
-		rd, readErr = s.readServer(ctx, v.Edges.Server.Name, target)
+		rd, readErr = s.readServer(ctx, doc, target)
 		if readErr != nil {
 			readErr = fmt.Errorf("%w%s", readErr, stderrNote(rd.snap))
 		}

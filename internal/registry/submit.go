@@ -486,7 +486,7 @@ func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error
 	case err != nil:
 		return err
 	}
-	rd, err := s.scans.readServer(ctx, doc.Server.Name, target)
+	rd, err := s.scans.readServer(ctx, doc, target)
 	if err != nil {
 		return fmt.Errorf("%w: reading %s live: %w%s", ErrFailedPrecondition, doc.Server.Name, err, stderrNote(rd.snap))
 	}

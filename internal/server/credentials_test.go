@@ -123,8 +123,10 @@ func TestScanCredentials(t *testing.T) {
 	fx := newTokenFixture(t)
 	const name = "io.github.acme/alerts"
 	creds := in.URL + "/v1/servers/" + name + "/scan-credentials/"
+	origin := strings.TrimSuffix(fx.url, "/mcp")
 	set := func(token, label, secret string, scopes ...string) response {
-		return call(t, "PUT", creds+label, token, map[string]any{"headers": map[string]string{"Authorization": "Bearer " + secret}, "scopes": scopes})
+		return call(t, "PUT", creds+label, token, map[string]any{"headers": map[string]string{"Authorization": "Bearer " + secret},
+			"scopes": scopes, "origin": origin})
 	}
 	var answers []string
 	for _, tt := range []struct {
@@ -146,8 +148,15 @@ func TestScanCredentials(t *testing.T) {
 			t.Fatalf("set %s as %s: %d %s, want %d with %q", tt.label, tt.token[:4], r.Status, r.Body, tt.status, tt.msg)
 		}
 	}
-	if r := call(t, "PUT", creds+"hdr", admin, map[string]any{"headers": map[string]string{"Mcp-Session-Id": "x"}}); r.Status != http.StatusBadRequest {
-		t.Fatalf("a header the scanner sets: %d %s", r.Status, r.Body)
+	for _, body := range []map[string]any{
+		{"headers": map[string]string{"Mcp-Session-Id": "x"}, "origin": origin},
+		{"headers": map[string]string{"Authorization": "x"}},
+		{"headers": map[string]string{"Authorization": "x"}, "origin": fx.url},
+		{"env": map[string]string{"API_KEY": "x"}},
+	} {
+		if r := call(t, "PUT", creds+"bad", admin, body); r.Status != http.StatusBadRequest {
+			t.Fatalf("credentials %v: %d %s", body, r.Status, r.Body)
+		}
 	}
 	list := ok(t, "list", call(t, "GET", in.URL+"/v1/servers/"+name+"/scan-credentials", alice, nil))
 	answers = append(answers, string(list.Body))
@@ -178,6 +187,26 @@ func TestScanCredentials(t *testing.T) {
 	chk := ok(t, "check", call(t, "POST", in.URL+"/v1/discovery/check", host, map[string]any{"name": name, "tools": readerView})).json(t)
 	if chk["verdict"] != registry.VerdictAllowed {
 		t.Fatalf("a narrower host's view: %v", chk)
+	}
+
+	// An owner pointing a new version at a server of their own does not
+	// get the credentials sent there: the live read fails, naming why.
+	var stolen []string
+	var mu sync.Mutex
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		stolen = append(stolen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer evil.Close()
+	sj2 := strings.Replace(liveServerJSON(name, evil.URL+"/mcp"), `"version":"1.0.0"`, `"version":"2.0.0"`, 1)
+	r := call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": sj2, "live": true})
+	mu.Lock()
+	got := strings.Join(stolen, "")
+	mu.Unlock()
+	if r.Status != http.StatusConflict || !strings.Contains(r.message(t), "may be sent to "+origin+" only") || strings.Contains(got, "canary") {
+		t.Fatalf("a version pointing elsewhere: %d %s; the other server saw %q", r.Status, r.Body, got)
 	}
 
 	// A server that echoes its credential: refused, nothing stored.
@@ -222,7 +251,8 @@ func TestOAuthMetadata(t *testing.T) {
 	fx.as, fx.scopes = "as1", []string{"weather:read", "weather:admin"}
 	const name = "io.github.acme/alerts"
 	ok(t, "credentials", call(t, "PUT", in.URL+"/v1/servers/"+name+"/scan-credentials/reader", admin,
-		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + readerCanary}, "scopes": []string{"weather:read"}}))
+		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + readerCanary}, "scopes": []string{"weather:read"},
+			"origin": strings.TrimSuffix(fx.url, "/mcp")}))
 	contract := "contractVersion: mcpreg.contract/v1\nowner: alerts-team\nauth: {mode: delegated_oauth, tokenAudience: \"" + fx.url +
 		"\", scopes: [weather:read], tokenTtl: 15m}\nisolation: remote_managed\negress: {mode: internal_only}\n"
 	v := ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner,
@@ -283,7 +313,7 @@ func TestSessionVariance(t *testing.T) {
 	fx.flip = true
 	const name = "io.github.acme/alerts"
 	ok(t, "credentials", call(t, "PUT", in.URL+"/v1/servers/"+name+"/scan-credentials/reader", admin,
-		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + readerCanary}}))
+		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + readerCanary}, "origin": strings.TrimSuffix(fx.url, "/mcp")}))
 	v := ok(t, "live submit", call(t, "POST", in.URL+"/v1/versions", owner, map[string]any{"serverJson": liveServerJSON(name, fx.url), "live": true})).json(t)
 	found := false
 	for _, f := range v["findings"].([]any) {

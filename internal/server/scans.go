@@ -45,7 +45,7 @@ func (s *registryServer) RepinVersion(ctx context.Context, r *mcpregv1.RepinVers
 }
 
 func (s *registryServer) SetScanCredential(ctx context.Context, r *mcpregv1.SetScanCredentialRequest) (*mcpregv1.ScanCredential, error) {
-	in := registry.CredentialInput{Headers: r.GetHeaders(), Env: r.GetEnv(), Scopes: r.GetScopes()}
+	in := registry.CredentialInput{Headers: r.GetHeaders(), Env: r.GetEnv(), Scopes: r.GetScopes(), Origin: r.GetOrigin(), Package: r.GetPackage()}
 	out, err := s.svc.Credentials.SetScanCredential(ctx, s.caller(ctx), r.GetName(), r.GetLabel(), in)
 	return out, toStatus(ctx, s.log, err)
 }

@@ -23,18 +23,20 @@ func newCredentialsCmd(g *globals) *cobra.Command {
 
 func newCredentialsSetCmd(g *globals) *cobra.Command {
 	var headers, env, scopes []string
+	var origin, pkg string
 	cmd := &cobra.Command{
-		Use:   "set NAME LABEL (--header NAME=@FILE | --env NAME=@FILE)... [--scope SCOPE]...",
+		Use:   "set NAME LABEL (--header NAME=@FILE... --origin URL | --env NAME=@FILE... --package ID) [--scope SCOPE]...",
 		Short: "Store (or replace) a credential set of a server, sealed with the registry's secrets key",
 		Long: "Store a set of credentials the scanner reads server NAME with: HTTP headers sent to its remote's\n" +
 			"own origin, or environment variables given to its package inside the sandbox, and the OAuth\n" +
 			"scopes they carry. The scanner reads the server once per set and pins the union of the tools,\n" +
 			"each with the scopes of the sets that saw it. Values are read from files (@FILE, or @- for\n" +
 			"standard input; a trailing newline is dropped), never from the command line, and never shown\n" +
-			"again.",
+			"again. Headers go to --origin only and variables to --package only: a version whose remote or\n" +
+			"package is another is not read with them.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := &mcpregv1.SetScanCredentialRequest{Scopes: scopes}
+			in := &mcpregv1.SetScanCredentialRequest{Scopes: scopes, Origin: origin, Package: pkg}
 			var err error
 			if in.Headers, err = g.secretValues("--header", headers); err != nil {
 				return err
@@ -57,6 +59,8 @@ func newCredentialsSetCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringArrayVar(&headers, "header", nil, "HTTP header NAME=@FILE (repeatable)")
 	cmd.Flags().StringArrayVar(&env, "env", nil, "environment variable NAME=@FILE (repeatable)")
 	cmd.Flags().StringArrayVar(&scopes, "scope", nil, "an OAuth scope the credentials carry (repeatable)")
+	cmd.Flags().StringVar(&origin, "origin", "", "scheme://host[:port] the headers may be sent to (required with --header)")
+	cmd.Flags().StringVar(&pkg, "package", "", "identifier of the package whose process gets the variables (required with --env)")
 	return cmd
 }
 
@@ -114,10 +118,10 @@ func newCredentialsDeleteCmd(g *globals) *cobra.Command {
 
 func printCredentials(w io.Writer, cs ...*mcpregv1.ScanCredential) error {
 	t := newTable(w)
-	t.row("LABEL", "SCOPES", "HEADERS", "ENVIRONMENT", "KEY", "SET BY")
+	t.row("LABEL", "SCOPES", "HEADERS", "ORIGIN", "ENVIRONMENT", "PACKAGE", "KEY", "SET BY")
 	for _, c := range cs {
-		t.row(cell(c.GetLabel()), cell(strings.Join(c.GetScopes(), " ")), cell(strings.Join(c.GetHeaderNames(), ", ")),
-			cell(strings.Join(c.GetEnvNames(), ", ")), cell(c.GetKeyId()), cell(c.GetCreatedBy()))
+		t.row(cell(c.GetLabel()), cell(strings.Join(c.GetScopes(), " ")), cell(strings.Join(c.GetHeaderNames(), ", ")), cell(c.GetOrigin()),
+			cell(strings.Join(c.GetEnvNames(), ", ")), cell(c.GetPackage()), cell(c.GetKeyId()), cell(c.GetCreatedBy()))
 	}
 	return t.flush()
 }

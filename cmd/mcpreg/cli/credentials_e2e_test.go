@@ -19,12 +19,12 @@ func TestCLIScanCredentials(t *testing.T) {
 	const secret = "Bearer cli-canary-55aa01"
 	file := writeFile(t, t.TempDir(), "token", []byte(secret+"\n"))
 	out := mustRun(t, in.URL, admin, "scan-credentials", "set", "io.github.acme/weather", "reader",
-		"--header", "Authorization=@"+file, "--scope", "weather:read")
+		"--header", "Authorization=@"+file, "--scope", "weather:read", "--origin", "https://weather.example")
 	if !strings.Contains(out, "reader") || !strings.Contains(out, "Authorization") || strings.Contains(out, "canary") {
 		t.Fatalf("set:\n%s", out)
 	}
 	out = mustRun(t, in.URL, alice, "scan-credentials", "list", "io.github.acme/weather", "-o", "json")
-	if !strings.Contains(out, `"weather:read"`) || strings.Contains(out, "canary") {
+	if !strings.Contains(out, `"weather:read"`) || !strings.Contains(out, `"https://weather.example"`) || strings.Contains(out, "canary") {
 		t.Fatalf("list:\n%s", out)
 	}
 	if out, err := runCLI(t, in.URL, admin, "scan-credentials", "set", "io.github.acme/weather", "x", "--header", "Authorization="+secret); err == nil ||

@@ -448,6 +448,8 @@ var (
 		{Name: "scopes", Type: field.TypeJSON},
 		{Name: "header_names", Type: field.TypeJSON},
 		{Name: "env_names", Type: field.TypeJSON},
+		{Name: "origin", Type: field.TypeString, Default: ""},
+		{Name: "package", Type: field.TypeString, Default: ""},
 		{Name: "sealed", Type: field.TypeBytes},
 		{Name: "key_id", Type: field.TypeString},
 		{Name: "created_by", Type: field.TypeString},

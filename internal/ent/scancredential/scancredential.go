@@ -23,6 +23,10 @@ const (
 	FieldHeaderNames = "header_names"
 	// FieldEnvNames holds the string denoting the env_names field in the database.
 	FieldEnvNames = "env_names"
+	// FieldOrigin holds the string denoting the origin field in the database.
+	FieldOrigin = "origin"
+	// FieldPackage holds the string denoting the package field in the database.
+	FieldPackage = "package"
 	// FieldSealed holds the string denoting the sealed field in the database.
 	FieldSealed = "sealed"
 	// FieldKeyID holds the string denoting the key_id field in the database.
@@ -43,6 +47,8 @@ var Columns = []string{
 	FieldScopes,
 	FieldHeaderNames,
 	FieldEnvNames,
+	FieldOrigin,
+	FieldPackage,
 	FieldSealed,
 	FieldKeyID,
 	FieldCreatedBy,
@@ -60,6 +66,10 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultOrigin holds the default value on creation for the "origin" field.
+	DefaultOrigin string
+	// DefaultPackage holds the default value on creation for the "package" field.
+	DefaultPackage string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -80,6 +90,16 @@ func ByServerName(opts ...sql.OrderTermOption) OrderOption {
 // ByLabel orders the results by the label field.
 func ByLabel(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLabel, opts...).ToFunc()
+}
+
+// ByOrigin orders the results by the origin field.
+func ByOrigin(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrigin, opts...).ToFunc()
+}
+
+// ByPackage orders the results by the package field.
+func ByPackage(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPackage, opts...).ToFunc()
 }
 
 // ByKeyID orders the results by the key_id field.

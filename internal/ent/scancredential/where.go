@@ -59,6 +59,16 @@ func ServerName(v string) predicate.ScanCredential {
 	return predicate.ScanCredential(sql.FieldEQ(FieldServerName, v))
 }
 
+// Origin applies equality check predicate on the "origin" field. It's identical to OriginEQ.
+func Origin(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEQ(FieldOrigin, v))
+}
+
+// Package applies equality check predicate on the "package" field. It's identical to PackageEQ.
+func Package(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEQ(FieldPackage, v))
+}
+
 // Sealed applies equality check predicate on the "sealed" field. It's identical to SealedEQ.
 func Sealed(v []byte) predicate.ScanCredential {
 	return predicate.ScanCredential(sql.FieldEQ(FieldSealed, v))
@@ -207,6 +217,136 @@ func LabelEqualFold(v string) predicate.ScanCredential {
 // LabelContainsFold applies the ContainsFold predicate on the "label" field.
 func LabelContainsFold(v string) predicate.ScanCredential {
 	return predicate.ScanCredential(sql.FieldContainsFold(FieldLabel, v))
+}
+
+// OriginEQ applies the EQ predicate on the "origin" field.
+func OriginEQ(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEQ(FieldOrigin, v))
+}
+
+// OriginNEQ applies the NEQ predicate on the "origin" field.
+func OriginNEQ(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldNEQ(FieldOrigin, v))
+}
+
+// OriginIn applies the In predicate on the "origin" field.
+func OriginIn(vs ...string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldIn(FieldOrigin, vs...))
+}
+
+// OriginNotIn applies the NotIn predicate on the "origin" field.
+func OriginNotIn(vs ...string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldNotIn(FieldOrigin, vs...))
+}
+
+// OriginGT applies the GT predicate on the "origin" field.
+func OriginGT(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldGT(FieldOrigin, v))
+}
+
+// OriginGTE applies the GTE predicate on the "origin" field.
+func OriginGTE(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldGTE(FieldOrigin, v))
+}
+
+// OriginLT applies the LT predicate on the "origin" field.
+func OriginLT(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldLT(FieldOrigin, v))
+}
+
+// OriginLTE applies the LTE predicate on the "origin" field.
+func OriginLTE(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldLTE(FieldOrigin, v))
+}
+
+// OriginContains applies the Contains predicate on the "origin" field.
+func OriginContains(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldContains(FieldOrigin, v))
+}
+
+// OriginHasPrefix applies the HasPrefix predicate on the "origin" field.
+func OriginHasPrefix(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldHasPrefix(FieldOrigin, v))
+}
+
+// OriginHasSuffix applies the HasSuffix predicate on the "origin" field.
+func OriginHasSuffix(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldHasSuffix(FieldOrigin, v))
+}
+
+// OriginEqualFold applies the EqualFold predicate on the "origin" field.
+func OriginEqualFold(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEqualFold(FieldOrigin, v))
+}
+
+// OriginContainsFold applies the ContainsFold predicate on the "origin" field.
+func OriginContainsFold(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldContainsFold(FieldOrigin, v))
+}
+
+// PackageEQ applies the EQ predicate on the "package" field.
+func PackageEQ(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEQ(FieldPackage, v))
+}
+
+// PackageNEQ applies the NEQ predicate on the "package" field.
+func PackageNEQ(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldNEQ(FieldPackage, v))
+}
+
+// PackageIn applies the In predicate on the "package" field.
+func PackageIn(vs ...string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldIn(FieldPackage, vs...))
+}
+
+// PackageNotIn applies the NotIn predicate on the "package" field.
+func PackageNotIn(vs ...string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldNotIn(FieldPackage, vs...))
+}
+
+// PackageGT applies the GT predicate on the "package" field.
+func PackageGT(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldGT(FieldPackage, v))
+}
+
+// PackageGTE applies the GTE predicate on the "package" field.
+func PackageGTE(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldGTE(FieldPackage, v))
+}
+
+// PackageLT applies the LT predicate on the "package" field.
+func PackageLT(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldLT(FieldPackage, v))
+}
+
+// PackageLTE applies the LTE predicate on the "package" field.
+func PackageLTE(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldLTE(FieldPackage, v))
+}
+
+// PackageContains applies the Contains predicate on the "package" field.
+func PackageContains(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldContains(FieldPackage, v))
+}
+
+// PackageHasPrefix applies the HasPrefix predicate on the "package" field.
+func PackageHasPrefix(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldHasPrefix(FieldPackage, v))
+}
+
+// PackageHasSuffix applies the HasSuffix predicate on the "package" field.
+func PackageHasSuffix(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldHasSuffix(FieldPackage, v))
+}
+
+// PackageEqualFold applies the EqualFold predicate on the "package" field.
+func PackageEqualFold(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldEqualFold(FieldPackage, v))
+}
+
+// PackageContainsFold applies the ContainsFold predicate on the "package" field.
+func PackageContainsFold(v string) predicate.ScanCredential {
+	return predicate.ScanCredential(sql.FieldContainsFold(FieldPackage, v))
 }
 
 // SealedEQ applies the EQ predicate on the "sealed" field.

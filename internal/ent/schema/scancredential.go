@@ -24,6 +24,13 @@ func (ScanCredential) Fields() []ent.Field {
 		field.JSON("scopes", []string{}),
 		field.JSON("header_names", []string{}),
 		field.JSON("env_names", []string{}),
+		// origin is where the headers may go (scheme://host[:port]);
+		// package the package identifier whose process gets the variables.
+		// A version whose remote or package is another gets none: an
+		// owner cannot point a new version at a server of their own to
+		// collect the credentials.
+		field.String("origin").Default(""),
+		field.String("package").Default(""),
 		// sealed is nonce || ciphertext; key_id names the secrets key.
 		field.Bytes("sealed").Sensitive(),
 		field.String("key_id"),

@@ -1359,7 +1359,13 @@ type SetScanCredentialRequest struct {
 	// env is given to the package's process inside the sandbox.
 	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// scopes are the OAuth scopes the credentials carry.
-	Scopes        []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	Scopes []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	// origin (scheme://host[:port]) is the only origin the headers are sent
+	// to, required with headers; package the only package identifier whose
+	// process gets the variables, required with env. A version whose remote
+	// or package is another is read without them (the scan fails).
+	Origin        string `protobuf:"bytes,6,opt,name=origin,proto3" json:"origin,omitempty"`
+	Package       string `protobuf:"bytes,7,opt,name=package,proto3" json:"package,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1427,6 +1433,20 @@ func (x *SetScanCredentialRequest) GetScopes() []string {
 		return x.Scopes
 	}
 	return nil
+}
+
+func (x *SetScanCredentialRequest) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *SetScanCredentialRequest) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
 }
 
 type ListScanCredentialsRequest struct {
@@ -1581,6 +1601,8 @@ type ScanCredential struct {
 	KeyId         string                 `protobuf:"bytes,6,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	CreatedBy     string                 `protobuf:"bytes,7,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Origin        string                 `protobuf:"bytes,9,opt,name=origin,proto3" json:"origin,omitempty"`
+	Package       string                 `protobuf:"bytes,10,opt,name=package,proto3" json:"package,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1669,6 +1691,20 @@ func (x *ScanCredential) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *ScanCredential) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *ScanCredential) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
 }
 
 type RepinVersionRequest struct {
@@ -6001,13 +6037,15 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\xdc\x02\n" +
+	"\x16acknowledged_widenings\x18\x04 \x03(\tR\x15acknowledgedWidenings\"\x8e\x03\n" +
 	"\x18SetScanCredentialRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12J\n" +
 	"\aheaders\x18\x03 \x03(\v20.mcpreg.v1.SetScanCredentialRequest.HeadersEntryR\aheaders\x12>\n" +
 	"\x03env\x18\x04 \x03(\v2,.mcpreg.v1.SetScanCredentialRequest.EnvEntryR\x03env\x12\x16\n" +
-	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x1a:\n" +
+	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x12\x16\n" +
+	"\x06origin\x18\x06 \x01(\tR\x06origin\x12\x18\n" +
+	"\apackage\x18\a \x01(\tR\apackage\x1a:\n" +
 	"\fHeadersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a6\n" +
@@ -6020,7 +6058,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\vcredentials\x18\x01 \x03(\v2\x19.mcpreg.v1.ScanCredentialR\vcredentials\"G\n" +
 	"\x1bDeleteScanCredentialRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label\"\x83\x02\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\"\xb5\x02\n" +
 	"\x0eScanCredential\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
@@ -6031,7 +6069,10 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"created_by\x18\a \x01(\tR\tcreatedBy\x129\n" +
 	"\n" +
-	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"[\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x16\n" +
+	"\x06origin\x18\t \x01(\tR\x06origin\x12\x18\n" +
+	"\apackage\x18\n" +
+	" \x01(\tR\apackage\"[\n" +
 	"\x13RepinVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
