@@ -81,11 +81,7 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, rd r
 		if err != nil {
 			return err
 		}
-		live, err := modelList(snap)
-		if err != nil {
-			return err
-		}
-		liveAuth := authOf(rd)
+		live, liveAuth := rd.model, authOf(rd)
 		changes := append(authDrift(s.driftPolicy(), ap.auth, liveAuth), s.driftUnder(ap.spec, ap.list, live.list, ap.serverInfo, snap.ServerInfo)...)
 		fs, err := contractAuthFindings(cur, snap.Auth)
 		if err != nil {

@@ -34,6 +34,9 @@ type reading struct {
 	scopes map[string][]string
 	// remote: the server was read over HTTP (its OAuth metadata too).
 	remote bool
+	// model is what the snapshot showed a model, read strictly and
+	// pinned under mcpreg-pin-v2.
+	model liveModel
 }
 
 // readServer reads target without credentials when the server name has
@@ -48,6 +51,9 @@ type reading struct {
 func (s *Scans) readServer(ctx context.Context, doc *serverjson.Document, target livescan.Target) (reading, error) {
 	rd, err := s.readIdentities(ctx, doc, target)
 	_, rd.remote = target.(livescan.HTTPTarget)
+	if err == nil { // a scan that cannot be pinned fails here, stored as failed
+		rd.model, err = modelList(rd.snap)
+	}
 	return rd, err
 }
 
