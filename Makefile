@@ -10,7 +10,7 @@ MCPREG_TEST_POSTGRES_DSN ?=
 MCPREG_TEST_REQUIRE_ALL  ?=
 export MCPREG_TEST_POSTGRES_DSN MCPREG_TEST_REQUIRE_ALL
 
-.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench clean
+.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench detector-eval clean
 
 all: build
 
@@ -74,6 +74,11 @@ check-generated:
 	  done; exit $$fail
 
 ## bench: Go benchmarks (figures for the closing notes).
+## detector-eval: the poisoning findings on the corpus (testdata/poisoning), per
+## family, language and split.
+detector-eval:
+	$(GO) run ./scripts/detector-eval
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 

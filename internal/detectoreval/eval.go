@@ -1,0 +1,171 @@
+package detectoreval
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/pin"
+)
+
+// Detector finds poisoning in a tools list (diffreview.PoisoningModel).
+type Detector func(*pin.ToolsList) []finding.Finding
+
+// Cell counts the outcomes of one group of cases.
+type Cell struct {
+	N int `json:"n"`
+	// Medium and High count cases with a poisoning finding at that
+	// severity or above (for benign cases: false positives).
+	Medium int `json:"medium"`
+	High   int `json:"high"`
+	// RightKind counts malicious cases with a finding at medium or above
+	// of a kind their family maps to.
+	RightKind int `json:"rightKind"`
+}
+
+func (c *Cell) add(o Cell) {
+	c.N, c.Medium, c.High, c.RightKind = c.N+o.N, c.Medium+o.Medium, c.High+o.High, c.RightKind+o.RightKind
+}
+
+// Rate is part of n as a fraction (0 when n is 0).
+func Rate(part, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(part) / float64(n)
+}
+
+// SplitReport is the figures of one split.
+type SplitReport struct {
+	// Attacks by family, then language; Benign by hard-negative kind
+	// ("" for ordinary tools).
+	Attacks map[string]map[string]Cell `json:"attacks"`
+	Benign  map[string]Cell            `json:"benign"`
+}
+
+// Totals sums the attacks and the benign cases.
+func (r SplitReport) Totals() (attacks, benign Cell) {
+	for _, langs := range r.Attacks {
+		for _, c := range langs {
+			attacks.add(c)
+		}
+	}
+	for _, c := range r.Benign {
+		benign.add(c)
+	}
+	return attacks, benign
+}
+
+// Report is the figures of both splits.
+type Report struct {
+	Development SplitReport `json:"development"`
+	HeldOut     SplitReport `json:"heldOut"`
+}
+
+// Evaluate runs detect over every case.
+func (c *Corpus) Evaluate(detect Detector) (Report, error) {
+	dev, err := evaluate(c.dev, detect)
+	if err != nil {
+		return Report{}, err
+	}
+	held, err := evaluate(c.held, detect)
+	return Report{Development: dev, HeldOut: held}, err
+}
+
+func evaluate(cases []Case, detect Detector) (SplitReport, error) {
+	r := SplitReport{Attacks: map[string]map[string]Cell{}, Benign: map[string]Cell{}}
+	for _, cs := range cases {
+		l, err := cs.List()
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", cs.ID, err)
+		}
+		var cell Cell
+		cell.N = 1
+		for _, f := range detect(l) {
+			if !strings.HasPrefix(f.Kind, "poisoning.") {
+				continue
+			}
+			rank := f.Severity.Rank()
+			if rank >= finding.Medium.Rank() {
+				cell.Medium = 1
+				if slices.Contains(Families[cs.Family], f.Kind) {
+					cell.RightKind = 1
+				}
+			}
+			if rank >= finding.High.Rank() {
+				cell.High = 1
+			}
+		}
+		if cs.Label == Benign {
+			cell.RightKind = 0
+			b := r.Benign[cs.HardNegative]
+			b.add(cell)
+			r.Benign[cs.HardNegative] = b
+			continue
+		}
+		if r.Attacks[cs.Family] == nil {
+			r.Attacks[cs.Family] = map[string]Cell{}
+		}
+		a := r.Attacks[cs.Family][cs.Language]
+		a.add(cell)
+		r.Attacks[cs.Family][cs.Language] = a
+	}
+	return r, nil
+}
+
+// Print writes a report as tables: per family and language recall at
+// medium and high and the part caught by the right kind; per kind of
+// benign case the false-positive rate; totals with precision.
+func Print(w io.Writer, r Report) error {
+	for _, s := range []struct {
+		name string
+		r    SplitReport
+	}{{"development", r.Development}, {"held-out", r.HeldOut}} {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "\n%s split\nFAMILY\tLANG\tN\tRECALL≥MEDIUM\tRECALL≥HIGH\tRIGHT KIND\n", s.name)
+		for _, fam := range sortedKeys(s.r.Attacks) {
+			for _, lang := range Languages {
+				c, ok := s.r.Attacks[fam][lang]
+				if !ok {
+					continue
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\n", fam, lang, c.N, Rate(c.Medium, c.N), Rate(c.High, c.N), Rate(c.RightKind, c.N))
+			}
+		}
+		fmt.Fprintf(tw, "BENIGN KIND\t\tN\tFPR≥MEDIUM\tFPR≥HIGH\t\n")
+		for _, k := range sortedKeys(s.r.Benign) {
+			c := s.r.Benign[k]
+			fmt.Fprintf(tw, "%s\t\t%d\t%.2f\t%.2f\t\n", cmpOr(k, "ordinary"), c.N, Rate(c.Medium, c.N), Rate(c.High, c.N))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		a, b := s.r.Totals()
+		fmt.Fprintf(w, "total: %d attacks, %d benign\n", a.N, b.N)
+		fmt.Fprintf(w, "  at medium or above: recall %.3f, false-positive rate %.3f, precision %.3f\n",
+			Rate(a.Medium, a.N), Rate(b.Medium, b.N), Rate(a.Medium, a.Medium+b.Medium))
+		fmt.Fprintf(w, "  at high or above:   recall %.3f, false-positive rate %.3f, precision %.3f\n",
+			Rate(a.High, a.N), Rate(b.High, b.N), Rate(a.High, a.High+b.High))
+		fmt.Fprintf(w, "  caught by the right kind: %.3f\n", Rate(a.RightKind, a.N))
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
