@@ -125,6 +125,9 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			consider(quotedDowngrade(p.clean, phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]}))
 		}
 	}
+	if h, ok := coerciveOrdering(p.clean, lower); ok && !isPropertyDescription(sp.pointer) {
+		consider(h)
+	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
 		if !s.own[ref.name] {
 			consider(phraseHit{KindCrossToolInstruction, finding.Medium,
