@@ -125,8 +125,13 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			consider(quotedDowngrade(p.clean, phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]}))
 		}
 	}
-	if h, ok := coerciveOrdering(p.clean, lower); ok && !isPropertyDescription(sp.pointer) {
-		consider(h)
+	if !isPropertyDescription(sp.pointer) {
+		if h, ok := coerciveOrdering(p.clean, lower); ok {
+			consider(h)
+		}
+		if h, ok := concealment(p.clean, lower); ok {
+			consider(h)
+		}
 	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
 		if !s.own[ref.name] {
