@@ -132,6 +132,9 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 		if h, ok := concealment(p.clean, lower); ok {
 			consider(h)
 		}
+		if h, ok := plainOverride(p.clean, lower); ok {
+			consider(h)
+		}
 	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
 		if !s.own[ref.name] {
