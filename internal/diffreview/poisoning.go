@@ -135,6 +135,9 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 		if h, ok := plainOverride(p.clean, lower); ok {
 			consider(h)
 		}
+		if h, ok := dataCollection(p.clean, lower); ok {
+			consider(h)
+		}
 	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
 		if !s.own[ref.name] {
