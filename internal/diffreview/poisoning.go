@@ -27,7 +27,10 @@ func Poisoning(tools []pin.Tool, instructions *string) []finding.Finding {
 // scanner collects the findings of one Poisoning call.
 type scanner struct {
 	own map[string]bool // names of the server's own tools
-	out []finding.Finding
+	// props are the member names of the tool being scanned (its
+	// parameters), which its description may name.
+	props map[string]bool
+	out   []finding.Finding
 }
 
 func newScanner(tools []pin.Tool) *scanner {
@@ -55,10 +58,17 @@ func (s *scanner) tool(t pin.Tool) {
 		s.add(finding.Finding{Kind: KindUnreadableTool, Severity: finding.Medium, Tool: t.Name,
 			Message: "the tool's JSON could not be read in full, so part of it was not scanned: " + err.Error()})
 	}
+	s.props = map[string]bool{}
+	for _, sp := range spans {
+		if sp.name {
+			s.props[sp.text] = true
+		}
+	}
 	for _, sp := range spans {
 		s.scan(t.Name, sp)
 	}
 	s.exfilParams(t.Name, spans)
+	s.props = nil
 }
 
 // scan runs every text detector over one span.
@@ -136,6 +146,9 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			consider(h)
 		}
 		if h, ok := dataCollection(p.clean, lower); ok {
+			consider(h)
+		}
+		if h, ok := s.steering(p.clean, lower, s.props); ok {
 			consider(h)
 		}
 	}
