@@ -152,6 +152,11 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			consider(h)
 		}
 	}
+	if !sp.name {
+		if h, ok := exfilProse(p.clean, lower, isPropertyDescription(sp.pointer)); ok {
+			consider(h)
+		}
+	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
 		if !s.own[ref.name] {
 			consider(phraseHit{KindCrossToolInstruction, finding.Medium,

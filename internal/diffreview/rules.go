@@ -147,7 +147,7 @@ var conversationTriggers = []string{"entire", "whole", "full", "complete", "conv
 
 // conversationObject matches the conversation, its history or the model's
 // instructions as the object of a request.
-const conversationObject = `(?:\b(?:entire|whole|full|complete)\s+(?:conversation|chat|dialog(?:ue)?|context|transcript|session)\b|\bconversation\s+(?:so\s+far|history|transcript)\b|\b(?:all|every)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|earlier|past)\s+(?:messages|turns|prompts|instructions)\b|\byour\s+(?:system\s+prompt|instructions|context\s+window)\b|\bthe\s+system\s+prompt\b)`
+const conversationObject = `(?:\b(?:entire|whole|full|complete)\s+(?:conversation|chat|dialog(?:ue)?|context|transcript)\b|\b(?:entire|whole|full|complete)\s+session\b(?:\s+(?:so\s+far|history|log|transcript|contents?))?(?:[^\s\w]|$|\s+(?:so|history|log|transcript|contents?|in|into|as|to|and|,))|\bconversation\s+(?:so\s+far|history|transcript)\b|\b(?:all|every)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|earlier|past)\s+(?:messages|turns|prompts|instructions)\b|\byour\s+(?:system\s+prompt|instructions|context\s+window)\b|\bthe\s+system\s+prompt\b)`
 
 // secretObject matches a quantified set of secrets.
 const secretObject = `\b(?:all|every|available|existing|stored|saved|other)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:api[\s_-]?keys?|passwords?|secrets?|credentials?|private[\s_-]?keys?|ssh[\s_-]?keys?|(?:access|auth|bearer|session|oauth|refresh)[\s_-]?tokens?|env(?:ironment)?\s+variables|cookies)\b`
