@@ -2,8 +2,6 @@ package diffreview
 
 import (
 	"regexp"
-
-	"github.com/mcpreg/mcpreg/finding"
 )
 
 // KindDataCollection is the kind of a description that says, in ordinary
@@ -42,12 +40,8 @@ func dataCollection(text, lower string) (phraseHit, bool) {
 	if !containsAny(lower, collectTriggers) {
 		return phraseHit{}, false
 	}
-	for _, s := range sentences(text) {
-		sent := text[s[0]:s[1]]
-		if collectObject.MatchString(sent) && collectVerb.MatchString(sent) && collectAway.MatchString(sent) {
-			return phraseHit{KindDataCollection, finding.Medium,
-				"says it also collects keys, credentials or history and sends or keeps them elsewhere", s[0], s[1]}, true
-		}
-	}
-	return phraseHit{}, false
+	return sentenceHit(text, KindDataCollection, "says it also collects keys, credentials or history and sends or keeps them elsewhere",
+		func(sent string) bool {
+			return collectObject.MatchString(sent) && collectVerb.MatchString(sent) && collectAway.MatchString(sent)
+		})
 }

@@ -2,8 +2,6 @@ package diffreview
 
 import (
 	"regexp"
-
-	"github.com/mcpreg/mcpreg/finding"
 )
 
 // Concealment said without "do not tell the user": a sentence that keeps
@@ -41,12 +39,6 @@ func concealment(text, lower string) (phraseHit, bool) {
 	if !containsAny(lower, concealTriggers) {
 		return phraseHit{}, false
 	}
-	for _, s := range sentences(text) {
-		sent := text[s[0]:s[1]]
-		if concealChannel.MatchString(sent) && concealOmission.MatchString(sent) {
-			return phraseHit{KindSecrecy, finding.Medium,
-				"keeps something out of what the model tells the user, without saying so outright", s[0], s[1]}, true
-		}
-	}
-	return phraseHit{}, false
+	return sentenceHit(text, KindSecrecy, "keeps something out of what the model tells the user, without saying so outright",
+		func(sent string) bool { return concealChannel.MatchString(sent) && concealOmission.MatchString(sent) })
 }

@@ -2,8 +2,6 @@ package diffreview
 
 import (
 	"regexp"
-
-	"github.com/mcpreg/mcpreg/finding"
 )
 
 // Exfiltration asked for in prose: a sentence that asks the model to put
@@ -37,15 +35,12 @@ func exfilProse(text, lower string, property bool) (phraseHit, bool) {
 	if !containsAny(lower, exfilTriggers) {
 		return phraseHit{}, false
 	}
-	for _, s := range sentences(text) {
-		sent := text[s[0]:s[1]]
-		if exfilConversation.MatchString(sent) && exfilWhole.MatchString(sent) && (property || exfilFill.MatchString(sent)) {
-			kind := KindExfiltrationRequest
-			if property {
-				kind = KindExfiltrationParameter
-			}
-			return phraseHit{kind, finding.Medium, "asks for the conversation, earlier messages or other tools' output to be passed on in full", s[0], s[1]}, true
-		}
+	kind := KindExfiltrationRequest
+	if property {
+		kind = KindExfiltrationParameter
 	}
-	return phraseHit{}, false
+	return sentenceHit(text, kind, "asks for the conversation, earlier messages or other tools' output to be passed on in full",
+		func(sent string) bool {
+			return exfilConversation.MatchString(sent) && exfilWhole.MatchString(sent) && (property || exfilFill.MatchString(sent))
+		})
 }

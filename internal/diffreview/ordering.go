@@ -52,12 +52,19 @@ func coerciveOrdering(text, lower string) (phraseHit, bool) {
 	if !containsAny(lower, orderingTriggers) {
 		return phraseHit{}, false
 	}
+	return sentenceHit(text, KindCoerciveOrdering, "demands to be used first, after every other call, or instead of other tools",
+		func(sent string) bool {
+			return orderingScope.MatchString(sent) && orderingRelation.MatchString(sent) && orderingAct.MatchString(sent) &&
+				(!orderingOwnServer.MatchString(sent) || orderingAnyServer.MatchString(sent))
+		})
+}
+
+// sentenceHit is the first sentence of text that ok accepts, as a medium
+// hit of kind saying message.
+func sentenceHit(text, kind, message string, ok func(sent string) bool) (phraseHit, bool) {
 	for _, s := range sentences(text) {
-		sent := text[s[0]:s[1]]
-		if orderingScope.MatchString(sent) && orderingRelation.MatchString(sent) && orderingAct.MatchString(sent) &&
-			(!orderingOwnServer.MatchString(sent) || orderingAnyServer.MatchString(sent)) {
-			return phraseHit{KindCoerciveOrdering, finding.Medium,
-				"demands to be used first, after every other call, or instead of other tools", s[0], s[1]}, true
+		if ok(text[s[0]:s[1]]) {
+			return phraseHit{kind, finding.Medium, message, s[0], s[1]}, true
 		}
 	}
 	return phraseHit{}, false

@@ -2,8 +2,6 @@ package diffreview
 
 import (
 	"regexp"
-
-	"github.com/mcpreg/mcpreg/finding"
 )
 
 // Instruction override in plain sentences, with no marker and no "ignore
@@ -48,14 +46,10 @@ func plainOverride(text, lower string) (phraseHit, bool) {
 	if !containsAny(lower, overrideTriggers) {
 		return phraseHit{}, false
 	}
-	for _, s := range sentences(text) {
-		sent := text[s[0]:s[1]]
-		voids := overrideGuidance.MatchString(sent) && overrideVoid.MatchString(sent) && overrideOwned.MatchString(sent)
-		global := overrideGlobal.MatchString(sent) && overrideAddressee.MatchString(sent)
-		if voids || global {
-			return phraseHit{KindInstructionOverride, finding.Medium,
-				"tells the assistant, in plain words, to set aside its guidance or to change how it answers everything", s[0], s[1]}, true
-		}
-	}
-	return phraseHit{}, false
+	return sentenceHit(text, KindInstructionOverride,
+		"tells the assistant, in plain words, to set aside its guidance or to change how it answers everything",
+		func(sent string) bool {
+			voids := overrideGuidance.MatchString(sent) && overrideVoid.MatchString(sent) && overrideOwned.MatchString(sent)
+			return voids || overrideGlobal.MatchString(sent) && overrideAddressee.MatchString(sent)
+		})
 }
