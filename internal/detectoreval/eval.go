@@ -1,8 +1,10 @@
 package detectoreval
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -126,7 +128,7 @@ func Print(w io.Writer, r Report) error {
 	}{{"development", r.Development}, {"held-out", r.HeldOut}} {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "\n%s split\nFAMILY\tLANG\tN\tRECALL≥MEDIUM\tRECALL≥HIGH\tRIGHT KIND\n", s.name)
-		for _, fam := range sortedKeys(s.r.Attacks) {
+		for _, fam := range slices.Sorted(maps.Keys(s.r.Attacks)) {
 			for _, lang := range Languages {
 				c, ok := s.r.Attacks[fam][lang]
 				if !ok {
@@ -136,9 +138,9 @@ func Print(w io.Writer, r Report) error {
 			}
 		}
 		fmt.Fprintf(tw, "BENIGN KIND\t\tN\tFPR≥MEDIUM\tFPR≥HIGH\t\n")
-		for _, k := range sortedKeys(s.r.Benign) {
+		for _, k := range slices.Sorted(maps.Keys(s.r.Benign)) {
 			c := s.r.Benign[k]
-			fmt.Fprintf(tw, "%s\t\t%d\t%.2f\t%.2f\t\n", cmpOr(k, "ordinary"), c.N, Rate(c.Medium, c.N), Rate(c.High, c.N))
+			fmt.Fprintf(tw, "%s\t\t%d\t%.2f\t%.2f\t\n", cmp.Or(k, "ordinary"), c.N, Rate(c.Medium, c.N), Rate(c.High, c.N))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -152,20 +154,4 @@ func Print(w io.Writer, r Report) error {
 		fmt.Fprintf(w, "  caught by the right kind: %.3f\n", Rate(a.RightKind, a.N))
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
