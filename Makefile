@@ -10,7 +10,7 @@ MCPREG_TEST_POSTGRES_DSN ?=
 MCPREG_TEST_REQUIRE_ALL  ?=
 export MCPREG_TEST_POSTGRES_DSN MCPREG_TEST_REQUIRE_ALL
 
-.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench detector-eval clean
+.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench detector-eval detector-model clean
 
 all: build
 
@@ -33,6 +33,7 @@ test: check-generated vet lint test-go
 
 test-go:
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -run '^TestModelRetrainsToCommitted$$' ./internal/detectoreval/
 
 vet:
 	$(GO) vet ./...
@@ -78,6 +79,11 @@ check-generated:
 ## family, language and split.
 detector-eval:
 	$(GO) run ./scripts/detector-eval
+
+## detector-model: retrain the poisoning word model on the development split
+## (deterministic; commit internal/diffreview/textmodel.json).
+detector-model:
+	$(GO) run ./scripts/detector-model
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

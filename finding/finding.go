@@ -6,6 +6,7 @@ package finding
 import (
 	"cmp"
 	"slices"
+	"unicode/utf8"
 )
 
 // Severity orders findings for reviewers.
@@ -46,6 +47,24 @@ type Finding struct {
 	// Evidence is the excerpt concerned, with invisible characters made
 	// visible.
 	Evidence string `json:"evidence,omitempty"`
+	// Span locates the evidence in the string at Pointer, when the
+	// finding is about part of one string.
+	Span Span `json:"span,omitzero"`
+}
+
+// Span is a range of runes [Start, End) of a string as decoded from JSON
+// (not of its JSON encoding, and not of its UTF-8 bytes). The zero Span
+// stands for none.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// RuneSpan is the Span of s[start:end], given in bytes.
+func RuneSpan(s string, start, end int) Span {
+	start, end = min(max(start, 0), len(s)), min(max(end, 0), len(s))
+	a := utf8.RuneCountInString(s[:start])
+	return Span{Start: a, End: a + utf8.RuneCountInString(s[start:max(start, end)])}
 }
 
 // Sort orders findings: highest severity first, then tool, pointer, kind.

@@ -46,6 +46,38 @@ type SplitReport struct {
 	// ("" for ordinary tools).
 	Attacks map[string]map[string]Cell `json:"attacks"`
 	Benign  map[string]Cell            `json:"benign"`
+	// BenignByLanguage counts the benign cases per language.
+	BenignByLanguage map[string]Cell `json:"benignByLanguage"`
+}
+
+// newSplitReport is an empty report.
+func newSplitReport() SplitReport {
+	return SplitReport{Attacks: map[string]map[string]Cell{}, Benign: map[string]Cell{}, BenignByLanguage: map[string]Cell{}}
+}
+
+// addTo adds c to m[k].
+func addTo(m map[string]Cell, k string, c Cell) {
+	v := m[k]
+	v.add(c)
+	m[k] = v
+}
+
+// merge adds the counts of o to r.
+func (r SplitReport) merge(o SplitReport) {
+	for fam, langs := range o.Attacks {
+		if r.Attacks[fam] == nil {
+			r.Attacks[fam] = map[string]Cell{}
+		}
+		for lang, c := range langs {
+			addTo(r.Attacks[fam], lang, c)
+		}
+	}
+	for k, c := range o.Benign {
+		addTo(r.Benign, k, c)
+	}
+	for k, c := range o.BenignByLanguage {
+		addTo(r.BenignByLanguage, k, c)
+	}
 }
 
 // Totals sums the attacks and the benign cases.
@@ -64,7 +96,10 @@ func (r SplitReport) Totals() (attacks, benign Cell) {
 // Report is the figures of both splits.
 type Report struct {
 	Development SplitReport `json:"development"`
-	HeldOut     SplitReport `json:"heldOut"`
+	// CrossValidated is the development split with each fold measured by
+	// a word model that did not learn from it; nil unless asked for.
+	CrossValidated *SplitReport `json:"crossValidated,omitempty"`
+	HeldOut        SplitReport  `json:"heldOut"`
 }
 
 // Evaluate runs detect over every case.
@@ -78,7 +113,7 @@ func (c *Corpus) Evaluate(detect Detector) (Report, error) {
 }
 
 func evaluate(cases []Case, detect Detector) (SplitReport, error) {
-	r := SplitReport{Attacks: map[string]map[string]Cell{}, Benign: map[string]Cell{}}
+	r := newSplitReport()
 	for _, cs := range cases {
 		l, err := cs.List()
 		if err != nil {
@@ -103,17 +138,14 @@ func evaluate(cases []Case, detect Detector) (SplitReport, error) {
 		}
 		if cs.Label == Benign {
 			cell.RightKind = 0
-			b := r.Benign[cs.HardNegative]
-			b.add(cell)
-			r.Benign[cs.HardNegative] = b
+			addTo(r.Benign, cs.HardNegative, cell)
+			addTo(r.BenignByLanguage, cs.Language, cell)
 			continue
 		}
 		if r.Attacks[cs.Family] == nil {
 			r.Attacks[cs.Family] = map[string]Cell{}
 		}
-		a := r.Attacks[cs.Family][cs.Language]
-		a.add(cell)
-		r.Attacks[cs.Family][cs.Language] = a
+		addTo(r.Attacks[cs.Family], cs.Language, cell)
 	}
 	return r, nil
 }
@@ -122,10 +154,20 @@ func evaluate(cases []Case, detect Detector) (SplitReport, error) {
 // medium and high and the part caught by the right kind; per kind of
 // benign case the false-positive rate; totals with precision.
 func Print(w io.Writer, r Report) error {
-	for _, s := range []struct {
+	splits := []struct {
 		name string
 		r    SplitReport
-	}{{"development", r.Development}, {"held-out", r.HeldOut}} {
+	}{{"development", r.Development}}
+	if r.CrossValidated != nil {
+		splits = append(splits, struct {
+			name string
+			r    SplitReport
+		}{"development, cross-validated (each fold with a word model trained on the others)", *r.CrossValidated})
+	}
+	for _, s := range append(splits, struct {
+		name string
+		r    SplitReport
+	}{"held-out", r.HeldOut}) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "\n%s split\nFAMILY\tLANG\tN\tRECALL≥MEDIUM\tRECALL≥HIGH\tRIGHT KIND\n", s.name)
 		for _, fam := range slices.Sorted(maps.Keys(s.r.Attacks)) {
@@ -152,6 +194,27 @@ func Print(w io.Writer, r Report) error {
 		fmt.Fprintf(w, "  at high or above:   recall %.3f, false-positive rate %.3f, precision %.3f\n",
 			Rate(a.High, a.N), Rate(b.High, b.N), Rate(a.High, a.High+b.High))
 		fmt.Fprintf(w, "  caught by the right kind: %.3f\n", Rate(a.RightKind, a.N))
+		if err := printLanguages(w, s.r); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// printLanguages writes recall, false-positive rate and precision per
+// language at medium and at high.
+func printLanguages(w io.Writer, r SplitReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "LANG	ATTACKS	BENIGN	RECALL≥M	FPR≥M	PRECISION≥M	RECALL≥H	FPR≥H	PRECISION≥H\n")
+	for _, lang := range Languages {
+		var a Cell
+		for _, langs := range r.Attacks {
+			a.add(langs[lang])
+		}
+		b := r.BenignByLanguage[lang]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", lang, a.N, b.N,
+			Rate(a.Medium, a.N), Rate(b.Medium, b.N), Rate(a.Medium, a.Medium+b.Medium),
+			Rate(a.High, a.N), Rate(b.High, b.N), Rate(a.High, a.High+b.High))
+	}
+	return tw.Flush()
 }

@@ -9,15 +9,17 @@ import (
 )
 
 // sideChannelNames are parameter names, lower case without '_', '-' or
-// spaces, that no honest tool needs: they exist to carry the conversation,
-// the model's instructions or stolen data out through a tool call.
+// spaces, that carry the conversation, the model's instructions or stolen
+// data out through a tool call. Those marked true are dual-use: a tool
+// that sets another model's system prompt, or scans or stores a
+// conversation, takes them honestly, and says so (sideChannel).
 var sideChannelNames = map[string]bool{
-	"sidenote": true, "notetoself": true, "notesforself": true, "notestoself": true,
-	"conversationhistory": true, "chathistory": true, "fullconversation": true,
-	"entireconversation": true, "conversation": true, "previousmessages": true,
-	"allmessages": true, "systemprompt": true, "hiddeninstructions": true,
-	"transcript": true, "conversationtranscript": true, "chatlog": true,
-	"chattranscript": true, "llmcontext": true, "modelcontext": true, "fullcontext": true,
+	"sidenote": false, "notetoself": false, "notesforself": false, "notestoself": false,
+	"fullconversation": false, "entireconversation": false, "hiddeninstructions": false,
+	"llmcontext": false, "modelcontext": false, "fullcontext": false,
+	"conversationhistory": true, "chathistory": true, "conversation": true, "previousmessages": true,
+	"allmessages": true, "systemprompt": true, "transcript": true, "conversationtranscript": true,
+	"chatlog": true, "chattranscript": true,
 }
 
 // propertyDataRe matches a parameter description that asks for the
@@ -47,9 +49,21 @@ func (s *scanner) exfilParams(tool string, spans []span) {
 		if f, ok := dataRequest(byPointer[descPtr]); ok {
 			f.Tool, f.Pointer = tool, descPtr
 			f.Message = fmt.Sprintf("parameter %q %s", prop, f.Message)
+			// A prompt the tool sets for another model ("system_prompt:
+			// the system prompt") is not the model's own, unless the
+			// description speaks to the model reading it.
+			if promptParameters[squash(prop)] && !directAddress.MatchString(byPointer[descPtr]) {
+				f.Severity = finding.Low
+				f.Message = fmt.Sprintf("parameter %q takes a prompt the tool sets (%s)", prop, f.Message)
+			}
 			s.add(f)
-		} else if sideChannelNames[squash(prop)] {
-			s.add(sideChannel(tool, sp, prop, spans))
+		} else if dual, ok := sideChannelNames[squash(prop)]; ok {
+			f := sideChannel(tool, sp, prop, spans)
+			if dual && f.Severity == finding.Medium && explained(prop, byPointer[descPtr], byPointer["/description"]) {
+				f.Severity = finding.Low
+				f.Message = fmt.Sprintf("parameter %q is named like a side channel, and the tool says what it is for", prop)
+			}
+			s.add(f)
 		}
 	}
 }
@@ -66,7 +80,7 @@ func dataRequest(desc string) (finding.Finding, bool) {
 	}
 	return finding.Finding{Kind: KindExfiltrationParameter, Severity: finding.High,
 		Message:  "asks the model to fill it with the conversation, its instructions or secrets",
-		Evidence: p.excerpt(loc[0], loc[1])}, true
+		Evidence: p.excerpt(loc[0], loc[1]), Span: p.span(loc[0], loc[1])}, true
 }
 
 // sideChannel reports a parameter named like a side channel; it is high
@@ -89,6 +103,18 @@ func sideChannel(tool string, sp span, prop string, spans []span) finding.Findin
 		}
 	}
 	return f
+}
+
+// explained reports whether a tool explains its parameter prop: the
+// parameter's own description has three words or more, or the tool's
+// description names it ("system_prompt: the persona's instructions").
+func explained(prop, own, toolDesc string) bool {
+	if len(strings.Fields(own)) >= 3 {
+		return true
+	}
+	words := strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(prop))
+	lower := strings.ToLower(toolDesc)
+	return strings.Contains(lower, strings.ToLower(prop)) || strings.Contains(lower, words)
 }
 
 // fillRe matches an instruction to put data into parameter prop.

@@ -46,6 +46,20 @@ var orderingTriggers = []string{"before", "after", "first", "following", "prior"
 	"place", "lieu", "prime", "prévaut", "tant que", "fin de", "commence",
 	"之前", "以前", "之后", "以后", "先", "第一", "最开始", "优先", "改用", "不要", "收尾", "紧接着", "后"}
 
+// A sentence that only suggests an order ("useful as a first call to
+// discover which names other tools accept") demands nothing, unless it
+// also says must, always, every, required or the like.
+var (
+	orderingAdvice     = re(`\b(?:useful|helpful|handy|recommended|you\s+(?:can|may)|can\s+be\s+used)\b`)
+	orderingObligation = re(`\b(?:must|always|required|requires?|shall|need\s+to|has\s+to|have\s+to|mandatory|should|every|never|only|each)\b`)
+)
+
+// orderingActTriggers gate orderingAct: each of its alternatives starts
+// with one of them.
+var orderingActTriggers = []string{"call", "invok", "run", "execut", "use", "using", "consult", "submit", "route", "go ",
+	"appel", "lanc", "exécut", "utilis", "soumi", "recour", "passer", "s'exécute",
+	"调用", "使用", "执行", "运行", "处理", "作答", "交给"}
+
 // coerciveOrdering returns the first sentence of text that orders the
 // model's tool use coercively.
 func coerciveOrdering(text, lower string) (phraseHit, bool) {
@@ -54,7 +68,12 @@ func coerciveOrdering(text, lower string) (phraseHit, bool) {
 	}
 	return sentenceHit(text, KindCoerciveOrdering, "demands to be used first, after every other call, or instead of other tools",
 		func(sent string) bool {
-			return orderingScope.MatchString(sent) && orderingRelation.MatchString(sent) && orderingAct.MatchString(sent) &&
+			// The trigger test, then the small patterns first: most
+			// sentences of a long text fail early.
+			lower := triggerText(sent)
+			return containsAny(lower, orderingTriggers) && containsAny(lower, orderingActTriggers) &&
+				orderingRelation.MatchString(sent) && orderingAct.MatchString(sent) && orderingScope.MatchString(sent) &&
+				!(orderingAdvice.MatchString(sent) && !orderingObligation.MatchString(sent)) &&
 				(!orderingOwnServer.MatchString(sent) || orderingAnyServer.MatchString(sent))
 		})
 }

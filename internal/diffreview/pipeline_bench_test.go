@@ -42,3 +42,17 @@ func BenchmarkReviewPipeline100Tools(b *testing.B) {
 		diffreview.Poisoning(l.Tools, l.Instructions)
 	}
 }
+
+// BenchmarkContent4KiBResult is what the runtime gate spends on each tool
+// result: the text detectors over 4 KiB of ordinary prose.
+func BenchmarkContent4KiBResult(b *testing.B) {
+	text := strings.Repeat("The forecast for the region is mild with light winds; rain is expected after noon. ", 60)[:4096]
+	texts := []diffreview.Text{{Pointer: "/content/0/text", Text: text}}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if fs := diffreview.Content(texts); len(fs) != 0 {
+			b.Fatalf("findings on benign text: %v", fs)
+		}
+	}
+}

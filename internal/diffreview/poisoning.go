@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/textclf"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
@@ -31,6 +32,7 @@ type scanner struct {
 	// parameters), which its description may name.
 	props map[string]bool
 	out   []finding.Finding
+	model *textclf.Model // the word model
 }
 
 func newScanner(tools []pin.Tool) *scanner {
@@ -38,7 +40,7 @@ func newScanner(tools []pin.Tool) *scanner {
 	for _, t := range tools {
 		own[t.Name] = true
 	}
-	return &scanner{own: own}
+	return &scanner{own: own, model: TextModel()}
 }
 
 // server scans the tools and the instructions.
@@ -47,7 +49,9 @@ func (s *scanner) server(tools []pin.Tool, instructions *string) {
 		s.tool(t)
 	}
 	if instructions != nil {
-		s.scan("", span{pointer: instructionsPointer, text: *instructions})
+		sp := span{pointer: instructionsPointer, text: *instructions}
+		s.scan("", sp)
+		s.classify("", []span{sp})
 	}
 }
 
@@ -68,6 +72,7 @@ func (s *scanner) tool(t pin.Tool) {
 		s.scan(t.Name, sp)
 	}
 	s.exfilParams(t.Name, spans)
+	s.classify(t.Name, spans)
 	s.props = nil
 }
 
@@ -104,7 +109,8 @@ func (s *scanner) hidden(tool string, sp span) {
 	}
 	s.add(finding.Finding{Kind: KindInvisibleUnicode, Severity: hiddenSeverity[sum.worst], Tool: tool,
 		Pointer: sp.pointer, Message: msg,
-		Evidence: excerptOf(sp.text, runs[0].start, runs[len(runs)-1].end, hiddenEvidenceMax)})
+		Evidence: excerptOf(sp.text, runs[0].start, runs[len(runs)-1].end, hiddenEvidenceMax),
+		Span:     finding.RuneSpan(sp.text, runs[0].start, runs[len(runs)-1].end)})
 	if len(sum.tagText) > 0 {
 		s.derived(tool, sp, strings.Join(sum.tagText, "\n"), "Unicode tag characters")
 	}
@@ -132,7 +138,7 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 			continue // exfilParams reports requests in parameter descriptions
 		}
 		if loc := r.re.FindStringIndex(p.clean); loc != nil {
-			consider(quotedDowngrade(p.clean, phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]}))
+			consider(pathDowngrade(p.clean, reportedDowngrade(p.clean, quotedDowngrade(p.clean, phraseHit{r.kind, r.severity, r.message, loc[0], loc[1]}))))
 		}
 	}
 	if !isPropertyDescription(sp.pointer) {
@@ -158,7 +164,7 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 		}
 	}
 	for _, ref := range namedToolReferences(p.clean, lower) {
-		if !s.own[ref.name] {
+		if !s.own[ref.name] && !s.props[ref.name] { // a parameter of this tool is no other tool
 			consider(phraseHit{KindCrossToolInstruction, finding.Medium,
 				fmt.Sprintf("tells the model how to use %q, a tool this server does not have", ref.name),
 				ref.start, ref.end})
@@ -184,8 +190,9 @@ type phraseHit struct {
 // hidden in, if any.
 func (h phraseHit) finding(tool, ptr string, p prepared, via string) finding.Finding {
 	f := finding.Finding{Kind: h.kind, Severity: h.severity, Tool: tool, Pointer: ptr,
-		Message: h.message, Evidence: p.excerpt(h.start, h.end)}
+		Message: h.message, Evidence: p.excerpt(h.start, h.end), Span: p.span(h.start, h.end)}
 	if via != "" {
+		f.Span = finding.Span{} // the offsets are into the decoded text, not the string
 		f.Message += " (in text hidden as " + via + ")"
 		f.Evidence = "decoded " + via + ": " + f.Evidence
 	}
@@ -196,7 +203,7 @@ func (h phraseHit) finding(tool, ptr string, p prepared, via string) finding.Fin
 func (s *scanner) payloads(tool string, sp span, p prepared) {
 	for _, pl := range findPayloads(p.clean) {
 		f := finding.Finding{Kind: KindEncodedPayload, Severity: finding.Medium, Tool: tool,
-			Pointer: sp.pointer, Evidence: p.excerpt(pl.start, pl.end)}
+			Pointer: sp.pointer, Evidence: p.excerpt(pl.start, pl.end), Span: p.span(pl.start, pl.end)}
 		if pl.decoded != "" {
 			f.Severity = finding.High
 			f.Message = fmt.Sprintf("contains %s that decodes to text: %q", pl.encoding, truncate(pl.decoded, 200))
@@ -251,6 +258,52 @@ func quotedDowngrade(text string, h phraseHit) phraseHit {
 	h.message = "quotes a phrase used in prompt injection (" + h.message + ")"
 	return h
 }
+
+// reportedDowngrade lowers an override or secrecy phrase that is the
+// object of a reported directive ("detects text that tells an assistant
+// to disregard its rules"): security documentation describes attacks so.
+func reportedDowngrade(text string, h phraseHit) phraseHit {
+	if h.kind != KindInstructionOverride && h.kind != KindSecrecy || h.severity == finding.Low ||
+		!reportedRe.MatchString(text[max(0, h.start-80):h.start]) {
+		return h
+	}
+	h.severity = finding.Low
+	h.message = "describes an instruction used in prompt injection (" + h.message + ")"
+	return h
+}
+
+// reportedRe ends in a directive reported about an assistant.
+var reportedRe = re(`\b(?:tells?|telling|told|asks?|asking|instructs?|instructing|tricks?|tricking|coax(?:es|ing)?|persuad(?:es?|ing))\s+(?:an?|the)\s+(?:ai\s+)?(?:assistant|model|llm|agent|chatbot)s?\s+(?:to\s+)?$`)
+
+// pathDowngrade lowers a sensitive-path mention that the sentence negates
+// ("never reads ~/.ssh") or names as what the tool manages, shows or
+// checks ("lists the hosts defined in ~/.ssh/config", "scans .env files
+// for leaked keys"), when the sentence sends nothing anywhere.
+func pathDowngrade(text string, h phraseHit) phraseHit {
+	if h.kind != KindSensitivePath || h.severity == finding.Low {
+		return h
+	}
+	lo, hi := sentenceAround(text, h.start, h.end)
+	before, sent := text[lo:h.start], text[lo:hi]
+	switch {
+	case pathExfil.MatchString(sent):
+		return h
+	case pathNegation.MatchString(before):
+		h.message = "names a credential or configuration file it says it does not touch (" + h.message + ")"
+	case pathManages.MatchString(before):
+		h.message = "names a credential or configuration file as what it manages, shows or checks (" + h.message + ")"
+	default:
+		return h
+	}
+	h.severity = finding.Low
+	return h
+}
+
+var (
+	pathExfil    = re(`\b(?:send|sends|sent|upload|uploads|forward|forwards|include|includes|attach|attaches|pass|passes|post|posts|copy|copies|share|shares|transmit|transmits|append|appends|embed|embeds|return|returns)\b`)
+	pathNegation = re(`\b(?:never|not|no|without|doesn'?t|won'?t|cannot|can'?t)\b[^.;]{0,60}$`)
+	pathManages  = re(`\b(?:lists?|listing|shows?|displays?|validates?|checks?|audits?|scans?|scanning|parses?|edits?|rotates?|protects?|monitors?|watches|manages?|detects?|finds?|flags?)\b[^.;]{0,60}$`)
+)
 
 // quoted reports whether text[start:end] is enclosed in matching quotes
 // (allowing a few characters of slack on each side).

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/mcpreg/mcpreg/finding"
+	"github.com/mcpreg/mcpreg/internal/textclf"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
@@ -31,8 +32,22 @@ import (
 // sorted with finding.Sort and holds at most one finding per kind, tool
 // and pointer.
 func PoisoningModel(l *pin.ToolsList) []finding.Finding {
-	l = orEmpty(l)
-	s := newScanner(l.Tools)
+	return PoisoningModelWith(TextModel())(l)
+}
+
+// PoisoningModelWith is PoisoningModel with another word model (one
+// trained on part of the corpus, to cross-validate).
+func PoisoningModelWith(m *textclf.Model) func(*pin.ToolsList) []finding.Finding {
+	return func(l *pin.ToolsList) []finding.Finding {
+		l = orEmpty(l)
+		s := newScanner(l.Tools)
+		s.model = m
+		return s.everything(l)
+	}
+}
+
+// everything scans all model-visible text of l.
+func (s *scanner) everything(l *pin.ToolsList) []finding.Finding {
 	s.server(l.Tools, l.Instructions)
 	for i, p := range l.Prompts {
 		s.entry(fmt.Sprintf("prompt %q", p.Name), "/prompts/"+strconv.Itoa(i), project(p.Raw, promptMembers), promptSpans)

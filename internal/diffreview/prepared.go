@@ -7,6 +7,8 @@ import (
 
 	"github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpreg/mcpreg/finding"
 )
 
 // prepared is text made ready for phrase matching: hidden characters
@@ -86,6 +88,11 @@ func (p prepared) origOffset(i int) int {
 		return i
 	}
 	return p.offs[min(max(i, 0), len(p.offs)-1)]
+}
+
+// span is the rune span in orig of clean[start:end].
+func (p prepared) span(start, end int) finding.Span {
+	return finding.RuneSpan(p.orig, p.origOffset(start), p.origOffset(end))
 }
 
 // excerptContext is how many bytes of context evidence shows each side.

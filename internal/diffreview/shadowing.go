@@ -114,9 +114,9 @@ func (sh *shadowScan) text(tool string, sp span) {
 		}
 		if servers := sh.servers(ref.name); len(servers) > 0 {
 			instructed[ref.name] = true
-			sh.add(KindShadowingInstructions, finding.High, tool, sp.pointer,
+			sh.addText(KindShadowingInstructions, finding.High, tool, sp.pointer,
 				fmt.Sprintf("tells the model how to use %q, a tool of approved server %s", ref.name, strings.Join(servers, ", ")),
-				p.excerpt(ref.start, ref.end))
+				p, ref.start, ref.end)
 		}
 	}
 	for _, m := range mentions(p.clean) {
@@ -134,14 +134,14 @@ func (sh *shadowScan) text(tool string, sp span) {
 func (sh *shadowScan) mention(tool, ptr string, p prepared, m mentionAt, servers []string) {
 	lo, hi := sentenceAround(p.clean, m.start, m.end)
 	if imperativeRe.MatchString(p.clean[lo:hi]) {
-		sh.add(KindShadowingInstructions, finding.High, tool, ptr,
+		sh.addText(KindShadowingInstructions, finding.High, tool, ptr,
 			fmt.Sprintf("instructs the model about %q, a tool of approved server %s", m.name, strings.Join(servers, ", ")),
-			p.excerpt(lo, hi))
+			p, lo, hi)
 		return
 	}
-	sh.add(KindMentionsForeignTool, finding.Medium, tool, ptr,
+	sh.addText(KindMentionsForeignTool, finding.Medium, tool, ptr,
 		fmt.Sprintf("mentions %q, a tool of approved server %s", m.name, strings.Join(servers, ", ")),
-		p.excerpt(m.start, m.end))
+		p, m.start, m.end)
 }
 
 // servers lists the other approved servers that have a tool named name.
@@ -161,6 +161,12 @@ var imperativeRe = re(`\b(?:always|never|must|make\s+sure|ensure|be\s+sure|inste
 func (sh *shadowScan) add(kind string, sev finding.Severity, tool, ptr, msg, evidence string) {
 	sh.out = append(sh.out, finding.Finding{Kind: kind, Severity: sev, Tool: tool, Pointer: ptr,
 		Message: msg, Evidence: evidence})
+}
+
+// addText records a finding whose evidence is p.clean[start:end].
+func (sh *shadowScan) addText(kind string, sev finding.Severity, tool, ptr, msg string, p prepared, start, end int) {
+	sh.out = append(sh.out, finding.Finding{Kind: kind, Severity: sev, Tool: tool, Pointer: ptr,
+		Message: msg, Evidence: p.excerpt(start, end), Span: p.span(start, end)})
 }
 
 // result keeps the first finding per kind, tool, pointer and message, sorted.

@@ -34,6 +34,10 @@ type Finding struct {
 	Message string `json:"message,omitempty"`
 	// Evidence holds the value of the "evidence" field.
 	Evidence string `json:"evidence,omitempty"`
+	// SpanStart holds the value of the "span_start" field.
+	SpanStart int `json:"span_start,omitempty"`
+	// SpanEnd holds the value of the "span_end" field.
+	SpanEnd int `json:"span_end,omitempty"`
 	// WideningID holds the value of the "widening_id" field.
 	WideningID string `json:"widening_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -75,7 +79,7 @@ func (*Finding) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case finding.FieldID, finding.FieldVersionID, finding.FieldScanID, finding.FieldResolvedByDrift:
+		case finding.FieldID, finding.FieldVersionID, finding.FieldSpanStart, finding.FieldSpanEnd, finding.FieldScanID, finding.FieldResolvedByDrift:
 			values[i] = new(sql.NullInt64)
 		case finding.FieldSource, finding.FieldKind, finding.FieldSeverity, finding.FieldTool, finding.FieldPointer, finding.FieldMessage, finding.FieldEvidence, finding.FieldWideningID:
 			values[i] = new(sql.NullString)
@@ -149,6 +153,18 @@ func (_m *Finding) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field evidence", values[i])
 			} else if value.Valid {
 				_m.Evidence = value.String
+			}
+		case finding.FieldSpanStart:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field span_start", values[i])
+			} else if value.Valid {
+				_m.SpanStart = int(value.Int64)
+			}
+		case finding.FieldSpanEnd:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field span_end", values[i])
+			} else if value.Valid {
+				_m.SpanEnd = int(value.Int64)
 			}
 		case finding.FieldWideningID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -247,6 +263,12 @@ func (_m *Finding) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("evidence=")
 	builder.WriteString(_m.Evidence)
+	builder.WriteString(", ")
+	builder.WriteString("span_start=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SpanStart))
+	builder.WriteString(", ")
+	builder.WriteString("span_end=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SpanEnd))
 	builder.WriteString(", ")
 	builder.WriteString("widening_id=")
 	builder.WriteString(_m.WideningID)

@@ -95,6 +95,34 @@ func (_c *FindingCreate) SetNillableEvidence(v *string) *FindingCreate {
 	return _c
 }
 
+// SetSpanStart sets the "span_start" field.
+func (_c *FindingCreate) SetSpanStart(v int) *FindingCreate {
+	_c.mutation.SetSpanStart(v)
+	return _c
+}
+
+// SetNillableSpanStart sets the "span_start" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableSpanStart(v *int) *FindingCreate {
+	if v != nil {
+		_c.SetSpanStart(*v)
+	}
+	return _c
+}
+
+// SetSpanEnd sets the "span_end" field.
+func (_c *FindingCreate) SetSpanEnd(v int) *FindingCreate {
+	_c.mutation.SetSpanEnd(v)
+	return _c
+}
+
+// SetNillableSpanEnd sets the "span_end" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableSpanEnd(v *int) *FindingCreate {
+	if v != nil {
+		_c.SetSpanEnd(*v)
+	}
+	return _c
+}
+
 // SetWideningID sets the "widening_id" field.
 func (_c *FindingCreate) SetWideningID(v string) *FindingCreate {
 	_c.mutation.SetWideningID(v)
@@ -217,6 +245,14 @@ func (_c *FindingCreate) defaults() {
 		v := finding.DefaultEvidence
 		_c.mutation.SetEvidence(v)
 	}
+	if _, ok := _c.mutation.SpanStart(); !ok {
+		v := finding.DefaultSpanStart
+		_c.mutation.SetSpanStart(v)
+	}
+	if _, ok := _c.mutation.SpanEnd(); !ok {
+		v := finding.DefaultSpanEnd
+		_c.mutation.SetSpanEnd(v)
+	}
 	if _, ok := _c.mutation.WideningID(); !ok {
 		v := finding.DefaultWideningID
 		_c.mutation.SetWideningID(v)
@@ -252,6 +288,12 @@ func (_c *FindingCreate) check() error {
 	}
 	if _, ok := _c.mutation.Evidence(); !ok {
 		return &ValidationError{Name: "evidence", err: errors.New(`ent: missing required field "Finding.evidence"`)}
+	}
+	if _, ok := _c.mutation.SpanStart(); !ok {
+		return &ValidationError{Name: "span_start", err: errors.New(`ent: missing required field "Finding.span_start"`)}
+	}
+	if _, ok := _c.mutation.SpanEnd(); !ok {
+		return &ValidationError{Name: "span_end", err: errors.New(`ent: missing required field "Finding.span_end"`)}
 	}
 	if _, ok := _c.mutation.WideningID(); !ok {
 		return &ValidationError{Name: "widening_id", err: errors.New(`ent: missing required field "Finding.widening_id"`)}
@@ -316,6 +358,14 @@ func (_c *FindingCreate) createSpec() (*Finding, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Evidence(); ok {
 		_spec.SetField(finding.FieldEvidence, field.TypeString, value)
 		_node.Evidence = value
+	}
+	if value, ok := _c.mutation.SpanStart(); ok {
+		_spec.SetField(finding.FieldSpanStart, field.TypeInt, value)
+		_node.SpanStart = value
+	}
+	if value, ok := _c.mutation.SpanEnd(); ok {
+		_spec.SetField(finding.FieldSpanEnd, field.TypeInt, value)
+		_node.SpanEnd = value
 	}
 	if value, ok := _c.mutation.WideningID(); ok {
 		_spec.SetField(finding.FieldWideningID, field.TypeString, value)
@@ -482,6 +532,12 @@ func (u *FindingUpsertOne) UpdateNewValues() *FindingUpsertOne {
 		}
 		if _, exists := u.create.mutation.Evidence(); exists {
 			s.SetIgnore(finding.FieldEvidence)
+		}
+		if _, exists := u.create.mutation.SpanStart(); exists {
+			s.SetIgnore(finding.FieldSpanStart)
+		}
+		if _, exists := u.create.mutation.SpanEnd(); exists {
+			s.SetIgnore(finding.FieldSpanEnd)
 		}
 		if _, exists := u.create.mutation.WideningID(); exists {
 			s.SetIgnore(finding.FieldWideningID)
@@ -771,6 +827,12 @@ func (u *FindingUpsertBulk) UpdateNewValues() *FindingUpsertBulk {
 			}
 			if _, exists := b.mutation.Evidence(); exists {
 				s.SetIgnore(finding.FieldEvidence)
+			}
+			if _, exists := b.mutation.SpanStart(); exists {
+				s.SetIgnore(finding.FieldSpanStart)
+			}
+			if _, exists := b.mutation.SpanEnd(); exists {
+				s.SetIgnore(finding.FieldSpanEnd)
 			}
 			if _, exists := b.mutation.WideningID(); exists {
 				s.SetIgnore(finding.FieldWideningID)

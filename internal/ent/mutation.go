@@ -4385,6 +4385,10 @@ type FindingMutation struct {
 	pointer              *string
 	message              *string
 	evidence             *string
+	span_start           *int
+	addspan_start        *int
+	span_end             *int
+	addspan_end          *int
 	widening_id          *string
 	created_at           *time.Time
 	scan_id              *int
@@ -4786,6 +4790,118 @@ func (m *FindingMutation) ResetEvidence() {
 	m.evidence = nil
 }
 
+// SetSpanStart sets the "span_start" field.
+func (m *FindingMutation) SetSpanStart(i int) {
+	m.span_start = &i
+	m.addspan_start = nil
+}
+
+// SpanStart returns the value of the "span_start" field in the mutation.
+func (m *FindingMutation) SpanStart() (r int, exists bool) {
+	v := m.span_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpanStart returns the old "span_start" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldSpanStart(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpanStart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpanStart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpanStart: %w", err)
+	}
+	return oldValue.SpanStart, nil
+}
+
+// AddSpanStart adds i to the "span_start" field.
+func (m *FindingMutation) AddSpanStart(i int) {
+	if m.addspan_start != nil {
+		*m.addspan_start += i
+	} else {
+		m.addspan_start = &i
+	}
+}
+
+// AddedSpanStart returns the value that was added to the "span_start" field in this mutation.
+func (m *FindingMutation) AddedSpanStart() (r int, exists bool) {
+	v := m.addspan_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSpanStart resets all changes to the "span_start" field.
+func (m *FindingMutation) ResetSpanStart() {
+	m.span_start = nil
+	m.addspan_start = nil
+}
+
+// SetSpanEnd sets the "span_end" field.
+func (m *FindingMutation) SetSpanEnd(i int) {
+	m.span_end = &i
+	m.addspan_end = nil
+}
+
+// SpanEnd returns the value of the "span_end" field in the mutation.
+func (m *FindingMutation) SpanEnd() (r int, exists bool) {
+	v := m.span_end
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpanEnd returns the old "span_end" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldSpanEnd(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpanEnd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpanEnd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpanEnd: %w", err)
+	}
+	return oldValue.SpanEnd, nil
+}
+
+// AddSpanEnd adds i to the "span_end" field.
+func (m *FindingMutation) AddSpanEnd(i int) {
+	if m.addspan_end != nil {
+		*m.addspan_end += i
+	} else {
+		m.addspan_end = &i
+	}
+}
+
+// AddedSpanEnd returns the value that was added to the "span_end" field in this mutation.
+func (m *FindingMutation) AddedSpanEnd() (r int, exists bool) {
+	v := m.addspan_end
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSpanEnd resets all changes to the "span_end" field.
+func (m *FindingMutation) ResetSpanEnd() {
+	m.span_end = nil
+	m.addspan_end = nil
+}
+
 // SetWideningID sets the "widening_id" field.
 func (m *FindingMutation) SetWideningID(s string) {
 	m.widening_id = &s
@@ -5108,7 +5224,7 @@ func (m *FindingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FindingMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.version != nil {
 		fields = append(fields, finding.FieldVersionID)
 	}
@@ -5132,6 +5248,12 @@ func (m *FindingMutation) Fields() []string {
 	}
 	if m.evidence != nil {
 		fields = append(fields, finding.FieldEvidence)
+	}
+	if m.span_start != nil {
+		fields = append(fields, finding.FieldSpanStart)
+	}
+	if m.span_end != nil {
+		fields = append(fields, finding.FieldSpanEnd)
 	}
 	if m.widening_id != nil {
 		fields = append(fields, finding.FieldWideningID)
@@ -5172,6 +5294,10 @@ func (m *FindingMutation) Field(name string) (ent.Value, bool) {
 		return m.Message()
 	case finding.FieldEvidence:
 		return m.Evidence()
+	case finding.FieldSpanStart:
+		return m.SpanStart()
+	case finding.FieldSpanEnd:
+		return m.SpanEnd()
 	case finding.FieldWideningID:
 		return m.WideningID()
 	case finding.FieldCreatedAt:
@@ -5207,6 +5333,10 @@ func (m *FindingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldMessage(ctx)
 	case finding.FieldEvidence:
 		return m.OldEvidence(ctx)
+	case finding.FieldSpanStart:
+		return m.OldSpanStart(ctx)
+	case finding.FieldSpanEnd:
+		return m.OldSpanEnd(ctx)
 	case finding.FieldWideningID:
 		return m.OldWideningID(ctx)
 	case finding.FieldCreatedAt:
@@ -5282,6 +5412,20 @@ func (m *FindingMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetEvidence(v)
 		return nil
+	case finding.FieldSpanStart:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpanStart(v)
+		return nil
+	case finding.FieldSpanEnd:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpanEnd(v)
+		return nil
 	case finding.FieldWideningID:
 		v, ok := value.(string)
 		if !ok {
@@ -5325,6 +5469,12 @@ func (m *FindingMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *FindingMutation) AddedFields() []string {
 	var fields []string
+	if m.addspan_start != nil {
+		fields = append(fields, finding.FieldSpanStart)
+	}
+	if m.addspan_end != nil {
+		fields = append(fields, finding.FieldSpanEnd)
+	}
 	if m.addscan_id != nil {
 		fields = append(fields, finding.FieldScanID)
 	}
@@ -5339,6 +5489,10 @@ func (m *FindingMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case finding.FieldSpanStart:
+		return m.AddedSpanStart()
+	case finding.FieldSpanEnd:
+		return m.AddedSpanEnd()
 	case finding.FieldScanID:
 		return m.AddedScanID()
 	case finding.FieldResolvedByDrift:
@@ -5352,6 +5506,20 @@ func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *FindingMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case finding.FieldSpanStart:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSpanStart(v)
+		return nil
+	case finding.FieldSpanEnd:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSpanEnd(v)
+		return nil
 	case finding.FieldScanID:
 		v, ok := value.(int)
 		if !ok {
@@ -5437,6 +5605,12 @@ func (m *FindingMutation) ResetField(name string) error {
 		return nil
 	case finding.FieldEvidence:
 		m.ResetEvidence()
+		return nil
+	case finding.FieldSpanStart:
+		m.ResetSpanStart()
+		return nil
+	case finding.FieldSpanEnd:
+		m.ResetSpanEnd()
 		return nil
 	case finding.FieldWideningID:
 		m.ResetWideningID()

@@ -139,12 +139,20 @@ func init() {
 	findingDescEvidence := findingFields[7].Descriptor()
 	// finding.DefaultEvidence holds the default value on creation for the evidence field.
 	finding.DefaultEvidence = findingDescEvidence.Default.(string)
+	// findingDescSpanStart is the schema descriptor for span_start field.
+	findingDescSpanStart := findingFields[8].Descriptor()
+	// finding.DefaultSpanStart holds the default value on creation for the span_start field.
+	finding.DefaultSpanStart = findingDescSpanStart.Default.(int)
+	// findingDescSpanEnd is the schema descriptor for span_end field.
+	findingDescSpanEnd := findingFields[9].Descriptor()
+	// finding.DefaultSpanEnd holds the default value on creation for the span_end field.
+	finding.DefaultSpanEnd = findingDescSpanEnd.Default.(int)
 	// findingDescWideningID is the schema descriptor for widening_id field.
-	findingDescWideningID := findingFields[8].Descriptor()
+	findingDescWideningID := findingFields[10].Descriptor()
 	// finding.DefaultWideningID holds the default value on creation for the widening_id field.
 	finding.DefaultWideningID = findingDescWideningID.Default.(string)
 	// findingDescCreatedAt is the schema descriptor for created_at field.
-	findingDescCreatedAt := findingFields[9].Descriptor()
+	findingDescCreatedAt := findingFields[11].Descriptor()
 	// finding.DefaultCreatedAt holds the default value on creation for the created_at field.
 	finding.DefaultCreatedAt = findingDescCreatedAt.Default.(func() time.Time)
 	hostcheckFields := schema.HostCheck{}.Fields()

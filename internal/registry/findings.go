@@ -37,7 +37,7 @@ func saveFindings(ctx context.Context, tx *ent.Tx, versionID int, fs []recorded)
 	for i, f := range fs {
 		builders[i] = tx.Finding.Create().SetVersionID(versionID).SetSource(f.Source).SetKind(f.Kind).
 			SetSeverity(string(f.Severity)).SetTool(f.Tool).SetPointer(f.Pointer).SetMessage(f.Message).
-			SetEvidence(f.Evidence).SetWideningID(f.WideningID)
+			SetEvidence(f.Evidence).SetSpanStart(f.Span.Start).SetSpanEnd(f.Span.End).SetWideningID(f.WideningID)
 		if f.ScanID > 0 {
 			builders[i].SetScanID(f.ScanID)
 		}
@@ -60,6 +60,9 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 	for i, f := range sorted {
 		out[i] = &mcpregv1.Finding{Source: f.Source, Kind: f.Kind, Severity: f.Severity, Tool: f.Tool,
 			Pointer: f.Pointer, Message: f.Message, Evidence: f.Evidence, WideningId: f.WideningID}
+		if f.SpanEnd > f.SpanStart {
+			out[i].Span = &mcpregv1.FindingSpan{Start: int32(f.SpanStart), End: int32(f.SpanEnd)}
+		}
 		if f.ScanID != nil {
 			out[i].ScanId = int64(*f.ScanID)
 		}

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -180,6 +181,15 @@ func TestSubmissionFindingsPoisoningAndShadowing(t *testing.T) {
 		kinds := map[string]bool{}
 		for _, f := range v.GetFindings() {
 			kinds[f.GetKind()] = true
+			// The evidence is located in runes of the decoded description
+			// and survives storage.
+			if f.GetKind() == "poisoning.secrecy" {
+				desc := []rune(firstDescription(t, evil))
+				sp := f.GetSpan()
+				if sp == nil || sp.GetEnd() > int32(len(desc)) || string(desc[sp.GetStart():sp.GetEnd()]) != "Do not tell the user" {
+					t.Errorf("secrecy finding span %v does not locate \"Do not tell the user\" in the description", sp)
+				}
+			}
 		}
 		for _, want := range []string{"poisoning.tag_marker", "poisoning.secrecy", "poisoning.sensitive_path", "shadowing.cross_tool_instruction"} {
 			if !kinds[want] {
@@ -197,4 +207,18 @@ func TestSubmissionFindingsPoisoningAndShadowing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// firstDescription is the description of the first tool of a tools file.
+func firstDescription(t *testing.T, tools string) string {
+	t.Helper()
+	var l struct {
+		Tools []struct {
+			Description string `json:"description"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(tools), &l); err != nil || len(l.Tools) == 0 {
+		t.Fatalf("tools file: %v", err)
+	}
+	return l.Tools[0].Description
 }

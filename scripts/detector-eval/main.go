@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/detectoreval"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/textclf"
 )
 
 func main() {
@@ -34,6 +35,12 @@ func run(dir string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	cv, err := c.CrossValidate(diffreview.ClassifierFeatures, diffreview.ClassifierClassNames(), detectoreval.ModelOptions,
+		func(m *textclf.Model) detectoreval.Detector { return diffreview.PoisoningModelWith(m) })
+	if err != nil {
+		return err
+	}
+	r.CrossValidated = &cv
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -26,24 +26,29 @@ var failOnValues = []string{string(finding.Info), string(finding.Low), string(fi
 
 func newLintCmd(g *globals) *cobra.Command {
 	failOn := string(finding.High)
+	var explain bool
 	cmd := &cobra.Command{
-		Use:   "lint FILE|- [--fail-on SEVERITY]",
+		Use:   "lint FILE|- [--fail-on SEVERITY] [--explain]",
 		Short: "Check a tools file offline for tool poisoning (hidden instructions, exfiltration, secrecy)",
 		Long: "Check the model-visible text of a tools file (the format of `mcpreg pin`: a tools/list result\n" +
 			"{\"tools\":[...]} or a bare array, optionally with top-level \"instructions\", \"prompts\",\n" +
 			"\"resources\" and \"resourceTemplates\") the way the registry\n" +
 			"checks submissions, and print the findings. Needs no service and no token.\n\n" +
 			"Exits non-zero when a finding has severity high or critical; --fail-on sets that threshold\n" +
-			"(info, low, medium, high, critical, or none never to fail on findings).",
+			"(info, low, medium, high, critical, or none never to fail on findings).\n\n" +
+			"--explain shows, under each finding, the sentence its evidence stands in and why such text\n" +
+			"is flagged; with -o json each finding gains \"sentence\" and \"why\". Every finding's \"span\"\n" +
+			"gives rune offsets into the string at its pointer, as decoded from JSON.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			threshold, err := parseFailOn(failOn)
 			if err != nil {
 				return err
 			}
-			return g.lint(args[0], threshold)
+			return g.lint(args[0], threshold, explain)
 		},
 	}
+	cmd.Flags().BoolVar(&explain, "explain", false, "show each finding's sentence and why it was flagged")
 	cmd.Flags().StringVar(&failOn, "fail-on", failOn, "exit non-zero on a finding of this severity or higher: "+strings.Join(failOnValues, ", "))
 	return cmd
 }
@@ -59,7 +64,7 @@ func parseFailOn(s string) (finding.Severity, error) {
 	return "", fmt.Errorf("--fail-on %q: want one of %s", s, strings.Join(failOnValues, ", "))
 }
 
-func (g *globals) lint(path string, threshold finding.Severity) error {
+func (g *globals) lint(path string, threshold finding.Severity, explain bool) error {
 	data, err := g.readInput("lint", path)
 	if err != nil {
 		return err
@@ -70,7 +75,12 @@ func (g *globals) lint(path string, threshold finding.Severity) error {
 	}
 	fs := diffreview.PoisoningModel(list)
 	finding.Sort(fs)
-	if err := g.emitFindings(fs); err != nil {
+	if explain {
+		err = g.emitExplained(list, fs)
+	} else {
+		err = g.emitFindings(fs)
+	}
+	if err != nil {
 		return err
 	}
 	return lintFailure(fs, threshold)
@@ -105,13 +115,18 @@ func writeFindingsJSON(w io.Writer, fs []finding.Finding) error {
 	if fs == nil {
 		fs = []finding.Finding{}
 	}
+	return writePlainJSON(w, struct {
+		Findings []finding.Finding `json:"findings"`
+	}{fs})
+}
+
+// writePlainJSON prints v (not a protobuf message) indented, HTML unescaped.
+func writePlainJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
-		Findings []finding.Finding `json:"findings"`
-	}{fs}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := buf.WriteTo(w)
@@ -129,4 +144,50 @@ func printLintFindings(w io.Writer, fs []finding.Finding) error {
 		t.row(string(f.Severity), f.Kind, f.Tool, f.Pointer, f.Message, f.Evidence)
 	}
 	return t.flush()
+}
+
+// explained is a finding with its explanation, as --explain prints it.
+type explained struct {
+	finding.Finding
+	diffreview.Explanation
+}
+
+// emitExplained prints each finding with the sentence it stands in and
+// why it was flagged.
+func (g *globals) emitExplained(l *pin.ToolsList, fs []finding.Finding) error {
+	out := make([]explained, len(fs))
+	for i, f := range fs {
+		out[i] = explained{f, diffreview.Explain(l, f)}
+	}
+	if g.output == "json" {
+		return writePlainJSON(g.io.Out, struct {
+			Findings []explained `json:"findings"`
+		}{out})
+	}
+	if len(out) == 0 {
+		_, err := fmt.Fprintln(g.io.Out, "No findings.")
+		return err
+	}
+	var b strings.Builder
+	for _, e := range out {
+		fmt.Fprintf(&b, "%s %s", strings.ToUpper(string(e.Severity)), e.Kind)
+		if e.Tool != "" {
+			fmt.Fprintf(&b, " · tool %q", e.Tool)
+		}
+		if e.Pointer != "" {
+			fmt.Fprintf(&b, " · %s", e.Pointer)
+		}
+		if e.Span != (finding.Span{}) {
+			fmt.Fprintf(&b, " · runes %d–%d", e.Span.Start, e.Span.End)
+		}
+		b.WriteString("\n")
+		if e.Sentence != "" {
+			fmt.Fprintf(&b, "  sentence: %s\n", e.Sentence)
+		} else if e.Evidence != "" {
+			fmt.Fprintf(&b, "  evidence: %s\n", e.Evidence)
+		}
+		fmt.Fprintf(&b, "  why: %s\n\n", e.Why)
+	}
+	_, err := io.WriteString(g.io.Out, b.String())
+	return err
 }

@@ -30,6 +30,10 @@ const (
 	FieldMessage = "message"
 	// FieldEvidence holds the string denoting the evidence field in the database.
 	FieldEvidence = "evidence"
+	// FieldSpanStart holds the string denoting the span_start field in the database.
+	FieldSpanStart = "span_start"
+	// FieldSpanEnd holds the string denoting the span_end field in the database.
+	FieldSpanEnd = "span_end"
 	// FieldWideningID holds the string denoting the widening_id field in the database.
 	FieldWideningID = "widening_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
@@ -64,6 +68,8 @@ var Columns = []string{
 	FieldPointer,
 	FieldMessage,
 	FieldEvidence,
+	FieldSpanStart,
+	FieldSpanEnd,
 	FieldWideningID,
 	FieldCreatedAt,
 	FieldScanID,
@@ -88,6 +94,10 @@ var (
 	DefaultPointer string
 	// DefaultEvidence holds the default value on creation for the "evidence" field.
 	DefaultEvidence string
+	// DefaultSpanStart holds the default value on creation for the "span_start" field.
+	DefaultSpanStart int
+	// DefaultSpanEnd holds the default value on creation for the "span_end" field.
+	DefaultSpanEnd int
 	// DefaultWideningID holds the default value on creation for the "widening_id" field.
 	DefaultWideningID string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -140,6 +150,16 @@ func ByMessage(opts ...sql.OrderTermOption) OrderOption {
 // ByEvidence orders the results by the evidence field.
 func ByEvidence(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldEvidence, opts...).ToFunc()
+}
+
+// BySpanStart orders the results by the span_start field.
+func BySpanStart(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSpanStart, opts...).ToFunc()
+}
+
+// BySpanEnd orders the results by the span_end field.
+func BySpanEnd(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSpanEnd, opts...).ToFunc()
 }
 
 // ByWideningID orders the results by the widening_id field.

@@ -95,6 +95,16 @@ func Evidence(v string) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldEvidence, v))
 }
 
+// SpanStart applies equality check predicate on the "span_start" field. It's identical to SpanStartEQ.
+func SpanStart(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldSpanStart, v))
+}
+
+// SpanEnd applies equality check predicate on the "span_end" field. It's identical to SpanEndEQ.
+func SpanEnd(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldSpanEnd, v))
+}
+
 // WideningID applies equality check predicate on the "widening_id" field. It's identical to WideningIDEQ.
 func WideningID(v string) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldWideningID, v))
@@ -593,6 +603,86 @@ func EvidenceEqualFold(v string) predicate.Finding {
 // EvidenceContainsFold applies the ContainsFold predicate on the "evidence" field.
 func EvidenceContainsFold(v string) predicate.Finding {
 	return predicate.Finding(sql.FieldContainsFold(FieldEvidence, v))
+}
+
+// SpanStartEQ applies the EQ predicate on the "span_start" field.
+func SpanStartEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldSpanStart, v))
+}
+
+// SpanStartNEQ applies the NEQ predicate on the "span_start" field.
+func SpanStartNEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldSpanStart, v))
+}
+
+// SpanStartIn applies the In predicate on the "span_start" field.
+func SpanStartIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldSpanStart, vs...))
+}
+
+// SpanStartNotIn applies the NotIn predicate on the "span_start" field.
+func SpanStartNotIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldSpanStart, vs...))
+}
+
+// SpanStartGT applies the GT predicate on the "span_start" field.
+func SpanStartGT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldSpanStart, v))
+}
+
+// SpanStartGTE applies the GTE predicate on the "span_start" field.
+func SpanStartGTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldSpanStart, v))
+}
+
+// SpanStartLT applies the LT predicate on the "span_start" field.
+func SpanStartLT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldSpanStart, v))
+}
+
+// SpanStartLTE applies the LTE predicate on the "span_start" field.
+func SpanStartLTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldSpanStart, v))
+}
+
+// SpanEndEQ applies the EQ predicate on the "span_end" field.
+func SpanEndEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldSpanEnd, v))
+}
+
+// SpanEndNEQ applies the NEQ predicate on the "span_end" field.
+func SpanEndNEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldSpanEnd, v))
+}
+
+// SpanEndIn applies the In predicate on the "span_end" field.
+func SpanEndIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldSpanEnd, vs...))
+}
+
+// SpanEndNotIn applies the NotIn predicate on the "span_end" field.
+func SpanEndNotIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldSpanEnd, vs...))
+}
+
+// SpanEndGT applies the GT predicate on the "span_end" field.
+func SpanEndGT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldSpanEnd, v))
+}
+
+// SpanEndGTE applies the GTE predicate on the "span_end" field.
+func SpanEndGTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldSpanEnd, v))
+}
+
+// SpanEndLT applies the LT predicate on the "span_end" field.
+func SpanEndLT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldSpanEnd, v))
+}
+
+// SpanEndLTE applies the LTE predicate on the "span_end" field.
+func SpanEndLTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldSpanEnd, v))
 }
 
 // WideningIDEQ applies the EQ predicate on the "widening_id" field.

@@ -162,6 +162,8 @@ var (
 		{Name: "pointer", Type: field.TypeString, Default: ""},
 		{Name: "message", Type: field.TypeString},
 		{Name: "evidence", Type: field.TypeString, Default: ""},
+		{Name: "span_start", Type: field.TypeInt, Default: 0},
+		{Name: "span_end", Type: field.TypeInt, Default: 0},
 		{Name: "widening_id", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "scan_id", Type: field.TypeInt, Nullable: true},
@@ -177,7 +179,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "findings_versions_findings",
-				Columns:    []*schema.Column{FindingsColumns[13]},
+				Columns:    []*schema.Column{FindingsColumns[15]},
 				RefColumns: []*schema.Column{VersionsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -186,7 +188,7 @@ var (
 			{
 				Name:    "finding_version_id",
 				Unique:  false,
-				Columns: []*schema.Column{FindingsColumns[13]},
+				Columns: []*schema.Column{FindingsColumns[15]},
 			},
 		},
 	}

@@ -23,6 +23,11 @@ func (Finding) Fields() []ent.Field {
 		field.String("pointer").Default("").Immutable(),
 		field.String("message").Immutable(),
 		field.String("evidence").Default("").Immutable(),
+		// span_start and span_end locate the evidence in the string at
+		// pointer: rune offsets into the string as decoded from JSON; both
+		// 0 when the finding is not about part of one string.
+		field.Int("span_start").Default(0).Immutable(),
+		field.Int("span_end").Default(0).Immutable(),
 		// widening_id is set on contract widenings: approval must acknowledge it.
 		field.String("widening_id").Default("").Immutable(),
 		field.Time("created_at").Default(now).Immutable(),

@@ -2584,8 +2584,11 @@ type Finding struct {
 	// kept, and no longer current. 0: current.
 	ResolvedByDrift int64                  `protobuf:"varint,11,opt,name=resolved_by_drift,json=resolvedByDrift,proto3" json:"resolved_by_drift,omitempty"`
 	ResolvedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// span locates the evidence in the string at pointer; unset when the
+	// finding is not about part of one string.
+	Span          *FindingSpan `protobuf:"bytes,13,opt,name=span,proto3" json:"span,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Finding) Reset() {
@@ -2702,6 +2705,67 @@ func (x *Finding) GetResolvedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Finding) GetSpan() *FindingSpan {
+	if x != nil {
+		return x.Span
+	}
+	return nil
+}
+
+// FindingSpan is a range of runes [start, end) of a string as decoded from
+// JSON (not of its JSON encoding, not of its UTF-8 bytes).
+type FindingSpan struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Start         int32                  `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
+	End           int32                  `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindingSpan) Reset() {
+	*x = FindingSpan{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindingSpan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindingSpan) ProtoMessage() {}
+
+func (x *FindingSpan) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindingSpan.ProtoReflect.Descriptor instead.
+func (*FindingSpan) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *FindingSpan) GetStart() int32 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *FindingSpan) GetEnd() int32 {
+	if x != nil {
+		return x.End
+	}
+	return 0
+}
+
 // GetServerPolicyRequest names a server.
 type GetServerPolicyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2712,7 +2776,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2724,7 +2788,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2737,7 +2801,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -2762,7 +2826,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2774,7 +2838,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2787,7 +2851,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -2832,7 +2896,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2844,7 +2908,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2857,7 +2921,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -2930,7 +2994,7 @@ type PendingPolicy struct {
 
 func (x *PendingPolicy) Reset() {
 	*x = PendingPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2942,7 +3006,7 @@ func (x *PendingPolicy) String() string {
 func (*PendingPolicy) ProtoMessage() {}
 
 func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2955,7 +3019,7 @@ func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
 func (*PendingPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PendingPolicy) GetRequireContract() bool {
@@ -3029,7 +3093,7 @@ type ConfirmServerPolicyRequest struct {
 
 func (x *ConfirmServerPolicyRequest) Reset() {
 	*x = ConfirmServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3041,7 +3105,7 @@ func (x *ConfirmServerPolicyRequest) String() string {
 func (*ConfirmServerPolicyRequest) ProtoMessage() {}
 
 func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3054,7 +3118,7 @@ func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ConfirmServerPolicyRequest) GetName() string {
@@ -3104,7 +3168,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3116,7 +3180,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3129,7 +3193,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -3202,7 +3266,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3214,7 +3278,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3227,7 +3291,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -3283,7 +3347,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3295,7 +3359,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3308,7 +3372,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -3410,7 +3474,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3486,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3499,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ToolPin) GetName() string {
@@ -3483,7 +3547,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3495,7 +3559,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3508,7 +3572,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -3587,7 +3651,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3599,7 +3663,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3612,7 +3676,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Tool) GetName() string {
@@ -3652,7 +3716,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3664,7 +3728,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3677,7 +3741,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Decision) GetAction() string {
@@ -3743,7 +3807,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3755,7 +3819,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3768,7 +3832,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -3817,7 +3881,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3829,7 +3893,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3842,7 +3906,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -3880,7 +3944,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3892,7 +3956,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3905,7 +3969,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -4001,7 +4065,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4013,7 +4077,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4026,7 +4090,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -4044,7 +4108,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4056,7 +4120,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4069,7 +4133,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -4118,7 +4182,7 @@ type ListAuditCheckpointsRequest struct {
 
 func (x *ListAuditCheckpointsRequest) Reset() {
 	*x = ListAuditCheckpointsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4130,7 +4194,7 @@ func (x *ListAuditCheckpointsRequest) String() string {
 func (*ListAuditCheckpointsRequest) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4143,7 +4207,7 @@ func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
@@ -4171,7 +4235,7 @@ type ListAuditCheckpointsResponse struct {
 
 func (x *ListAuditCheckpointsResponse) Reset() {
 	*x = ListAuditCheckpointsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4183,7 +4247,7 @@ func (x *ListAuditCheckpointsResponse) String() string {
 func (*ListAuditCheckpointsResponse) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4196,7 +4260,7 @@ func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
@@ -4233,7 +4297,7 @@ type AuditCheckpoint struct {
 
 func (x *AuditCheckpoint) Reset() {
 	*x = AuditCheckpoint{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4245,7 +4309,7 @@ func (x *AuditCheckpoint) String() string {
 func (*AuditCheckpoint) ProtoMessage() {}
 
 func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4258,7 +4322,7 @@ func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
 func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AuditCheckpoint) GetLength() int64 {
@@ -4312,7 +4376,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4324,7 +4388,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4337,7 +4401,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 // Principal is an identity holding tokens.
@@ -4354,7 +4418,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4366,7 +4430,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4379,7 +4443,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *Principal) GetName() string {
@@ -4435,7 +4499,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4447,7 +4511,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4460,7 +4524,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -4516,7 +4580,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4528,7 +4592,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4541,7 +4605,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -4568,7 +4632,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4580,7 +4644,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4593,7 +4657,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -4613,7 +4677,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4625,7 +4689,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4638,7 +4702,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -4659,7 +4723,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4671,7 +4735,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4684,7 +4748,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -4718,7 +4782,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4730,7 +4794,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4743,7 +4807,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Token) GetId() string {
@@ -4816,7 +4880,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4828,7 +4892,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4841,7 +4905,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -4881,7 +4945,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4893,7 +4957,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4906,7 +4970,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -4952,7 +5016,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4964,7 +5028,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4977,7 +5041,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -5045,7 +5109,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5057,7 +5121,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5070,7 +5134,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Scan) GetId() int64 {
@@ -5212,7 +5276,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5224,7 +5288,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5237,7 +5301,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -5279,7 +5343,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5291,7 +5355,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5304,7 +5368,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -5346,7 +5410,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5358,7 +5422,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5371,7 +5435,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -5487,7 +5551,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5499,7 +5563,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5512,7 +5576,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -5618,7 +5682,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5630,7 +5694,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5643,7 +5707,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -5674,7 +5738,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5686,7 +5750,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5699,7 +5763,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -5744,7 +5808,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5756,7 +5820,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5769,7 +5833,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -5818,7 +5882,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5830,7 +5894,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5843,7 +5907,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -5875,7 +5939,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5887,7 +5951,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5900,7 +5964,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -6147,7 +6211,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\achecked\x18\x01 \x01(\x05R\achecked\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\x05R\x06passed\x12\x16\n" +
 	"\x06failed\x18\x03 \x01(\x05R\x06failed\x12 \n" +
-	"\vquarantined\x18\x04 \x03(\tR\vquarantined\"\xfe\x02\n" +
+	"\vquarantined\x18\x04 \x03(\tR\vquarantined\"\xaa\x03\n" +
 	"\aFinding\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
@@ -6163,7 +6227,11 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	" \x01(\x03R\fdriftEventId\x12*\n" +
 	"\x11resolved_by_drift\x18\v \x01(\x03R\x0fresolvedByDrift\x12;\n" +
 	"\vresolved_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"resolvedAt\",\n" +
+	"resolvedAt\x12*\n" +
+	"\x04span\x18\r \x01(\v2\x16.mcpreg.v1.FindingSpanR\x04span\"5\n" +
+	"\vFindingSpan\x12\x14\n" +
+	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
+	"\x03end\x18\x02 \x01(\x05R\x03end\",\n" +
 	"\x16GetServerPolicyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"x\n" +
 	"\x19UpdateServerPolicyRequest\x12\x12\n" +
@@ -6517,7 +6585,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -6550,193 +6618,195 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*ReverifyAttestationsRequest)(nil),  // 28: mcpreg.v1.ReverifyAttestationsRequest
 	(*ReverifyAttestationsResponse)(nil), // 29: mcpreg.v1.ReverifyAttestationsResponse
 	(*Finding)(nil),                      // 30: mcpreg.v1.Finding
-	(*GetServerPolicyRequest)(nil),       // 31: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 32: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 33: mcpreg.v1.ServerPolicy
-	(*PendingPolicy)(nil),                // 34: mcpreg.v1.PendingPolicy
-	(*ConfirmServerPolicyRequest)(nil),   // 35: mcpreg.v1.ConfirmServerPolicyRequest
-	(*AttestationPolicy)(nil),            // 36: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 37: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 38: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 39: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 40: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 41: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 42: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 43: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 44: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 45: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 46: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 47: mcpreg.v1.VerifyAuditChainResponse
-	(*ListAuditCheckpointsRequest)(nil),  // 48: mcpreg.v1.ListAuditCheckpointsRequest
-	(*ListAuditCheckpointsResponse)(nil), // 49: mcpreg.v1.ListAuditCheckpointsResponse
-	(*AuditCheckpoint)(nil),              // 50: mcpreg.v1.AuditCheckpoint
-	(*WhoAmIRequest)(nil),                // 51: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 52: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 53: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 54: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 55: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 56: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 57: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 58: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 59: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 60: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 61: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 62: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 63: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 64: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 65: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 66: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 67: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 68: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 69: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 70: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 71: mcpreg.v1.DriftDecisionRequest
-	nil,                                  // 72: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	nil,                                  // 73: mcpreg.v1.SetScanCredentialRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),        // 74: google.protobuf.Timestamp
+	(*FindingSpan)(nil),                  // 31: mcpreg.v1.FindingSpan
+	(*GetServerPolicyRequest)(nil),       // 32: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 33: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 34: mcpreg.v1.ServerPolicy
+	(*PendingPolicy)(nil),                // 35: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 36: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 37: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 38: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 39: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 40: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 41: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 42: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 43: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 44: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 45: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 46: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 47: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 48: mcpreg.v1.VerifyAuditChainResponse
+	(*ListAuditCheckpointsRequest)(nil),  // 49: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 50: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 51: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 52: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 53: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 54: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 55: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 56: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 57: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 58: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 59: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 60: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 61: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 62: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 63: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 64: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 65: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 66: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 67: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 68: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 69: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 70: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 71: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 72: mcpreg.v1.DriftDecisionRequest
+	nil,                                  // 73: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	nil,                                  // 74: mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),        // 75: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,   // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,   // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	74,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	75,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	22,  // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
 	11,  // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
 	12,  // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
-	66,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
+	67,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
 	13,  // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
 	14,  // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
-	66,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
+	67,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
 	30,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
-	72,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	73,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	73,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	74,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
 	20,  // 14: mcpreg.v1.ListScanCredentialsResponse.credentials:type_name -> mcpreg.v1.ScanCredential
-	74,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	74,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	38,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	40,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	42,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	75,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	75,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	39,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	41,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	43,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
 	30,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
 	23,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	74,  // 23: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	74,  // 24: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	74,  // 25: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 26: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	75,  // 23: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	75,  // 24: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	75,  // 25: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 26: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
 	1,   // 27: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	36,  // 28: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	37,  // 28: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
 	23,  // 29: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	74,  // 30: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
-	33,  // 31: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	74,  // 32: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	36,  // 33: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	34,  // 34: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	36,  // 35: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	74,  // 36: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	37,  // 37: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	39,  // 38: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	74,  // 39: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	39,  // 40: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
-	41,  // 41: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	74,  // 42: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 43: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	45,  // 44: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	74,  // 45: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	50,  // 46: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	74,  // 47: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 48: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	58,  // 49: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	58,  // 50: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	74,  // 51: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 52: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	74,  // 53: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	74,  // 54: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	62,  // 55: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	65,  // 56: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	61,  // 57: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	74,  // 58: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	74,  // 59: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	62,  // 60: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	66,  // 61: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	74,  // 62: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	74,  // 63: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	67,  // 64: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	68,  // 65: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	68,  // 66: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	65,  // 67: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,   // 68: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,   // 69: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,   // 70: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,   // 71: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,   // 72: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,   // 73: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15,  // 74: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 75: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 76: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 77: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 78: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	21,  // 79: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
-	16,  // 80: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
-	17,  // 81: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
-	19,  // 82: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
-	59,  // 83: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	63,  // 84: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	69,  // 85: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	71,  // 86: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	71,  // 87: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	43,  // 88: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	46,  // 89: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	48,  // 90: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	31,  // 91: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	32,  // 92: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	35,  // 93: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	25,  // 94: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	24,  // 95: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	26,  // 96: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	28,  // 97: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	51,  // 98: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	53,  // 99: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	55,  // 100: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	57,  // 101: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	22,  // 102: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,   // 103: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,   // 104: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,   // 105: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	22,  // 106: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10,  // 107: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	22,  // 108: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	22,  // 109: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	22,  // 110: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	22,  // 111: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	22,  // 112: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	22,  // 113: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
-	20,  // 114: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
-	18,  // 115: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
-	20,  // 116: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
-	60,  // 117: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	64,  // 118: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	70,  // 119: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	22,  // 120: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	22,  // 121: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	44,  // 122: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	47,  // 123: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	49,  // 124: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	33,  // 125: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	33,  // 126: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	33,  // 127: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	22,  // 128: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	22,  // 129: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	27,  // 130: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	29,  // 131: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	52,  // 132: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	54,  // 133: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	56,  // 134: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	58,  // 135: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	102, // [102:136] is the sub-list for method output_type
-	68,  // [68:102] is the sub-list for method input_type
-	68,  // [68:68] is the sub-list for extension type_name
-	68,  // [68:68] is the sub-list for extension extendee
-	0,   // [0:68] is the sub-list for field type_name
+	75,  // 30: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
+	31,  // 31: mcpreg.v1.Finding.span:type_name -> mcpreg.v1.FindingSpan
+	34,  // 32: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	75,  // 33: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	37,  // 34: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	35,  // 35: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	37,  // 36: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	75,  // 37: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	38,  // 38: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	40,  // 39: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	75,  // 40: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	40,  // 41: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
+	42,  // 42: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	75,  // 43: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 44: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	46,  // 45: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	75,  // 46: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	51,  // 47: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	75,  // 48: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 49: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	59,  // 50: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	59,  // 51: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	75,  // 52: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 53: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	75,  // 54: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	75,  // 55: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	63,  // 56: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	66,  // 57: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	62,  // 58: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	75,  // 59: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	75,  // 60: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	63,  // 61: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	67,  // 62: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	75,  // 63: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	75,  // 64: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	68,  // 65: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	69,  // 66: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	69,  // 67: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	66,  // 68: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,   // 69: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,   // 70: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,   // 71: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,   // 72: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,   // 73: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,   // 74: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15,  // 75: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 76: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 77: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 78: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 79: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	21,  // 80: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
+	16,  // 81: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
+	17,  // 82: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
+	19,  // 83: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
+	60,  // 84: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	64,  // 85: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	70,  // 86: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	72,  // 87: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	72,  // 88: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	44,  // 89: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	47,  // 90: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	49,  // 91: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	32,  // 92: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	33,  // 93: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	36,  // 94: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	25,  // 95: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	24,  // 96: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	26,  // 97: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	28,  // 98: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	52,  // 99: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	54,  // 100: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	56,  // 101: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	58,  // 102: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	22,  // 103: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,   // 104: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,   // 105: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,   // 106: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	22,  // 107: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10,  // 108: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	22,  // 109: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	22,  // 110: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	22,  // 111: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	22,  // 112: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	22,  // 113: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	22,  // 114: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
+	20,  // 115: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
+	18,  // 116: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
+	20,  // 117: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
+	61,  // 118: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	65,  // 119: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	71,  // 120: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	22,  // 121: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	22,  // 122: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	45,  // 123: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	48,  // 124: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	50,  // 125: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	34,  // 126: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	34,  // 127: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	34,  // 128: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	22,  // 129: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	22,  // 130: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	27,  // 131: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	29,  // 132: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	53,  // 133: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	55,  // 134: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	57,  // 135: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	59,  // 136: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	103, // [103:137] is the sub-list for method output_type
+	69,  // [69:103] is the sub-list for method input_type
+	69,  // [69:69] is the sub-list for extension type_name
+	69,  // [69:69] is the sub-list for extension extendee
+	0,   // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -6744,14 +6814,14 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[40].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[41].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   74,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -1,0 +1,5 @@
+//go:build !race
+
+package detectoreval_test
+
+const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package detectoreval_test
+
+// raceEnabled: the race detector slows training tenfold.
+const raceEnabled = true
