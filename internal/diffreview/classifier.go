@@ -120,6 +120,12 @@ func (s *scanner) classify(tool string, spans []span) {
 		if ClassifierClasses[class].Kind == KindInstructionOverride && !overridesAssistant(ss, se, s.props) {
 			continue
 		}
+		// A scanner or manager that names the secrets it finds or shows
+		// collects nothing, unless it keeps or sends them.
+		if ClassifierClasses[class].Kind == KindDataCollection && manages.MatchString(se.sp.text) &&
+			!collectionKeeps.MatchString(se.sp.text) {
+			continue
+		}
 		if mal > v.Malicious || v.Sentence < 0 {
 			v = textclf.Verdict{Sentence: i, Class: class, Malicious: mal}
 		}
@@ -169,6 +175,12 @@ var promptParameters = map[string]bool{"systemprompt": true, "systemmessage": tr
 
 // directAddress is text that speaks to the model reading it.
 var directAddress = regexp.MustCompile(`(?i)\b(?:you|your|yourself)\b|\bvous\b|\bvos\b|\bvotre\b|\btu\b|\bton\b|\btes\b|你|您`)
+
+// manages is a sentence about listing, showing or checking things.
+var manages = regexp.MustCompile(`(?i)\b(?:lists?|shows?|displays?|validates?|checks?|audits?|scans?|parses?|rotates?|protects?|monitors?|detects?|finds?|flags?|reports?)\b`)
+
+// collectionKeeps is a sentence that keeps or sends what it gathers.
+var collectionKeeps = regexp.MustCompile(`(?i)\b(?:keeps?|stores?|retains?|saves?|logs?|collects?|gathers?|harvests?|archives?|caches?|uploads?|sends?|forwards?|transmits?|syncs?|copies|shares?)\b`)
 
 // ownServerOnly reports a text that keeps its rules to the server's own
 // tools.
