@@ -177,7 +177,7 @@ var promptParameters = map[string]bool{"systemprompt": true, "systemmessage": tr
 var directAddress = regexp.MustCompile(`(?i)\b(?:you|your|yourself)\b|\bvous\b|\bvos\b|\bvotre\b|\btu\b|\bton\b|\btes\b|你|您`)
 
 // manages is a sentence about listing, showing or checking things.
-var manages = regexp.MustCompile(`(?i)\b(?:lists?|shows?|displays?|validates?|checks?|audits?|scans?|parses?|rotates?|protects?|monitors?|detects?|finds?|flags?|reports?)\b`)
+var manages = re(`\b(?:` + manageVerbs + `)\b`)
 
 // collectionKeeps is a sentence that keeps or sends what it gathers.
 var collectionKeeps = regexp.MustCompile(`(?i)\b(?:keeps?|stores?|retains?|saves?|logs?|collects?|gathers?|harvests?|archives?|caches?|uploads?|sends?|forwards?|transmits?|syncs?|copies|shares?)\b`)

@@ -302,8 +302,12 @@ func pathDowngrade(text string, h phraseHit) phraseHit {
 var (
 	pathExfil    = re(`\b(?:send|sends|sent|upload|uploads|forward|forwards|include|includes|attach|attaches|pass|passes|post|posts|copy|copies|share|shares|transmit|transmits|append|appends|embed|embeds|return|returns)\b`)
 	pathNegation = re(`\b(?:never|not|no|without|doesn'?t|won'?t|cannot|can'?t)\b[^.;]{0,60}$`)
-	pathManages  = re(`\b(?:lists?|listing|shows?|displays?|validates?|checks?|audits?|scans?|scanning|parses?|edits?|rotates?|protects?|monitors?|watches|manages?|detects?|finds?|flags?)\b[^.;]{0,60}$`)
+	pathManages  = re(`\b(?:` + manageVerbs + `)\b[^.;]{0,60}$`)
 )
+
+// manageVerbs are what a tool does with things it lists, shows, checks or
+// manages rather than takes.
+const manageVerbs = `lists?|listing|shows?|displays?|validates?|checks?|audits?|scans?|scanning|parses?|edits?|rotates?|protects?|monitors?|watches|manages?|detects?|finds?|flags?|reports?`
 
 // quoted reports whether text[start:end] is enclosed in matching quotes
 // (allowing a few characters of slack on each side).

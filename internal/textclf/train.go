@@ -338,7 +338,7 @@ func vocabulary(inst []instance, minCount int, stop map[string]bool) map[string]
 	return vocab
 }
 
-// assemble rounds the weights to 1e-4 and drops features whose weights
+// assemble rounds the weights to 1e-3 (the bias to 1e-4) and drops features whose weights
 // all round to zero.
 func assemble(vocab map[string]int, w, b []float64, classes []string) *Model {
 	C := len(classes)
@@ -351,7 +351,7 @@ func assemble(vocab map[string]int, w, b []float64, classes []string) *Model {
 		ws := make([]float64, C)
 		var nonzero bool
 		for c := range C {
-			ws[c] = round(w[n*C+c])
+			ws[c] = math.Round(w[n*C+c]*1e3) / 1e3
 			nonzero = nonzero || ws[c] != 0
 		}
 		if nonzero {
