@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/internal/detectoreval"
@@ -44,5 +45,20 @@ func TestModelRetrainsToCommitted(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("retraining gave a different model (%d bytes, committed %d): run make detector-model and commit the result", len(got), len(want))
+	}
+}
+
+// The word model's classes are the corpus families, and each reports a
+// kind its family maps to, so "caught by the right kind" holds for it.
+func TestModelClassesAreFamilies(t *testing.T) {
+	classes := diffreview.ClassifierClasses
+	if len(classes)-1 != len(detectoreval.Families) || classes[0].Kind != "" {
+		t.Fatalf("classes %v, families %v", diffreview.ClassifierClassNames(), detectoreval.Families)
+	}
+	for _, c := range classes[1:] {
+		kinds, ok := detectoreval.Families[c.Name]
+		if !ok || !slices.Contains(kinds, c.Kind) {
+			t.Errorf("class %s reports %s; the family's kinds are %v", c.Name, c.Kind, kinds)
+		}
 	}
 }
