@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/textclf"
 	"github.com/mcpreg/mcpreg/pin"
@@ -52,22 +53,9 @@ func (c *Corpus) Train(features func(*pin.ToolsList) [][][]string, classes []str
 	return textclf.Train(examples, c.TrainingHash(), o)
 }
 
+// sortedByID is cases in id order.
 func sortedByID(cases []Case) []Case {
-	return slices.SortedFunc(slices.Values(cases), func(a, b Case) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
-}
-
-// MarshalModel writes a model the way it is committed: one feature per
-// line, sorted, so that a retrained model diffs readably.
-func MarshalModel(m *textclf.Model) ([]byte, error) {
-	return textclf.Marshal(m)
+	return slices.SortedFunc(slices.Values(cases), func(a, b Case) int { return strings.Compare(a.ID, b.ID) })
 }
 
 // CrossValidate measures a detector with a word model on the development

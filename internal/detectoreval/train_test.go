@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/detectoreval"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/textclf"
 )
 
 // modelFile is the committed word model.
@@ -35,7 +36,7 @@ func TestModelRetrainsToCommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := detectoreval.MarshalModel(m)
+	got, err := textclf.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/internal/detectoreval"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/textclf"
 )
 
 func main() {
@@ -33,7 +34,7 @@ func run(dir, out string) error {
 	if err != nil {
 		return err
 	}
-	data, err := detectoreval.MarshalModel(m)
+	data, err := textclf.Marshal(m)
 	if err != nil {
 		return err
 	}
