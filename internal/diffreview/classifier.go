@@ -4,7 +4,6 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -107,23 +106,7 @@ func (s *scanner) classify(tool string, spans []span) {
 	v := textclf.Verdict{Sentence: -1}
 	for i, se := range ss {
 		class, mal := m.Rate(se.Features)
-		// Like the rules, only exfiltration counts in a parameter's
-		// description: "call this first" there speaks of the parameter.
-		if isPropertyDescription(se.sp.pointer) && ClassifierClasses[class].Kind != KindExfiltrationRequest {
-			continue
-		}
-		// Like the rule, an order kept to the server's own tools (a login
-		// tool) is no coercive ordering.
-		if ClassifierClasses[class].Kind == KindCoerciveOrdering && ownServerOnly(se.sp.text) {
-			continue
-		}
-		if ClassifierClasses[class].Kind == KindInstructionOverride && !overridesAssistant(ss, se, s.props) {
-			continue
-		}
-		// A scanner or manager that names the secrets it finds or shows
-		// collects nothing, unless it keeps or sends them.
-		if ClassifierClasses[class].Kind == KindDataCollection && manages.MatchString(se.sp.text) &&
-			!collectionKeeps.MatchString(se.sp.text) {
+		if !s.eligible(ss, se, ClassifierClasses[class].Kind) {
 			continue
 		}
 		if mal > v.Malicious || v.Sentence < 0 {
@@ -140,24 +123,66 @@ func (s *scanner) classify(tool string, spans []span) {
 		}
 	}
 	se := ss[v.Sentence]
-	start, end := byteOffset(se.sp.text, se.Start), byteOffset(se.sp.text, se.End)
+	start, end := se.bytes()
 	s.add(finding.Finding{Kind: class.Kind, Severity: finding.Medium, Tool: tool, Pointer: se.sp.pointer,
 		Message: fmt.Sprintf("reads like %s (word model: %.0f%% not benign, flagged from %.0f%%; words that weigh most: %s)",
 			class.Means, 100*v.Malicious, 100*m.Threshold, strings.Join(topFeatures(m, se.Features, v.Class, 3), ", ")),
 		Evidence: excerptOf(se.sp.text, start, end, excerptMatch), Span: finding.Span{Start: se.Start, End: se.End}})
 }
 
-// overridesAssistant reports whether an override sentence se of the unit
-// ss is about the assistant's own guidance, as the rule requires: the
+// eligible reports whether sentence se of the unit ss may report kind:
+// the word model holds to what the rules hold to, judged on the sentence
+// itself (a word elsewhere in the description must not switch a check
+// off).
+func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
+	text := se.text()
+	switch kind {
+	case KindExfiltrationRequest:
+		return true
+	case KindCoerciveOrdering:
+		// An order kept to the server's own tools (a login tool) is no
+		// coercive ordering.
+		if ownServerOnly(text) {
+			return false
+		}
+	case KindInstructionOverride:
+		if !overridesAssistant(ss, text, s.props) {
+			return false
+		}
+	case KindDataCollection:
+		// A scanner or manager that names the secrets it finds or shows
+		// collects nothing, unless it keeps or sends them.
+		if manages.MatchString(text) && !collectionKeeps.MatchString(text) {
+			return false
+		}
+	}
+	// Like the rules, only exfiltration counts in a parameter's
+	// description: "call this first" there speaks of the parameter.
+	return !isPropertyDescription(se.sp.pointer)
+}
+
+// bytes is the sentence's byte range in its span.
+func (se sentence) bytes() (start, end int) {
+	return byteOffset(se.sp.text, se.Start), byteOffset(se.sp.text, se.End)
+}
+
+// text is the sentence, first word to last.
+func (se sentence) text() string {
+	start, end := se.bytes()
+	return se.sp.text[start:end]
+}
+
+// overridesAssistant reports whether an override sentence (text) of the
+// unit ss is about the assistant's own guidance, as the rule requires: the
 // unit speaks of the assistant, its instructions or the user's requests
 // ("rate limit rules do not apply to admin tokens" is a rule of the
 // tool's domain). A tool whose job is setting a prompt (a system_prompt
 // or persona parameter) may describe the assistant it configures: there
 // the sentence itself must speak to the model reading it.
-func overridesAssistant(ss []sentence, se sentence, props map[string]bool) bool {
+func overridesAssistant(ss []sentence, text string, props map[string]bool) bool {
 	for p := range props {
 		if promptParameters[squash(p)] {
-			return directAddress.MatchString(se.sp.text)
+			return directAddress.MatchString(text)
 		}
 	}
 	for _, x := range ss {
@@ -174,13 +199,13 @@ var promptParameters = map[string]bool{"systemprompt": true, "systemmessage": tr
 	"instructions": true, "systeminstructions": true, "prompt": true}
 
 // directAddress is text that speaks to the model reading it.
-var directAddress = regexp.MustCompile(`(?i)\b(?:you|your|yourself)\b|\bvous\b|\bvos\b|\bvotre\b|\btu\b|\bton\b|\btes\b|你|您`)
+var directAddress = re(`\b(?:you|your|yourself)\b|\bvous\b|\bvos\b|\bvotre\b|\btu\b|\bton\b|\btes\b|你|您`)
 
 // manages is a sentence about listing, showing or checking things.
 var manages = re(`\b(?:` + manageVerbs + `)\b`)
 
 // collectionKeeps is a sentence that keeps or sends what it gathers.
-var collectionKeeps = regexp.MustCompile(`(?i)\b(?:keeps?|stores?|retains?|saves?|logs?|collects?|gathers?|harvests?|archives?|caches?|uploads?|sends?|forwards?|transmits?|syncs?|copies|shares?)\b`)
+var collectionKeeps = re(`\b(?:keeps?|stores?|retains?|saves?|logs?|collects?|gathers?|harvests?|archives?|caches?|uploads?|sends?|forwards?|transmits?|syncs?|copies|shares?)\b`)
 
 // ownServerOnly reports a text that keeps its rules to the server's own
 // tools.
