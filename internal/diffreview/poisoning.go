@@ -267,10 +267,16 @@ func reportedDowngrade(text string, h phraseHit) phraseHit {
 		!reportedRe.MatchString(text[max(0, h.start-80):h.start]) {
 		return h
 	}
+	if lo, _ := sentenceAround(text, h.start, h.end); selfRe.MatchString(text[lo:h.start]) {
+		return h // the tool reports its own directive: it gives it
+	}
 	h.severity = finding.Low
 	h.message = "describes an instruction used in prompt injection (" + h.message + ")"
 	return h
 }
+
+// selfRe is the tool or its authors speaking of themselves.
+var selfRe = re(`\b(?:this\s+(?:tool|server|integration|plugin|extension|skill)|we|our|us|i)\b`)
 
 // reportedRe ends in a directive reported about an assistant.
 var reportedRe = re(`\b(?:tells?|telling|told|asks?|asking|instructs?|instructing|tricks?|tricking|coax(?:es|ing)?|persuad(?:es?|ing))\s+(?:an?|the)\s+(?:ai\s+)?(?:assistant|model|llm|agent|chatbot)s?\s+(?:to\s+)?$`)
