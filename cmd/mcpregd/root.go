@@ -84,7 +84,7 @@ func newRootCmd() *cobra.Command {
 	pf.DurationVar(&g.maxLifetime, "db-conn-max-lifetime", 0, fmt.Sprintf("replace database connections this old (default PostgreSQL %s, SQLite never; env MCPREG_DB_CONN_MAX_LIFETIME)", store.DefaultPostgresConnMaxLifetime))
 	pf.DurationVar(&g.maxIdleFor, "db-conn-max-idle-time", 0, fmt.Sprintf("close database connections idle this long (default PostgreSQL %s, SQLite never; env MCPREG_DB_CONN_MAX_IDLE_TIME)", store.DefaultPostgresConnMaxIdleTime))
 	root.AddCommand(newServeCmd(g), newMigrateCmd(g), newTokenCmd(g), newAuditCmd(g), newAttestCmd(g))
-	root.AddCommand(newDiscoveryCmd(), newUserCmd(g))
+	root.AddCommand(newDiscoveryCmd(), newUserCmd(g), newUpstreamCmd(g))
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpreg/mcpreg/internal/config"
 	"github.com/mcpreg/mcpreg/internal/server"
@@ -52,6 +53,24 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body accepted (env MCPREG_MAX_BODY_BYTES)")
 	f.DurationVar(&cfg.DrainDelay, "drain-delay", 0, "after a stop signal, report not ready and keep serving this long before closing listeners, so a load balancer stops sending requests first (env MCPREG_DRAIN_DELAY)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "graceful stop deadline (env MCPREG_SHUTDOWN_TIMEOUT)")
+	f.BoolVar(&migrate, "migrate", true, "apply pending database migrations before serving; with several replicas run `mcpregd migrate up` once and serve with --migrate=false, which refuses a database lacking migrations (env MCPREG_MIGRATE)")
+	f.BoolVar(&cfg.SecureCookies, "secure-cookies", false, "mark web UI cookies Secure although this port serves plain HTTP (TLS ends at a proxy in front); always on with --tls-cert (env MCPREG_SECURE_COOKIES)")
+	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", "", "OIDC issuer URL for web single sign-on (env MCPREG_OIDC_ISSUER)")
+	f.StringVar(&cfg.OIDCClientID, "oidc-client-id", "", "OIDC client id (env MCPREG_OIDC_CLIENT_ID)")
+	f.StringVar(&cfg.OIDCClientSecret, "oidc-client-secret", "", "OIDC client secret; prefer the environment variable (env MCPREG_OIDC_CLIENT_SECRET)")
+	f.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", "", "this registry's callback, https://HOST/signin/sso/callback (env MCPREG_OIDC_REDIRECT_URL)")
+	f.StringVar(&cfg.OIDCPrincipalClaim, "oidc-principal-claim", cfg.OIDCPrincipalClaim, "ID token claim naming the principal; email requires email_verified (env MCPREG_OIDC_PRINCIPAL_CLAIM)")
+	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", nil, "CIDRs of proxies in front whose X-Forwarded-For names the client, for web sign-in throttling (env MCPREG_TRUSTED_PROXIES)")
+	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token (env MCPREG_PUBLIC_READ_API)")
+	addServiceFlags(f, &cfg)
+	return cmd
+}
+
+// addServiceFlags are the settings of the services themselves (scanning,
+// attestation, discovery signing, secrets, audit checkpoints), shared by
+// serve and the admin commands that run a service's work in-process
+// (mcpregd upstream sync).
+func addServiceFlags(f *pflag.FlagSet, cfg *config.Config) {
 	f.DurationVar(&cfg.ContractMaxTokenTTL, "contract-max-token-ttl", cfg.ContractMaxTokenTTL, "longest token TTL a capability contract may declare without a finding (env MCPREG_CONTRACT_MAX_TOKEN_TTL)")
 	f.StringArrayVar(&cfg.ScanLaunchTemplates, "scan-launch-template", nil, "admin-approved launch template TYPE=COMMAND ARGS with {identifier} and {version}, e.g. 'npm=node {package_bin}' (templates that download at launch, like npx -y, are refused while stdio scans have no network); every npm package is fetched, checked and prepared first and run as 'node {package_bin}' unless the npm template uses {package_bin} or {package_dir} (repeatable; env MCPREG_SCAN_LAUNCH_TEMPLATE)")
 	f.StringVar(&cfg.ScanNPMDir, "scan-npm-dir", "", "folder for npm packages fetched, checked and installed for scanning, kept read-only to the scan user (default USER_CACHE/mcpreg/npm; env MCPREG_SCAN_NPM_DIR)")
@@ -68,7 +87,6 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.IntVar(&cfg.ScanSandboxOpenFiles, "scan-sandbox-open-files", 0, "open files of each process of a sandboxed run, RLIMIT_NOFILE (default 1024; env MCPREG_SCAN_SANDBOX_OPEN_FILES)")
 	f.DurationVar(&cfg.ScanInterval, "scan-interval", cfg.ScanInterval, "re-scan approved and quarantined versions this often, plus jitter; 0 turns it off (env MCPREG_SCAN_INTERVAL)")
 	f.IntVar(&cfg.ScanConcurrency, "scan-concurrency", cfg.ScanConcurrency, "scans run at once by the schedule (env MCPREG_SCAN_CONCURRENCY)")
-	f.BoolVar(&migrate, "migrate", true, "apply pending database migrations before serving; with several replicas run `mcpregd migrate up` once and serve with --migrate=false, which refuses a database lacking migrations (env MCPREG_MIGRATE)")
 	f.DurationVar(&cfg.ScanLeaseTTL, "scan-lease-ttl", cfg.ScanLeaseTTL, "a replica's scan lease lasts this long unless renewed (every third of it while the scan runs); the scans of a replica that died are taken over after it (env MCPREG_SCAN_LEASE_TTL)")
 	f.StringVar(&cfg.Replica, "replica", "", "this replica's name in scan records and leases, distinct per replica on one database (default HOSTNAME-PID; env MCPREG_REPLICA)")
 	f.DurationVar(&cfg.ScanCooldown, "scan-cooldown", cfg.ScanCooldown, "on-demand scans of a version scanned this recently get that scan (env MCPREG_SCAN_COOLDOWN)")
@@ -88,14 +106,5 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.DurationVar(&cfg.AuditCheckpointInterval, "audit-checkpoint-interval", cfg.AuditCheckpointInterval, "also sign one at the chain's head when the latest is this old and events were added since; 0 turns it off (env MCPREG_AUDIT_CHECKPOINT_INTERVAL)")
 	f.StringVar(&cfg.AuditCheckpointOrigin, "audit-checkpoint-origin", "", "origin line naming this registry's log in checkpoints, e.g. registry.example.com (default: the latest checkpoint's, else mcpreg-audit/ and the discovery key id; env MCPREG_AUDIT_CHECKPOINT_ORIGIN)")
 	f.DurationVar(&cfg.DiscoveryTTL, "discovery-ttl", cfg.DiscoveryTTL, "validity of a signed discovery document (env MCPREG_DISCOVERY_TTL)")
-	f.BoolVar(&cfg.SecureCookies, "secure-cookies", false, "mark web UI cookies Secure although this port serves plain HTTP (TLS ends at a proxy in front); always on with --tls-cert (env MCPREG_SECURE_COOKIES)")
-	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", "", "OIDC issuer URL for web single sign-on (env MCPREG_OIDC_ISSUER)")
-	f.StringVar(&cfg.OIDCClientID, "oidc-client-id", "", "OIDC client id (env MCPREG_OIDC_CLIENT_ID)")
-	f.StringVar(&cfg.OIDCClientSecret, "oidc-client-secret", "", "OIDC client secret; prefer the environment variable (env MCPREG_OIDC_CLIENT_SECRET)")
-	f.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", "", "this registry's callback, https://HOST/signin/sso/callback (env MCPREG_OIDC_REDIRECT_URL)")
-	f.StringVar(&cfg.OIDCPrincipalClaim, "oidc-principal-claim", cfg.OIDCPrincipalClaim, "ID token claim naming the principal; email requires email_verified (env MCPREG_OIDC_PRINCIPAL_CLAIM)")
-	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", nil, "CIDRs of proxies in front whose X-Forwarded-For names the client, for web sign-in throttling (env MCPREG_TRUSTED_PROXIES)")
-	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token (env MCPREG_PUBLIC_READ_API)")
 	f.StringSliceVar(&cfg.ScanAllowHosts, "scan-allow-hosts", nil, "CIDRs and host names the scanner may dial although private or loopback (env MCPREG_SCAN_ALLOW_HOSTS)")
-	return cmd
 }

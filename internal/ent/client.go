@@ -37,6 +37,8 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/ent/tool"
 	"github.com/mcpreg/mcpreg/internal/ent/toolsnapshot"
+	"github.com/mcpreg/mcpreg/internal/ent/upstream"
+	"github.com/mcpreg/mcpreg/internal/ent/upstreamrecord"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/ent/websession"
 
@@ -92,6 +94,10 @@ type Client struct {
 	Tool *ToolClient
 	// ToolSnapshot is the client for interacting with the ToolSnapshot builders.
 	ToolSnapshot *ToolSnapshotClient
+	// Upstream is the client for interacting with the Upstream builders.
+	Upstream *UpstreamClient
+	// UpstreamRecord is the client for interacting with the UpstreamRecord builders.
+	UpstreamRecord *UpstreamRecordClient
 	// Version is the client for interacting with the Version builders.
 	Version *VersionClient
 	// WebSession is the client for interacting with the WebSession builders.
@@ -129,6 +135,8 @@ func (c *Client) init() {
 	c.Token = NewTokenClient(c.config)
 	c.Tool = NewToolClient(c.config)
 	c.ToolSnapshot = NewToolSnapshotClient(c.config)
+	c.Upstream = NewUpstreamClient(c.config)
+	c.UpstreamRecord = NewUpstreamRecordClient(c.config)
 	c.Version = NewVersionClient(c.config)
 	c.WebSession = NewWebSessionClient(c.config)
 }
@@ -245,6 +253,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Token:           NewTokenClient(cfg),
 		Tool:            NewToolClient(cfg),
 		ToolSnapshot:    NewToolSnapshotClient(cfg),
+		Upstream:        NewUpstreamClient(cfg),
+		UpstreamRecord:  NewUpstreamRecordClient(cfg),
 		Version:         NewVersionClient(cfg),
 		WebSession:      NewWebSessionClient(cfg),
 	}, nil
@@ -288,6 +298,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Token:           NewTokenClient(cfg),
 		Tool:            NewToolClient(cfg),
 		ToolSnapshot:    NewToolSnapshotClient(cfg),
+		Upstream:        NewUpstreamClient(cfg),
+		UpstreamRecord:  NewUpstreamRecordClient(cfg),
 		Version:         NewVersionClient(cfg),
 		WebSession:      NewWebSessionClient(cfg),
 	}, nil
@@ -323,7 +335,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
 		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanCredential,
 		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version, c.WebSession,
+		c.ToolSnapshot, c.Upstream, c.UpstreamRecord, c.Version, c.WebSession,
 	} {
 		n.Use(hooks...)
 	}
@@ -337,7 +349,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Finding, c.HostCheck, c.IdempotencyKey, c.PendingPolicy, c.PinRevision,
 		c.Principal, c.Receipt, c.ReviewDecision, c.Scan, c.ScanCredential,
 		c.ScanLease, c.Server, c.ServerPolicy, c.SigninThrottle, c.Token, c.Tool,
-		c.ToolSnapshot, c.Version, c.WebSession,
+		c.ToolSnapshot, c.Upstream, c.UpstreamRecord, c.Version, c.WebSession,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -390,6 +402,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Tool.mutate(ctx, m)
 	case *ToolSnapshotMutation:
 		return c.ToolSnapshot.mutate(ctx, m)
+	case *UpstreamMutation:
+		return c.Upstream.mutate(ctx, m)
+	case *UpstreamRecordMutation:
+		return c.UpstreamRecord.mutate(ctx, m)
 	case *VersionMutation:
 		return c.Version.mutate(ctx, m)
 	case *WebSessionMutation:
@@ -3581,6 +3597,272 @@ func (c *ToolSnapshotClient) mutate(ctx context.Context, m *ToolSnapshotMutation
 	}
 }
 
+// UpstreamClient is a client for the Upstream schema.
+type UpstreamClient struct {
+	config
+}
+
+// NewUpstreamClient returns a client for the Upstream from the given config.
+func NewUpstreamClient(c config) *UpstreamClient {
+	return &UpstreamClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `upstream.Hooks(f(g(h())))`.
+func (c *UpstreamClient) Use(hooks ...Hook) {
+	c.hooks.Upstream = append(c.hooks.Upstream, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `upstream.Intercept(f(g(h())))`.
+func (c *UpstreamClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Upstream = append(c.inters.Upstream, interceptors...)
+}
+
+// Create returns a builder for creating a Upstream entity.
+func (c *UpstreamClient) Create() *UpstreamCreate {
+	mutation := newUpstreamMutation(c.config, OpCreate)
+	return &UpstreamCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Upstream entities.
+func (c *UpstreamClient) CreateBulk(builders ...*UpstreamCreate) *UpstreamCreateBulk {
+	return &UpstreamCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UpstreamClient) MapCreateBulk(slice any, setFunc func(*UpstreamCreate, int)) *UpstreamCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UpstreamCreateBulk{err: fmt.Errorf("calling to UpstreamClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UpstreamCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UpstreamCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Upstream.
+func (c *UpstreamClient) Update() *UpstreamUpdate {
+	mutation := newUpstreamMutation(c.config, OpUpdate)
+	return &UpstreamUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UpstreamClient) UpdateOne(_m *Upstream) *UpstreamUpdateOne {
+	mutation := newUpstreamMutation(c.config, OpUpdateOne, withUpstream(_m))
+	return &UpstreamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UpstreamClient) UpdateOneID(id int) *UpstreamUpdateOne {
+	mutation := newUpstreamMutation(c.config, OpUpdateOne, withUpstreamID(id))
+	return &UpstreamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Upstream.
+func (c *UpstreamClient) Delete() *UpstreamDelete {
+	mutation := newUpstreamMutation(c.config, OpDelete)
+	return &UpstreamDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UpstreamClient) DeleteOne(_m *Upstream) *UpstreamDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UpstreamClient) DeleteOneID(id int) *UpstreamDeleteOne {
+	builder := c.Delete().Where(upstream.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UpstreamDeleteOne{builder}
+}
+
+// Query returns a query builder for Upstream.
+func (c *UpstreamClient) Query() *UpstreamQuery {
+	return &UpstreamQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUpstream},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Upstream entity by its id.
+func (c *UpstreamClient) Get(ctx context.Context, id int) (*Upstream, error) {
+	return c.Query().Where(upstream.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UpstreamClient) GetX(ctx context.Context, id int) *Upstream {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *UpstreamClient) Hooks() []Hook {
+	return c.hooks.Upstream
+}
+
+// Interceptors returns the client interceptors.
+func (c *UpstreamClient) Interceptors() []Interceptor {
+	return c.inters.Upstream
+}
+
+func (c *UpstreamClient) mutate(ctx context.Context, m *UpstreamMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UpstreamCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UpstreamUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UpstreamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UpstreamDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Upstream mutation op: %q", m.Op())
+	}
+}
+
+// UpstreamRecordClient is a client for the UpstreamRecord schema.
+type UpstreamRecordClient struct {
+	config
+}
+
+// NewUpstreamRecordClient returns a client for the UpstreamRecord from the given config.
+func NewUpstreamRecordClient(c config) *UpstreamRecordClient {
+	return &UpstreamRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `upstreamrecord.Hooks(f(g(h())))`.
+func (c *UpstreamRecordClient) Use(hooks ...Hook) {
+	c.hooks.UpstreamRecord = append(c.hooks.UpstreamRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `upstreamrecord.Intercept(f(g(h())))`.
+func (c *UpstreamRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UpstreamRecord = append(c.inters.UpstreamRecord, interceptors...)
+}
+
+// Create returns a builder for creating a UpstreamRecord entity.
+func (c *UpstreamRecordClient) Create() *UpstreamRecordCreate {
+	mutation := newUpstreamRecordMutation(c.config, OpCreate)
+	return &UpstreamRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UpstreamRecord entities.
+func (c *UpstreamRecordClient) CreateBulk(builders ...*UpstreamRecordCreate) *UpstreamRecordCreateBulk {
+	return &UpstreamRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UpstreamRecordClient) MapCreateBulk(slice any, setFunc func(*UpstreamRecordCreate, int)) *UpstreamRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UpstreamRecordCreateBulk{err: fmt.Errorf("calling to UpstreamRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UpstreamRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UpstreamRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UpstreamRecord.
+func (c *UpstreamRecordClient) Update() *UpstreamRecordUpdate {
+	mutation := newUpstreamRecordMutation(c.config, OpUpdate)
+	return &UpstreamRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UpstreamRecordClient) UpdateOne(_m *UpstreamRecord) *UpstreamRecordUpdateOne {
+	mutation := newUpstreamRecordMutation(c.config, OpUpdateOne, withUpstreamRecord(_m))
+	return &UpstreamRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UpstreamRecordClient) UpdateOneID(id int) *UpstreamRecordUpdateOne {
+	mutation := newUpstreamRecordMutation(c.config, OpUpdateOne, withUpstreamRecordID(id))
+	return &UpstreamRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UpstreamRecord.
+func (c *UpstreamRecordClient) Delete() *UpstreamRecordDelete {
+	mutation := newUpstreamRecordMutation(c.config, OpDelete)
+	return &UpstreamRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UpstreamRecordClient) DeleteOne(_m *UpstreamRecord) *UpstreamRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UpstreamRecordClient) DeleteOneID(id int) *UpstreamRecordDeleteOne {
+	builder := c.Delete().Where(upstreamrecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UpstreamRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for UpstreamRecord.
+func (c *UpstreamRecordClient) Query() *UpstreamRecordQuery {
+	return &UpstreamRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUpstreamRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UpstreamRecord entity by its id.
+func (c *UpstreamRecordClient) Get(ctx context.Context, id int) (*UpstreamRecord, error) {
+	return c.Query().Where(upstreamrecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UpstreamRecordClient) GetX(ctx context.Context, id int) *UpstreamRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *UpstreamRecordClient) Hooks() []Hook {
+	return c.hooks.UpstreamRecord
+}
+
+// Interceptors returns the client interceptors.
+func (c *UpstreamRecordClient) Interceptors() []Interceptor {
+	return c.inters.UpstreamRecord
+}
+
+func (c *UpstreamRecordClient) mutate(ctx context.Context, m *UpstreamRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UpstreamRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UpstreamRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UpstreamRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UpstreamRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UpstreamRecord mutation op: %q", m.Op())
+	}
+}
+
 // VersionClient is a client for the Version schema.
 type VersionClient struct {
 	config
@@ -4013,13 +4295,14 @@ type (
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
 		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
 		ReviewDecision, Scan, ScanCredential, ScanLease, Server, ServerPolicy,
-		SigninThrottle, Token, Tool, ToolSnapshot, Version, WebSession []ent.Hook
+		SigninThrottle, Token, Tool, ToolSnapshot, Upstream, UpstreamRecord, Version,
+		WebSession []ent.Hook
 	}
 	inters struct {
 		Attestation, AuditCheckpoint, AuditEvent, AuditHead, DriftEvent, Finding,
 		HostCheck, IdempotencyKey, PendingPolicy, PinRevision, Principal, Receipt,
 		ReviewDecision, Scan, ScanCredential, ScanLease, Server, ServerPolicy,
-		SigninThrottle, Token, Tool, ToolSnapshot, Version,
+		SigninThrottle, Token, Tool, ToolSnapshot, Upstream, UpstreamRecord, Version,
 		WebSession []ent.Interceptor
 	}
 )

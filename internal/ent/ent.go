@@ -34,6 +34,8 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/ent/tool"
 	"github.com/mcpreg/mcpreg/internal/ent/toolsnapshot"
+	"github.com/mcpreg/mcpreg/internal/ent/upstream"
+	"github.com/mcpreg/mcpreg/internal/ent/upstreamrecord"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/ent/websession"
 )
@@ -118,6 +120,8 @@ func checkColumn(t, c string) error {
 			token.Table:           token.ValidColumn,
 			tool.Table:            tool.ValidColumn,
 			toolsnapshot.Table:    toolsnapshot.ValidColumn,
+			upstream.Table:        upstream.ValidColumn,
+			upstreamrecord.Table:  upstreamrecord.ValidColumn,
 			version.Table:         version.ValidColumn,
 			websession.Table:      websession.ValidColumn,
 		})

@@ -35,6 +35,8 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/ent/tool"
 	"github.com/mcpreg/mcpreg/internal/ent/toolsnapshot"
+	"github.com/mcpreg/mcpreg/internal/ent/upstream"
+	"github.com/mcpreg/mcpreg/internal/ent/upstreamrecord"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/ent/websession"
 )
@@ -70,6 +72,8 @@ const (
 	TypeToken           = "Token"
 	TypeTool            = "Tool"
 	TypeToolSnapshot    = "ToolSnapshot"
+	TypeUpstream        = "Upstream"
+	TypeUpstreamRecord  = "UpstreamRecord"
 	TypeVersion         = "Version"
 	TypeWebSession      = "WebSession"
 )
@@ -9414,6 +9418,7 @@ type PrincipalMutation struct {
 	id                  *int
 	name                *string
 	role                *principal.Role
+	kind                *principal.Kind
 	namespaces          *[]string
 	appendnamespaces    []string
 	env_labels          *[]string
@@ -9600,6 +9605,42 @@ func (m *PrincipalMutation) OldRole(ctx context.Context) (v principal.Role, err 
 // ResetRole resets all changes to the "role" field.
 func (m *PrincipalMutation) ResetRole() {
 	m.role = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *PrincipalMutation) SetKind(pr principal.Kind) {
+	m.kind = &pr
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *PrincipalMutation) Kind() (r principal.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Principal entity.
+// If the Principal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrincipalMutation) OldKind(ctx context.Context) (v principal.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *PrincipalMutation) ResetKind() {
+	m.kind = nil
 }
 
 // SetNamespaces sets the "namespaces" field.
@@ -9946,12 +9987,15 @@ func (m *PrincipalMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PrincipalMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.name != nil {
 		fields = append(fields, principal.FieldName)
 	}
 	if m.role != nil {
 		fields = append(fields, principal.FieldRole)
+	}
+	if m.kind != nil {
+		fields = append(fields, principal.FieldKind)
 	}
 	if m.namespaces != nil {
 		fields = append(fields, principal.FieldNamespaces)
@@ -9977,6 +10021,8 @@ func (m *PrincipalMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case principal.FieldRole:
 		return m.Role()
+	case principal.FieldKind:
+		return m.Kind()
 	case principal.FieldNamespaces:
 		return m.Namespaces()
 	case principal.FieldEnvLabels:
@@ -9998,6 +10044,8 @@ func (m *PrincipalMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldName(ctx)
 	case principal.FieldRole:
 		return m.OldRole(ctx)
+	case principal.FieldKind:
+		return m.OldKind(ctx)
 	case principal.FieldNamespaces:
 		return m.OldNamespaces(ctx)
 	case principal.FieldEnvLabels:
@@ -10028,6 +10076,13 @@ func (m *PrincipalMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRole(v)
+		return nil
+	case principal.FieldKind:
+		v, ok := value.(principal.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
 		return nil
 	case principal.FieldNamespaces:
 		v, ok := value.([]string)
@@ -10126,6 +10181,9 @@ func (m *PrincipalMutation) ResetField(name string) error {
 		return nil
 	case principal.FieldRole:
 		m.ResetRole()
+		return nil
+	case principal.FieldKind:
+		m.ResetKind()
 		return nil
 	case principal.FieldNamespaces:
 		m.ResetNamespaces()
@@ -20062,6 +20120,2763 @@ func (m *ToolSnapshotMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ToolSnapshot edge %s", name)
+}
+
+// UpstreamMutation represents an operation that mutates the Upstream nodes in the graph.
+type UpstreamMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	name                *string
+	url                 *string
+	namespaces          *[]string
+	appendnamespaces    []string
+	allow               *string
+	interval_seconds    *int64
+	addinterval_seconds *int64
+	tools               *string
+	token_sealed        *[]byte
+	key_id              *string
+	created_by          *string
+	created_at          *time.Time
+	since               *time.Time
+	pass_started_at     *time.Time
+	pass_since          *time.Time
+	cursor              *string
+	lease_owner         *string
+	lease_until         *time.Time
+	last_pass_at        *time.Time
+	last_success_at     *time.Time
+	last_error          *string
+	last_counts         *map[string]int
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*Upstream, error)
+	predicates          []predicate.Upstream
+}
+
+var _ ent.Mutation = (*UpstreamMutation)(nil)
+
+// upstreamOption allows management of the mutation configuration using functional options.
+type upstreamOption func(*UpstreamMutation)
+
+// newUpstreamMutation creates new mutation for the Upstream entity.
+func newUpstreamMutation(c config, op Op, opts ...upstreamOption) *UpstreamMutation {
+	m := &UpstreamMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUpstream,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUpstreamID sets the ID field of the mutation.
+func withUpstreamID(id int) upstreamOption {
+	return func(m *UpstreamMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Upstream
+		)
+		m.oldValue = func(ctx context.Context) (*Upstream, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Upstream.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUpstream sets the old Upstream of the mutation.
+func withUpstream(node *Upstream) upstreamOption {
+	return func(m *UpstreamMutation) {
+		m.oldValue = func(context.Context) (*Upstream, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UpstreamMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UpstreamMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UpstreamMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UpstreamMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Upstream.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetName sets the "name" field.
+func (m *UpstreamMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *UpstreamMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *UpstreamMutation) ResetName() {
+	m.name = nil
+}
+
+// SetURL sets the "url" field.
+func (m *UpstreamMutation) SetURL(s string) {
+	m.url = &s
+}
+
+// URL returns the value of the "url" field in the mutation.
+func (m *UpstreamMutation) URL() (r string, exists bool) {
+	v := m.url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldURL returns the old "url" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldURL: %w", err)
+	}
+	return oldValue.URL, nil
+}
+
+// ResetURL resets all changes to the "url" field.
+func (m *UpstreamMutation) ResetURL() {
+	m.url = nil
+}
+
+// SetNamespaces sets the "namespaces" field.
+func (m *UpstreamMutation) SetNamespaces(s []string) {
+	m.namespaces = &s
+	m.appendnamespaces = nil
+}
+
+// Namespaces returns the value of the "namespaces" field in the mutation.
+func (m *UpstreamMutation) Namespaces() (r []string, exists bool) {
+	v := m.namespaces
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNamespaces returns the old "namespaces" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldNamespaces(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNamespaces is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNamespaces requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNamespaces: %w", err)
+	}
+	return oldValue.Namespaces, nil
+}
+
+// AppendNamespaces adds s to the "namespaces" field.
+func (m *UpstreamMutation) AppendNamespaces(s []string) {
+	m.appendnamespaces = append(m.appendnamespaces, s...)
+}
+
+// AppendedNamespaces returns the list of values that were appended to the "namespaces" field in this mutation.
+func (m *UpstreamMutation) AppendedNamespaces() ([]string, bool) {
+	if len(m.appendnamespaces) == 0 {
+		return nil, false
+	}
+	return m.appendnamespaces, true
+}
+
+// ResetNamespaces resets all changes to the "namespaces" field.
+func (m *UpstreamMutation) ResetNamespaces() {
+	m.namespaces = nil
+	m.appendnamespaces = nil
+}
+
+// SetAllow sets the "allow" field.
+func (m *UpstreamMutation) SetAllow(s string) {
+	m.allow = &s
+}
+
+// Allow returns the value of the "allow" field in the mutation.
+func (m *UpstreamMutation) Allow() (r string, exists bool) {
+	v := m.allow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllow returns the old "allow" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldAllow(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllow: %w", err)
+	}
+	return oldValue.Allow, nil
+}
+
+// ResetAllow resets all changes to the "allow" field.
+func (m *UpstreamMutation) ResetAllow() {
+	m.allow = nil
+}
+
+// SetIntervalSeconds sets the "interval_seconds" field.
+func (m *UpstreamMutation) SetIntervalSeconds(i int64) {
+	m.interval_seconds = &i
+	m.addinterval_seconds = nil
+}
+
+// IntervalSeconds returns the value of the "interval_seconds" field in the mutation.
+func (m *UpstreamMutation) IntervalSeconds() (r int64, exists bool) {
+	v := m.interval_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIntervalSeconds returns the old "interval_seconds" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldIntervalSeconds(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIntervalSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIntervalSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIntervalSeconds: %w", err)
+	}
+	return oldValue.IntervalSeconds, nil
+}
+
+// AddIntervalSeconds adds i to the "interval_seconds" field.
+func (m *UpstreamMutation) AddIntervalSeconds(i int64) {
+	if m.addinterval_seconds != nil {
+		*m.addinterval_seconds += i
+	} else {
+		m.addinterval_seconds = &i
+	}
+}
+
+// AddedIntervalSeconds returns the value that was added to the "interval_seconds" field in this mutation.
+func (m *UpstreamMutation) AddedIntervalSeconds() (r int64, exists bool) {
+	v := m.addinterval_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetIntervalSeconds resets all changes to the "interval_seconds" field.
+func (m *UpstreamMutation) ResetIntervalSeconds() {
+	m.interval_seconds = nil
+	m.addinterval_seconds = nil
+}
+
+// SetTools sets the "tools" field.
+func (m *UpstreamMutation) SetTools(s string) {
+	m.tools = &s
+}
+
+// Tools returns the value of the "tools" field in the mutation.
+func (m *UpstreamMutation) Tools() (r string, exists bool) {
+	v := m.tools
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTools returns the old "tools" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldTools(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTools is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTools requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTools: %w", err)
+	}
+	return oldValue.Tools, nil
+}
+
+// ResetTools resets all changes to the "tools" field.
+func (m *UpstreamMutation) ResetTools() {
+	m.tools = nil
+}
+
+// SetTokenSealed sets the "token_sealed" field.
+func (m *UpstreamMutation) SetTokenSealed(b []byte) {
+	m.token_sealed = &b
+}
+
+// TokenSealed returns the value of the "token_sealed" field in the mutation.
+func (m *UpstreamMutation) TokenSealed() (r []byte, exists bool) {
+	v := m.token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenSealed returns the old "token_sealed" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldTokenSealed(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenSealed: %w", err)
+	}
+	return oldValue.TokenSealed, nil
+}
+
+// ClearTokenSealed clears the value of the "token_sealed" field.
+func (m *UpstreamMutation) ClearTokenSealed() {
+	m.token_sealed = nil
+	m.clearedFields[upstream.FieldTokenSealed] = struct{}{}
+}
+
+// TokenSealedCleared returns if the "token_sealed" field was cleared in this mutation.
+func (m *UpstreamMutation) TokenSealedCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldTokenSealed]
+	return ok
+}
+
+// ResetTokenSealed resets all changes to the "token_sealed" field.
+func (m *UpstreamMutation) ResetTokenSealed() {
+	m.token_sealed = nil
+	delete(m.clearedFields, upstream.FieldTokenSealed)
+}
+
+// SetKeyID sets the "key_id" field.
+func (m *UpstreamMutation) SetKeyID(s string) {
+	m.key_id = &s
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *UpstreamMutation) KeyID() (r string, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldKeyID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *UpstreamMutation) ResetKeyID() {
+	m.key_id = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *UpstreamMutation) SetCreatedBy(s string) {
+	m.created_by = &s
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *UpstreamMutation) CreatedBy() (r string, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldCreatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *UpstreamMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *UpstreamMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *UpstreamMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *UpstreamMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetSince sets the "since" field.
+func (m *UpstreamMutation) SetSince(t time.Time) {
+	m.since = &t
+}
+
+// Since returns the value of the "since" field in the mutation.
+func (m *UpstreamMutation) Since() (r time.Time, exists bool) {
+	v := m.since
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSince returns the old "since" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldSince(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSince is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSince requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSince: %w", err)
+	}
+	return oldValue.Since, nil
+}
+
+// ClearSince clears the value of the "since" field.
+func (m *UpstreamMutation) ClearSince() {
+	m.since = nil
+	m.clearedFields[upstream.FieldSince] = struct{}{}
+}
+
+// SinceCleared returns if the "since" field was cleared in this mutation.
+func (m *UpstreamMutation) SinceCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldSince]
+	return ok
+}
+
+// ResetSince resets all changes to the "since" field.
+func (m *UpstreamMutation) ResetSince() {
+	m.since = nil
+	delete(m.clearedFields, upstream.FieldSince)
+}
+
+// SetPassStartedAt sets the "pass_started_at" field.
+func (m *UpstreamMutation) SetPassStartedAt(t time.Time) {
+	m.pass_started_at = &t
+}
+
+// PassStartedAt returns the value of the "pass_started_at" field in the mutation.
+func (m *UpstreamMutation) PassStartedAt() (r time.Time, exists bool) {
+	v := m.pass_started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPassStartedAt returns the old "pass_started_at" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldPassStartedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPassStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPassStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPassStartedAt: %w", err)
+	}
+	return oldValue.PassStartedAt, nil
+}
+
+// ClearPassStartedAt clears the value of the "pass_started_at" field.
+func (m *UpstreamMutation) ClearPassStartedAt() {
+	m.pass_started_at = nil
+	m.clearedFields[upstream.FieldPassStartedAt] = struct{}{}
+}
+
+// PassStartedAtCleared returns if the "pass_started_at" field was cleared in this mutation.
+func (m *UpstreamMutation) PassStartedAtCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldPassStartedAt]
+	return ok
+}
+
+// ResetPassStartedAt resets all changes to the "pass_started_at" field.
+func (m *UpstreamMutation) ResetPassStartedAt() {
+	m.pass_started_at = nil
+	delete(m.clearedFields, upstream.FieldPassStartedAt)
+}
+
+// SetPassSince sets the "pass_since" field.
+func (m *UpstreamMutation) SetPassSince(t time.Time) {
+	m.pass_since = &t
+}
+
+// PassSince returns the value of the "pass_since" field in the mutation.
+func (m *UpstreamMutation) PassSince() (r time.Time, exists bool) {
+	v := m.pass_since
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPassSince returns the old "pass_since" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldPassSince(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPassSince is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPassSince requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPassSince: %w", err)
+	}
+	return oldValue.PassSince, nil
+}
+
+// ClearPassSince clears the value of the "pass_since" field.
+func (m *UpstreamMutation) ClearPassSince() {
+	m.pass_since = nil
+	m.clearedFields[upstream.FieldPassSince] = struct{}{}
+}
+
+// PassSinceCleared returns if the "pass_since" field was cleared in this mutation.
+func (m *UpstreamMutation) PassSinceCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldPassSince]
+	return ok
+}
+
+// ResetPassSince resets all changes to the "pass_since" field.
+func (m *UpstreamMutation) ResetPassSince() {
+	m.pass_since = nil
+	delete(m.clearedFields, upstream.FieldPassSince)
+}
+
+// SetCursor sets the "cursor" field.
+func (m *UpstreamMutation) SetCursor(s string) {
+	m.cursor = &s
+}
+
+// Cursor returns the value of the "cursor" field in the mutation.
+func (m *UpstreamMutation) Cursor() (r string, exists bool) {
+	v := m.cursor
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCursor returns the old "cursor" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldCursor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCursor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCursor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCursor: %w", err)
+	}
+	return oldValue.Cursor, nil
+}
+
+// ResetCursor resets all changes to the "cursor" field.
+func (m *UpstreamMutation) ResetCursor() {
+	m.cursor = nil
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (m *UpstreamMutation) SetLeaseOwner(s string) {
+	m.lease_owner = &s
+}
+
+// LeaseOwner returns the value of the "lease_owner" field in the mutation.
+func (m *UpstreamMutation) LeaseOwner() (r string, exists bool) {
+	v := m.lease_owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseOwner returns the old "lease_owner" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLeaseOwner(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseOwner is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseOwner requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseOwner: %w", err)
+	}
+	return oldValue.LeaseOwner, nil
+}
+
+// ResetLeaseOwner resets all changes to the "lease_owner" field.
+func (m *UpstreamMutation) ResetLeaseOwner() {
+	m.lease_owner = nil
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (m *UpstreamMutation) SetLeaseUntil(t time.Time) {
+	m.lease_until = &t
+}
+
+// LeaseUntil returns the value of the "lease_until" field in the mutation.
+func (m *UpstreamMutation) LeaseUntil() (r time.Time, exists bool) {
+	v := m.lease_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseUntil returns the old "lease_until" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLeaseUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseUntil: %w", err)
+	}
+	return oldValue.LeaseUntil, nil
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (m *UpstreamMutation) ClearLeaseUntil() {
+	m.lease_until = nil
+	m.clearedFields[upstream.FieldLeaseUntil] = struct{}{}
+}
+
+// LeaseUntilCleared returns if the "lease_until" field was cleared in this mutation.
+func (m *UpstreamMutation) LeaseUntilCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldLeaseUntil]
+	return ok
+}
+
+// ResetLeaseUntil resets all changes to the "lease_until" field.
+func (m *UpstreamMutation) ResetLeaseUntil() {
+	m.lease_until = nil
+	delete(m.clearedFields, upstream.FieldLeaseUntil)
+}
+
+// SetLastPassAt sets the "last_pass_at" field.
+func (m *UpstreamMutation) SetLastPassAt(t time.Time) {
+	m.last_pass_at = &t
+}
+
+// LastPassAt returns the value of the "last_pass_at" field in the mutation.
+func (m *UpstreamMutation) LastPassAt() (r time.Time, exists bool) {
+	v := m.last_pass_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastPassAt returns the old "last_pass_at" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLastPassAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastPassAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastPassAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastPassAt: %w", err)
+	}
+	return oldValue.LastPassAt, nil
+}
+
+// ClearLastPassAt clears the value of the "last_pass_at" field.
+func (m *UpstreamMutation) ClearLastPassAt() {
+	m.last_pass_at = nil
+	m.clearedFields[upstream.FieldLastPassAt] = struct{}{}
+}
+
+// LastPassAtCleared returns if the "last_pass_at" field was cleared in this mutation.
+func (m *UpstreamMutation) LastPassAtCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldLastPassAt]
+	return ok
+}
+
+// ResetLastPassAt resets all changes to the "last_pass_at" field.
+func (m *UpstreamMutation) ResetLastPassAt() {
+	m.last_pass_at = nil
+	delete(m.clearedFields, upstream.FieldLastPassAt)
+}
+
+// SetLastSuccessAt sets the "last_success_at" field.
+func (m *UpstreamMutation) SetLastSuccessAt(t time.Time) {
+	m.last_success_at = &t
+}
+
+// LastSuccessAt returns the value of the "last_success_at" field in the mutation.
+func (m *UpstreamMutation) LastSuccessAt() (r time.Time, exists bool) {
+	v := m.last_success_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSuccessAt returns the old "last_success_at" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLastSuccessAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSuccessAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSuccessAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSuccessAt: %w", err)
+	}
+	return oldValue.LastSuccessAt, nil
+}
+
+// ClearLastSuccessAt clears the value of the "last_success_at" field.
+func (m *UpstreamMutation) ClearLastSuccessAt() {
+	m.last_success_at = nil
+	m.clearedFields[upstream.FieldLastSuccessAt] = struct{}{}
+}
+
+// LastSuccessAtCleared returns if the "last_success_at" field was cleared in this mutation.
+func (m *UpstreamMutation) LastSuccessAtCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldLastSuccessAt]
+	return ok
+}
+
+// ResetLastSuccessAt resets all changes to the "last_success_at" field.
+func (m *UpstreamMutation) ResetLastSuccessAt() {
+	m.last_success_at = nil
+	delete(m.clearedFields, upstream.FieldLastSuccessAt)
+}
+
+// SetLastError sets the "last_error" field.
+func (m *UpstreamMutation) SetLastError(s string) {
+	m.last_error = &s
+}
+
+// LastError returns the value of the "last_error" field in the mutation.
+func (m *UpstreamMutation) LastError() (r string, exists bool) {
+	v := m.last_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastError returns the old "last_error" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLastError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastError: %w", err)
+	}
+	return oldValue.LastError, nil
+}
+
+// ResetLastError resets all changes to the "last_error" field.
+func (m *UpstreamMutation) ResetLastError() {
+	m.last_error = nil
+}
+
+// SetLastCounts sets the "last_counts" field.
+func (m *UpstreamMutation) SetLastCounts(value map[string]int) {
+	m.last_counts = &value
+}
+
+// LastCounts returns the value of the "last_counts" field in the mutation.
+func (m *UpstreamMutation) LastCounts() (r map[string]int, exists bool) {
+	v := m.last_counts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastCounts returns the old "last_counts" field's value of the Upstream entity.
+// If the Upstream object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamMutation) OldLastCounts(ctx context.Context) (v map[string]int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastCounts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastCounts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastCounts: %w", err)
+	}
+	return oldValue.LastCounts, nil
+}
+
+// ClearLastCounts clears the value of the "last_counts" field.
+func (m *UpstreamMutation) ClearLastCounts() {
+	m.last_counts = nil
+	m.clearedFields[upstream.FieldLastCounts] = struct{}{}
+}
+
+// LastCountsCleared returns if the "last_counts" field was cleared in this mutation.
+func (m *UpstreamMutation) LastCountsCleared() bool {
+	_, ok := m.clearedFields[upstream.FieldLastCounts]
+	return ok
+}
+
+// ResetLastCounts resets all changes to the "last_counts" field.
+func (m *UpstreamMutation) ResetLastCounts() {
+	m.last_counts = nil
+	delete(m.clearedFields, upstream.FieldLastCounts)
+}
+
+// Where appends a list predicates to the UpstreamMutation builder.
+func (m *UpstreamMutation) Where(ps ...predicate.Upstream) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UpstreamMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UpstreamMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Upstream, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UpstreamMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UpstreamMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Upstream).
+func (m *UpstreamMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UpstreamMutation) Fields() []string {
+	fields := make([]string, 0, 20)
+	if m.name != nil {
+		fields = append(fields, upstream.FieldName)
+	}
+	if m.url != nil {
+		fields = append(fields, upstream.FieldURL)
+	}
+	if m.namespaces != nil {
+		fields = append(fields, upstream.FieldNamespaces)
+	}
+	if m.allow != nil {
+		fields = append(fields, upstream.FieldAllow)
+	}
+	if m.interval_seconds != nil {
+		fields = append(fields, upstream.FieldIntervalSeconds)
+	}
+	if m.tools != nil {
+		fields = append(fields, upstream.FieldTools)
+	}
+	if m.token_sealed != nil {
+		fields = append(fields, upstream.FieldTokenSealed)
+	}
+	if m.key_id != nil {
+		fields = append(fields, upstream.FieldKeyID)
+	}
+	if m.created_by != nil {
+		fields = append(fields, upstream.FieldCreatedBy)
+	}
+	if m.created_at != nil {
+		fields = append(fields, upstream.FieldCreatedAt)
+	}
+	if m.since != nil {
+		fields = append(fields, upstream.FieldSince)
+	}
+	if m.pass_started_at != nil {
+		fields = append(fields, upstream.FieldPassStartedAt)
+	}
+	if m.pass_since != nil {
+		fields = append(fields, upstream.FieldPassSince)
+	}
+	if m.cursor != nil {
+		fields = append(fields, upstream.FieldCursor)
+	}
+	if m.lease_owner != nil {
+		fields = append(fields, upstream.FieldLeaseOwner)
+	}
+	if m.lease_until != nil {
+		fields = append(fields, upstream.FieldLeaseUntil)
+	}
+	if m.last_pass_at != nil {
+		fields = append(fields, upstream.FieldLastPassAt)
+	}
+	if m.last_success_at != nil {
+		fields = append(fields, upstream.FieldLastSuccessAt)
+	}
+	if m.last_error != nil {
+		fields = append(fields, upstream.FieldLastError)
+	}
+	if m.last_counts != nil {
+		fields = append(fields, upstream.FieldLastCounts)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UpstreamMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case upstream.FieldName:
+		return m.Name()
+	case upstream.FieldURL:
+		return m.URL()
+	case upstream.FieldNamespaces:
+		return m.Namespaces()
+	case upstream.FieldAllow:
+		return m.Allow()
+	case upstream.FieldIntervalSeconds:
+		return m.IntervalSeconds()
+	case upstream.FieldTools:
+		return m.Tools()
+	case upstream.FieldTokenSealed:
+		return m.TokenSealed()
+	case upstream.FieldKeyID:
+		return m.KeyID()
+	case upstream.FieldCreatedBy:
+		return m.CreatedBy()
+	case upstream.FieldCreatedAt:
+		return m.CreatedAt()
+	case upstream.FieldSince:
+		return m.Since()
+	case upstream.FieldPassStartedAt:
+		return m.PassStartedAt()
+	case upstream.FieldPassSince:
+		return m.PassSince()
+	case upstream.FieldCursor:
+		return m.Cursor()
+	case upstream.FieldLeaseOwner:
+		return m.LeaseOwner()
+	case upstream.FieldLeaseUntil:
+		return m.LeaseUntil()
+	case upstream.FieldLastPassAt:
+		return m.LastPassAt()
+	case upstream.FieldLastSuccessAt:
+		return m.LastSuccessAt()
+	case upstream.FieldLastError:
+		return m.LastError()
+	case upstream.FieldLastCounts:
+		return m.LastCounts()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UpstreamMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case upstream.FieldName:
+		return m.OldName(ctx)
+	case upstream.FieldURL:
+		return m.OldURL(ctx)
+	case upstream.FieldNamespaces:
+		return m.OldNamespaces(ctx)
+	case upstream.FieldAllow:
+		return m.OldAllow(ctx)
+	case upstream.FieldIntervalSeconds:
+		return m.OldIntervalSeconds(ctx)
+	case upstream.FieldTools:
+		return m.OldTools(ctx)
+	case upstream.FieldTokenSealed:
+		return m.OldTokenSealed(ctx)
+	case upstream.FieldKeyID:
+		return m.OldKeyID(ctx)
+	case upstream.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case upstream.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case upstream.FieldSince:
+		return m.OldSince(ctx)
+	case upstream.FieldPassStartedAt:
+		return m.OldPassStartedAt(ctx)
+	case upstream.FieldPassSince:
+		return m.OldPassSince(ctx)
+	case upstream.FieldCursor:
+		return m.OldCursor(ctx)
+	case upstream.FieldLeaseOwner:
+		return m.OldLeaseOwner(ctx)
+	case upstream.FieldLeaseUntil:
+		return m.OldLeaseUntil(ctx)
+	case upstream.FieldLastPassAt:
+		return m.OldLastPassAt(ctx)
+	case upstream.FieldLastSuccessAt:
+		return m.OldLastSuccessAt(ctx)
+	case upstream.FieldLastError:
+		return m.OldLastError(ctx)
+	case upstream.FieldLastCounts:
+		return m.OldLastCounts(ctx)
+	}
+	return nil, fmt.Errorf("unknown Upstream field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UpstreamMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case upstream.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case upstream.FieldURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetURL(v)
+		return nil
+	case upstream.FieldNamespaces:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNamespaces(v)
+		return nil
+	case upstream.FieldAllow:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllow(v)
+		return nil
+	case upstream.FieldIntervalSeconds:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIntervalSeconds(v)
+		return nil
+	case upstream.FieldTools:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTools(v)
+		return nil
+	case upstream.FieldTokenSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenSealed(v)
+		return nil
+	case upstream.FieldKeyID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
+	case upstream.FieldCreatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case upstream.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case upstream.FieldSince:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSince(v)
+		return nil
+	case upstream.FieldPassStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPassStartedAt(v)
+		return nil
+	case upstream.FieldPassSince:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPassSince(v)
+		return nil
+	case upstream.FieldCursor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCursor(v)
+		return nil
+	case upstream.FieldLeaseOwner:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseOwner(v)
+		return nil
+	case upstream.FieldLeaseUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseUntil(v)
+		return nil
+	case upstream.FieldLastPassAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastPassAt(v)
+		return nil
+	case upstream.FieldLastSuccessAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSuccessAt(v)
+		return nil
+	case upstream.FieldLastError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastError(v)
+		return nil
+	case upstream.FieldLastCounts:
+		v, ok := value.(map[string]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastCounts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Upstream field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UpstreamMutation) AddedFields() []string {
+	var fields []string
+	if m.addinterval_seconds != nil {
+		fields = append(fields, upstream.FieldIntervalSeconds)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UpstreamMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case upstream.FieldIntervalSeconds:
+		return m.AddedIntervalSeconds()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UpstreamMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case upstream.FieldIntervalSeconds:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddIntervalSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Upstream numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UpstreamMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(upstream.FieldTokenSealed) {
+		fields = append(fields, upstream.FieldTokenSealed)
+	}
+	if m.FieldCleared(upstream.FieldSince) {
+		fields = append(fields, upstream.FieldSince)
+	}
+	if m.FieldCleared(upstream.FieldPassStartedAt) {
+		fields = append(fields, upstream.FieldPassStartedAt)
+	}
+	if m.FieldCleared(upstream.FieldPassSince) {
+		fields = append(fields, upstream.FieldPassSince)
+	}
+	if m.FieldCleared(upstream.FieldLeaseUntil) {
+		fields = append(fields, upstream.FieldLeaseUntil)
+	}
+	if m.FieldCleared(upstream.FieldLastPassAt) {
+		fields = append(fields, upstream.FieldLastPassAt)
+	}
+	if m.FieldCleared(upstream.FieldLastSuccessAt) {
+		fields = append(fields, upstream.FieldLastSuccessAt)
+	}
+	if m.FieldCleared(upstream.FieldLastCounts) {
+		fields = append(fields, upstream.FieldLastCounts)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UpstreamMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UpstreamMutation) ClearField(name string) error {
+	switch name {
+	case upstream.FieldTokenSealed:
+		m.ClearTokenSealed()
+		return nil
+	case upstream.FieldSince:
+		m.ClearSince()
+		return nil
+	case upstream.FieldPassStartedAt:
+		m.ClearPassStartedAt()
+		return nil
+	case upstream.FieldPassSince:
+		m.ClearPassSince()
+		return nil
+	case upstream.FieldLeaseUntil:
+		m.ClearLeaseUntil()
+		return nil
+	case upstream.FieldLastPassAt:
+		m.ClearLastPassAt()
+		return nil
+	case upstream.FieldLastSuccessAt:
+		m.ClearLastSuccessAt()
+		return nil
+	case upstream.FieldLastCounts:
+		m.ClearLastCounts()
+		return nil
+	}
+	return fmt.Errorf("unknown Upstream nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UpstreamMutation) ResetField(name string) error {
+	switch name {
+	case upstream.FieldName:
+		m.ResetName()
+		return nil
+	case upstream.FieldURL:
+		m.ResetURL()
+		return nil
+	case upstream.FieldNamespaces:
+		m.ResetNamespaces()
+		return nil
+	case upstream.FieldAllow:
+		m.ResetAllow()
+		return nil
+	case upstream.FieldIntervalSeconds:
+		m.ResetIntervalSeconds()
+		return nil
+	case upstream.FieldTools:
+		m.ResetTools()
+		return nil
+	case upstream.FieldTokenSealed:
+		m.ResetTokenSealed()
+		return nil
+	case upstream.FieldKeyID:
+		m.ResetKeyID()
+		return nil
+	case upstream.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case upstream.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case upstream.FieldSince:
+		m.ResetSince()
+		return nil
+	case upstream.FieldPassStartedAt:
+		m.ResetPassStartedAt()
+		return nil
+	case upstream.FieldPassSince:
+		m.ResetPassSince()
+		return nil
+	case upstream.FieldCursor:
+		m.ResetCursor()
+		return nil
+	case upstream.FieldLeaseOwner:
+		m.ResetLeaseOwner()
+		return nil
+	case upstream.FieldLeaseUntil:
+		m.ResetLeaseUntil()
+		return nil
+	case upstream.FieldLastPassAt:
+		m.ResetLastPassAt()
+		return nil
+	case upstream.FieldLastSuccessAt:
+		m.ResetLastSuccessAt()
+		return nil
+	case upstream.FieldLastError:
+		m.ResetLastError()
+		return nil
+	case upstream.FieldLastCounts:
+		m.ResetLastCounts()
+		return nil
+	}
+	return fmt.Errorf("unknown Upstream field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UpstreamMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UpstreamMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UpstreamMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UpstreamMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UpstreamMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UpstreamMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UpstreamMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Upstream unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UpstreamMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Upstream edge %s", name)
+}
+
+// UpstreamRecordMutation represents an operation that mutates the UpstreamRecord nodes in the graph.
+type UpstreamRecordMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	upstream            *string
+	upstream_url        *string
+	server_name         *string
+	version             *string
+	content_hash        *string
+	status              *string
+	status_message      *string
+	published_at        *time.Time
+	upstream_updated_at *time.Time
+	meta                *[]byte
+	version_id          *int
+	addversion_id       *int
+	outcome             *string
+	detail              *string
+	first_seen_at       *time.Time
+	last_seen_at        *time.Time
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*UpstreamRecord, error)
+	predicates          []predicate.UpstreamRecord
+}
+
+var _ ent.Mutation = (*UpstreamRecordMutation)(nil)
+
+// upstreamrecordOption allows management of the mutation configuration using functional options.
+type upstreamrecordOption func(*UpstreamRecordMutation)
+
+// newUpstreamRecordMutation creates new mutation for the UpstreamRecord entity.
+func newUpstreamRecordMutation(c config, op Op, opts ...upstreamrecordOption) *UpstreamRecordMutation {
+	m := &UpstreamRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUpstreamRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUpstreamRecordID sets the ID field of the mutation.
+func withUpstreamRecordID(id int) upstreamrecordOption {
+	return func(m *UpstreamRecordMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *UpstreamRecord
+		)
+		m.oldValue = func(ctx context.Context) (*UpstreamRecord, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().UpstreamRecord.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUpstreamRecord sets the old UpstreamRecord of the mutation.
+func withUpstreamRecord(node *UpstreamRecord) upstreamrecordOption {
+	return func(m *UpstreamRecordMutation) {
+		m.oldValue = func(context.Context) (*UpstreamRecord, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UpstreamRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UpstreamRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UpstreamRecordMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UpstreamRecordMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().UpstreamRecord.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUpstream sets the "upstream" field.
+func (m *UpstreamRecordMutation) SetUpstream(s string) {
+	m.upstream = &s
+}
+
+// Upstream returns the value of the "upstream" field in the mutation.
+func (m *UpstreamRecordMutation) Upstream() (r string, exists bool) {
+	v := m.upstream
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpstream returns the old "upstream" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldUpstream(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpstream is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpstream requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpstream: %w", err)
+	}
+	return oldValue.Upstream, nil
+}
+
+// ResetUpstream resets all changes to the "upstream" field.
+func (m *UpstreamRecordMutation) ResetUpstream() {
+	m.upstream = nil
+}
+
+// SetUpstreamURL sets the "upstream_url" field.
+func (m *UpstreamRecordMutation) SetUpstreamURL(s string) {
+	m.upstream_url = &s
+}
+
+// UpstreamURL returns the value of the "upstream_url" field in the mutation.
+func (m *UpstreamRecordMutation) UpstreamURL() (r string, exists bool) {
+	v := m.upstream_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpstreamURL returns the old "upstream_url" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldUpstreamURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpstreamURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpstreamURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpstreamURL: %w", err)
+	}
+	return oldValue.UpstreamURL, nil
+}
+
+// ResetUpstreamURL resets all changes to the "upstream_url" field.
+func (m *UpstreamRecordMutation) ResetUpstreamURL() {
+	m.upstream_url = nil
+}
+
+// SetServerName sets the "server_name" field.
+func (m *UpstreamRecordMutation) SetServerName(s string) {
+	m.server_name = &s
+}
+
+// ServerName returns the value of the "server_name" field in the mutation.
+func (m *UpstreamRecordMutation) ServerName() (r string, exists bool) {
+	v := m.server_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldServerName returns the old "server_name" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldServerName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldServerName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldServerName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldServerName: %w", err)
+	}
+	return oldValue.ServerName, nil
+}
+
+// ResetServerName resets all changes to the "server_name" field.
+func (m *UpstreamRecordMutation) ResetServerName() {
+	m.server_name = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *UpstreamRecordMutation) SetVersion(s string) {
+	m.version = &s
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *UpstreamRecordMutation) Version() (r string, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldVersion(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *UpstreamRecordMutation) ResetVersion() {
+	m.version = nil
+}
+
+// SetContentHash sets the "content_hash" field.
+func (m *UpstreamRecordMutation) SetContentHash(s string) {
+	m.content_hash = &s
+}
+
+// ContentHash returns the value of the "content_hash" field in the mutation.
+func (m *UpstreamRecordMutation) ContentHash() (r string, exists bool) {
+	v := m.content_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentHash returns the old "content_hash" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldContentHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentHash: %w", err)
+	}
+	return oldValue.ContentHash, nil
+}
+
+// ResetContentHash resets all changes to the "content_hash" field.
+func (m *UpstreamRecordMutation) ResetContentHash() {
+	m.content_hash = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *UpstreamRecordMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *UpstreamRecordMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *UpstreamRecordMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (m *UpstreamRecordMutation) SetStatusMessage(s string) {
+	m.status_message = &s
+}
+
+// StatusMessage returns the value of the "status_message" field in the mutation.
+func (m *UpstreamRecordMutation) StatusMessage() (r string, exists bool) {
+	v := m.status_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusMessage returns the old "status_message" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldStatusMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusMessage: %w", err)
+	}
+	return oldValue.StatusMessage, nil
+}
+
+// ResetStatusMessage resets all changes to the "status_message" field.
+func (m *UpstreamRecordMutation) ResetStatusMessage() {
+	m.status_message = nil
+}
+
+// SetPublishedAt sets the "published_at" field.
+func (m *UpstreamRecordMutation) SetPublishedAt(t time.Time) {
+	m.published_at = &t
+}
+
+// PublishedAt returns the value of the "published_at" field in the mutation.
+func (m *UpstreamRecordMutation) PublishedAt() (r time.Time, exists bool) {
+	v := m.published_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishedAt returns the old "published_at" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldPublishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishedAt: %w", err)
+	}
+	return oldValue.PublishedAt, nil
+}
+
+// ClearPublishedAt clears the value of the "published_at" field.
+func (m *UpstreamRecordMutation) ClearPublishedAt() {
+	m.published_at = nil
+	m.clearedFields[upstreamrecord.FieldPublishedAt] = struct{}{}
+}
+
+// PublishedAtCleared returns if the "published_at" field was cleared in this mutation.
+func (m *UpstreamRecordMutation) PublishedAtCleared() bool {
+	_, ok := m.clearedFields[upstreamrecord.FieldPublishedAt]
+	return ok
+}
+
+// ResetPublishedAt resets all changes to the "published_at" field.
+func (m *UpstreamRecordMutation) ResetPublishedAt() {
+	m.published_at = nil
+	delete(m.clearedFields, upstreamrecord.FieldPublishedAt)
+}
+
+// SetUpstreamUpdatedAt sets the "upstream_updated_at" field.
+func (m *UpstreamRecordMutation) SetUpstreamUpdatedAt(t time.Time) {
+	m.upstream_updated_at = &t
+}
+
+// UpstreamUpdatedAt returns the value of the "upstream_updated_at" field in the mutation.
+func (m *UpstreamRecordMutation) UpstreamUpdatedAt() (r time.Time, exists bool) {
+	v := m.upstream_updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpstreamUpdatedAt returns the old "upstream_updated_at" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldUpstreamUpdatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpstreamUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpstreamUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpstreamUpdatedAt: %w", err)
+	}
+	return oldValue.UpstreamUpdatedAt, nil
+}
+
+// ClearUpstreamUpdatedAt clears the value of the "upstream_updated_at" field.
+func (m *UpstreamRecordMutation) ClearUpstreamUpdatedAt() {
+	m.upstream_updated_at = nil
+	m.clearedFields[upstreamrecord.FieldUpstreamUpdatedAt] = struct{}{}
+}
+
+// UpstreamUpdatedAtCleared returns if the "upstream_updated_at" field was cleared in this mutation.
+func (m *UpstreamRecordMutation) UpstreamUpdatedAtCleared() bool {
+	_, ok := m.clearedFields[upstreamrecord.FieldUpstreamUpdatedAt]
+	return ok
+}
+
+// ResetUpstreamUpdatedAt resets all changes to the "upstream_updated_at" field.
+func (m *UpstreamRecordMutation) ResetUpstreamUpdatedAt() {
+	m.upstream_updated_at = nil
+	delete(m.clearedFields, upstreamrecord.FieldUpstreamUpdatedAt)
+}
+
+// SetMeta sets the "meta" field.
+func (m *UpstreamRecordMutation) SetMeta(b []byte) {
+	m.meta = &b
+}
+
+// Meta returns the value of the "meta" field in the mutation.
+func (m *UpstreamRecordMutation) Meta() (r []byte, exists bool) {
+	v := m.meta
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMeta returns the old "meta" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldMeta(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMeta is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMeta requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMeta: %w", err)
+	}
+	return oldValue.Meta, nil
+}
+
+// ClearMeta clears the value of the "meta" field.
+func (m *UpstreamRecordMutation) ClearMeta() {
+	m.meta = nil
+	m.clearedFields[upstreamrecord.FieldMeta] = struct{}{}
+}
+
+// MetaCleared returns if the "meta" field was cleared in this mutation.
+func (m *UpstreamRecordMutation) MetaCleared() bool {
+	_, ok := m.clearedFields[upstreamrecord.FieldMeta]
+	return ok
+}
+
+// ResetMeta resets all changes to the "meta" field.
+func (m *UpstreamRecordMutation) ResetMeta() {
+	m.meta = nil
+	delete(m.clearedFields, upstreamrecord.FieldMeta)
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *UpstreamRecordMutation) SetVersionID(i int) {
+	m.version_id = &i
+	m.addversion_id = nil
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *UpstreamRecordMutation) VersionID() (r int, exists bool) {
+	v := m.version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldVersionID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// AddVersionID adds i to the "version_id" field.
+func (m *UpstreamRecordMutation) AddVersionID(i int) {
+	if m.addversion_id != nil {
+		*m.addversion_id += i
+	} else {
+		m.addversion_id = &i
+	}
+}
+
+// AddedVersionID returns the value that was added to the "version_id" field in this mutation.
+func (m *UpstreamRecordMutation) AddedVersionID() (r int, exists bool) {
+	v := m.addversion_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearVersionID clears the value of the "version_id" field.
+func (m *UpstreamRecordMutation) ClearVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+	m.clearedFields[upstreamrecord.FieldVersionID] = struct{}{}
+}
+
+// VersionIDCleared returns if the "version_id" field was cleared in this mutation.
+func (m *UpstreamRecordMutation) VersionIDCleared() bool {
+	_, ok := m.clearedFields[upstreamrecord.FieldVersionID]
+	return ok
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *UpstreamRecordMutation) ResetVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+	delete(m.clearedFields, upstreamrecord.FieldVersionID)
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *UpstreamRecordMutation) SetOutcome(s string) {
+	m.outcome = &s
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *UpstreamRecordMutation) Outcome() (r string, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldOutcome(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *UpstreamRecordMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetDetail sets the "detail" field.
+func (m *UpstreamRecordMutation) SetDetail(s string) {
+	m.detail = &s
+}
+
+// Detail returns the value of the "detail" field in the mutation.
+func (m *UpstreamRecordMutation) Detail() (r string, exists bool) {
+	v := m.detail
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDetail returns the old "detail" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldDetail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDetail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDetail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDetail: %w", err)
+	}
+	return oldValue.Detail, nil
+}
+
+// ResetDetail resets all changes to the "detail" field.
+func (m *UpstreamRecordMutation) ResetDetail() {
+	m.detail = nil
+}
+
+// SetFirstSeenAt sets the "first_seen_at" field.
+func (m *UpstreamRecordMutation) SetFirstSeenAt(t time.Time) {
+	m.first_seen_at = &t
+}
+
+// FirstSeenAt returns the value of the "first_seen_at" field in the mutation.
+func (m *UpstreamRecordMutation) FirstSeenAt() (r time.Time, exists bool) {
+	v := m.first_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstSeenAt returns the old "first_seen_at" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldFirstSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstSeenAt: %w", err)
+	}
+	return oldValue.FirstSeenAt, nil
+}
+
+// ResetFirstSeenAt resets all changes to the "first_seen_at" field.
+func (m *UpstreamRecordMutation) ResetFirstSeenAt() {
+	m.first_seen_at = nil
+}
+
+// SetLastSeenAt sets the "last_seen_at" field.
+func (m *UpstreamRecordMutation) SetLastSeenAt(t time.Time) {
+	m.last_seen_at = &t
+}
+
+// LastSeenAt returns the value of the "last_seen_at" field in the mutation.
+func (m *UpstreamRecordMutation) LastSeenAt() (r time.Time, exists bool) {
+	v := m.last_seen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSeenAt returns the old "last_seen_at" field's value of the UpstreamRecord entity.
+// If the UpstreamRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UpstreamRecordMutation) OldLastSeenAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSeenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSeenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSeenAt: %w", err)
+	}
+	return oldValue.LastSeenAt, nil
+}
+
+// ResetLastSeenAt resets all changes to the "last_seen_at" field.
+func (m *UpstreamRecordMutation) ResetLastSeenAt() {
+	m.last_seen_at = nil
+}
+
+// Where appends a list predicates to the UpstreamRecordMutation builder.
+func (m *UpstreamRecordMutation) Where(ps ...predicate.UpstreamRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UpstreamRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UpstreamRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.UpstreamRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UpstreamRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UpstreamRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (UpstreamRecord).
+func (m *UpstreamRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UpstreamRecordMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.upstream != nil {
+		fields = append(fields, upstreamrecord.FieldUpstream)
+	}
+	if m.upstream_url != nil {
+		fields = append(fields, upstreamrecord.FieldUpstreamURL)
+	}
+	if m.server_name != nil {
+		fields = append(fields, upstreamrecord.FieldServerName)
+	}
+	if m.version != nil {
+		fields = append(fields, upstreamrecord.FieldVersion)
+	}
+	if m.content_hash != nil {
+		fields = append(fields, upstreamrecord.FieldContentHash)
+	}
+	if m.status != nil {
+		fields = append(fields, upstreamrecord.FieldStatus)
+	}
+	if m.status_message != nil {
+		fields = append(fields, upstreamrecord.FieldStatusMessage)
+	}
+	if m.published_at != nil {
+		fields = append(fields, upstreamrecord.FieldPublishedAt)
+	}
+	if m.upstream_updated_at != nil {
+		fields = append(fields, upstreamrecord.FieldUpstreamUpdatedAt)
+	}
+	if m.meta != nil {
+		fields = append(fields, upstreamrecord.FieldMeta)
+	}
+	if m.version_id != nil {
+		fields = append(fields, upstreamrecord.FieldVersionID)
+	}
+	if m.outcome != nil {
+		fields = append(fields, upstreamrecord.FieldOutcome)
+	}
+	if m.detail != nil {
+		fields = append(fields, upstreamrecord.FieldDetail)
+	}
+	if m.first_seen_at != nil {
+		fields = append(fields, upstreamrecord.FieldFirstSeenAt)
+	}
+	if m.last_seen_at != nil {
+		fields = append(fields, upstreamrecord.FieldLastSeenAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UpstreamRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case upstreamrecord.FieldUpstream:
+		return m.Upstream()
+	case upstreamrecord.FieldUpstreamURL:
+		return m.UpstreamURL()
+	case upstreamrecord.FieldServerName:
+		return m.ServerName()
+	case upstreamrecord.FieldVersion:
+		return m.Version()
+	case upstreamrecord.FieldContentHash:
+		return m.ContentHash()
+	case upstreamrecord.FieldStatus:
+		return m.Status()
+	case upstreamrecord.FieldStatusMessage:
+		return m.StatusMessage()
+	case upstreamrecord.FieldPublishedAt:
+		return m.PublishedAt()
+	case upstreamrecord.FieldUpstreamUpdatedAt:
+		return m.UpstreamUpdatedAt()
+	case upstreamrecord.FieldMeta:
+		return m.Meta()
+	case upstreamrecord.FieldVersionID:
+		return m.VersionID()
+	case upstreamrecord.FieldOutcome:
+		return m.Outcome()
+	case upstreamrecord.FieldDetail:
+		return m.Detail()
+	case upstreamrecord.FieldFirstSeenAt:
+		return m.FirstSeenAt()
+	case upstreamrecord.FieldLastSeenAt:
+		return m.LastSeenAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UpstreamRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case upstreamrecord.FieldUpstream:
+		return m.OldUpstream(ctx)
+	case upstreamrecord.FieldUpstreamURL:
+		return m.OldUpstreamURL(ctx)
+	case upstreamrecord.FieldServerName:
+		return m.OldServerName(ctx)
+	case upstreamrecord.FieldVersion:
+		return m.OldVersion(ctx)
+	case upstreamrecord.FieldContentHash:
+		return m.OldContentHash(ctx)
+	case upstreamrecord.FieldStatus:
+		return m.OldStatus(ctx)
+	case upstreamrecord.FieldStatusMessage:
+		return m.OldStatusMessage(ctx)
+	case upstreamrecord.FieldPublishedAt:
+		return m.OldPublishedAt(ctx)
+	case upstreamrecord.FieldUpstreamUpdatedAt:
+		return m.OldUpstreamUpdatedAt(ctx)
+	case upstreamrecord.FieldMeta:
+		return m.OldMeta(ctx)
+	case upstreamrecord.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case upstreamrecord.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case upstreamrecord.FieldDetail:
+		return m.OldDetail(ctx)
+	case upstreamrecord.FieldFirstSeenAt:
+		return m.OldFirstSeenAt(ctx)
+	case upstreamrecord.FieldLastSeenAt:
+		return m.OldLastSeenAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown UpstreamRecord field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UpstreamRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case upstreamrecord.FieldUpstream:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpstream(v)
+		return nil
+	case upstreamrecord.FieldUpstreamURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpstreamURL(v)
+		return nil
+	case upstreamrecord.FieldServerName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetServerName(v)
+		return nil
+	case upstreamrecord.FieldVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case upstreamrecord.FieldContentHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentHash(v)
+		return nil
+	case upstreamrecord.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case upstreamrecord.FieldStatusMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusMessage(v)
+		return nil
+	case upstreamrecord.FieldPublishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishedAt(v)
+		return nil
+	case upstreamrecord.FieldUpstreamUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpstreamUpdatedAt(v)
+		return nil
+	case upstreamrecord.FieldMeta:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMeta(v)
+		return nil
+	case upstreamrecord.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case upstreamrecord.FieldOutcome:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case upstreamrecord.FieldDetail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDetail(v)
+		return nil
+	case upstreamrecord.FieldFirstSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstSeenAt(v)
+		return nil
+	case upstreamrecord.FieldLastSeenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSeenAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UpstreamRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UpstreamRecordMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion_id != nil {
+		fields = append(fields, upstreamrecord.FieldVersionID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UpstreamRecordMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case upstreamrecord.FieldVersionID:
+		return m.AddedVersionID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UpstreamRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case upstreamrecord.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersionID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UpstreamRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UpstreamRecordMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(upstreamrecord.FieldPublishedAt) {
+		fields = append(fields, upstreamrecord.FieldPublishedAt)
+	}
+	if m.FieldCleared(upstreamrecord.FieldUpstreamUpdatedAt) {
+		fields = append(fields, upstreamrecord.FieldUpstreamUpdatedAt)
+	}
+	if m.FieldCleared(upstreamrecord.FieldMeta) {
+		fields = append(fields, upstreamrecord.FieldMeta)
+	}
+	if m.FieldCleared(upstreamrecord.FieldVersionID) {
+		fields = append(fields, upstreamrecord.FieldVersionID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UpstreamRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UpstreamRecordMutation) ClearField(name string) error {
+	switch name {
+	case upstreamrecord.FieldPublishedAt:
+		m.ClearPublishedAt()
+		return nil
+	case upstreamrecord.FieldUpstreamUpdatedAt:
+		m.ClearUpstreamUpdatedAt()
+		return nil
+	case upstreamrecord.FieldMeta:
+		m.ClearMeta()
+		return nil
+	case upstreamrecord.FieldVersionID:
+		m.ClearVersionID()
+		return nil
+	}
+	return fmt.Errorf("unknown UpstreamRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UpstreamRecordMutation) ResetField(name string) error {
+	switch name {
+	case upstreamrecord.FieldUpstream:
+		m.ResetUpstream()
+		return nil
+	case upstreamrecord.FieldUpstreamURL:
+		m.ResetUpstreamURL()
+		return nil
+	case upstreamrecord.FieldServerName:
+		m.ResetServerName()
+		return nil
+	case upstreamrecord.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case upstreamrecord.FieldContentHash:
+		m.ResetContentHash()
+		return nil
+	case upstreamrecord.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case upstreamrecord.FieldStatusMessage:
+		m.ResetStatusMessage()
+		return nil
+	case upstreamrecord.FieldPublishedAt:
+		m.ResetPublishedAt()
+		return nil
+	case upstreamrecord.FieldUpstreamUpdatedAt:
+		m.ResetUpstreamUpdatedAt()
+		return nil
+	case upstreamrecord.FieldMeta:
+		m.ResetMeta()
+		return nil
+	case upstreamrecord.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case upstreamrecord.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case upstreamrecord.FieldDetail:
+		m.ResetDetail()
+		return nil
+	case upstreamrecord.FieldFirstSeenAt:
+		m.ResetFirstSeenAt()
+		return nil
+	case upstreamrecord.FieldLastSeenAt:
+		m.ResetLastSeenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown UpstreamRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UpstreamRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UpstreamRecordMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UpstreamRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UpstreamRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UpstreamRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UpstreamRecordMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UpstreamRecordMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown UpstreamRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UpstreamRecordMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown UpstreamRecord edge %s", name)
 }
 
 // VersionMutation represents an operation that mutates the Version nodes in the graph.

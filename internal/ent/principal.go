@@ -22,6 +22,8 @@ type Principal struct {
 	Name string `json:"name,omitempty"`
 	// Role holds the value of the "role" field.
 	Role principal.Role `json:"role,omitempty"`
+	// Kind holds the value of the "kind" field.
+	Kind principal.Kind `json:"kind,omitempty"`
 	// Namespaces holds the value of the "namespaces" field.
 	Namespaces []string `json:"namespaces,omitempty"`
 	// EnvLabels holds the value of the "env_labels" field.
@@ -74,7 +76,7 @@ func (*Principal) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case principal.FieldID:
 			values[i] = new(sql.NullInt64)
-		case principal.FieldName, principal.FieldRole, principal.FieldPasswordHash:
+		case principal.FieldName, principal.FieldRole, principal.FieldKind, principal.FieldPasswordHash:
 			values[i] = new(sql.NullString)
 		case principal.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -110,6 +112,12 @@ func (_m *Principal) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field role", values[i])
 			} else if value.Valid {
 				_m.Role = principal.Role(value.String)
+			}
+		case principal.FieldKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kind", values[i])
+			} else if value.Valid {
+				_m.Kind = principal.Kind(value.String)
 			}
 		case principal.FieldNamespaces:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -190,6 +198,9 @@ func (_m *Principal) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("role=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Role))
+	builder.WriteString(", ")
+	builder.WriteString("kind=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Kind))
 	builder.WriteString(", ")
 	builder.WriteString("namespaces=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Namespaces))

@@ -36,6 +36,20 @@ func (_c *PrincipalCreate) SetRole(v principal.Role) *PrincipalCreate {
 	return _c
 }
 
+// SetKind sets the "kind" field.
+func (_c *PrincipalCreate) SetKind(v principal.Kind) *PrincipalCreate {
+	_c.mutation.SetKind(v)
+	return _c
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_c *PrincipalCreate) SetNillableKind(v *principal.Kind) *PrincipalCreate {
+	if v != nil {
+		_c.SetKind(*v)
+	}
+	return _c
+}
+
 // SetNamespaces sets the "namespaces" field.
 func (_c *PrincipalCreate) SetNamespaces(v []string) *PrincipalCreate {
 	_c.mutation.SetNamespaces(v)
@@ -141,6 +155,10 @@ func (_c *PrincipalCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PrincipalCreate) defaults() {
+	if _, ok := _c.mutation.Kind(); !ok {
+		v := principal.DefaultKind
+		_c.mutation.SetKind(v)
+	}
 	if _, ok := _c.mutation.PasswordHash(); !ok {
 		v := principal.DefaultPasswordHash
 		_c.mutation.SetPasswordHash(v)
@@ -167,6 +185,14 @@ func (_c *PrincipalCreate) check() error {
 	if v, ok := _c.mutation.Role(); ok {
 		if err := principal.RoleValidator(v); err != nil {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Principal.role": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		return &ValidationError{Name: "kind", err: errors.New(`ent: missing required field "Principal.kind"`)}
+	}
+	if v, ok := _c.mutation.Kind(); ok {
+		if err := principal.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Principal.kind": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.PasswordHash(); !ok {
@@ -209,6 +235,10 @@ func (_c *PrincipalCreate) createSpec() (*Principal, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Role(); ok {
 		_spec.SetField(principal.FieldRole, field.TypeEnum, value)
 		_node.Role = value
+	}
+	if value, ok := _c.mutation.Kind(); ok {
+		_spec.SetField(principal.FieldKind, field.TypeEnum, value)
+		_node.Kind = value
 	}
 	if value, ok := _c.mutation.Namespaces(); ok {
 		_spec.SetField(principal.FieldNamespaces, field.TypeJSON, value)
@@ -334,6 +364,18 @@ func (u *PrincipalUpsert) UpdateRole() *PrincipalUpsert {
 	return u
 }
 
+// SetKind sets the "kind" field.
+func (u *PrincipalUpsert) SetKind(v principal.Kind) *PrincipalUpsert {
+	u.Set(principal.FieldKind, v)
+	return u
+}
+
+// UpdateKind sets the "kind" field to the value that was provided on create.
+func (u *PrincipalUpsert) UpdateKind() *PrincipalUpsert {
+	u.SetExcluded(principal.FieldKind)
+	return u
+}
+
 // SetNamespaces sets the "namespaces" field.
 func (u *PrincipalUpsert) SetNamespaces(v []string) *PrincipalUpsert {
 	u.Set(principal.FieldNamespaces, v)
@@ -452,6 +494,20 @@ func (u *PrincipalUpsertOne) SetRole(v principal.Role) *PrincipalUpsertOne {
 func (u *PrincipalUpsertOne) UpdateRole() *PrincipalUpsertOne {
 	return u.Update(func(s *PrincipalUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetKind sets the "kind" field.
+func (u *PrincipalUpsertOne) SetKind(v principal.Kind) *PrincipalUpsertOne {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.SetKind(v)
+	})
+}
+
+// UpdateKind sets the "kind" field to the value that was provided on create.
+func (u *PrincipalUpsertOne) UpdateKind() *PrincipalUpsertOne {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.UpdateKind()
 	})
 }
 
@@ -747,6 +803,20 @@ func (u *PrincipalUpsertBulk) SetRole(v principal.Role) *PrincipalUpsertBulk {
 func (u *PrincipalUpsertBulk) UpdateRole() *PrincipalUpsertBulk {
 	return u.Update(func(s *PrincipalUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetKind sets the "kind" field.
+func (u *PrincipalUpsertBulk) SetKind(v principal.Kind) *PrincipalUpsertBulk {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.SetKind(v)
+	})
+}
+
+// UpdateKind sets the "kind" field to the value that was provided on create.
+func (u *PrincipalUpsertBulk) UpdateKind() *PrincipalUpsertBulk {
+	return u.Update(func(s *PrincipalUpsert) {
+		s.UpdateKind()
 	})
 }
 

@@ -58,6 +58,20 @@ func (_u *PrincipalUpdate) SetNillableRole(v *principal.Role) *PrincipalUpdate {
 	return _u
 }
 
+// SetKind sets the "kind" field.
+func (_u *PrincipalUpdate) SetKind(v principal.Kind) *PrincipalUpdate {
+	_u.mutation.SetKind(v)
+	return _u
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_u *PrincipalUpdate) SetNillableKind(v *principal.Kind) *PrincipalUpdate {
+	if v != nil {
+		_u.SetKind(*v)
+	}
+	return _u
+}
+
 // SetNamespaces sets the "namespaces" field.
 func (_u *PrincipalUpdate) SetNamespaces(v []string) *PrincipalUpdate {
 	_u.mutation.SetNamespaces(v)
@@ -224,6 +238,11 @@ func (_u *PrincipalUpdate) check() error {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Principal.role": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Kind(); ok {
+		if err := principal.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Principal.kind": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -244,6 +263,9 @@ func (_u *PrincipalUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(principal.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Kind(); ok {
+		_spec.SetField(principal.FieldKind, field.TypeEnum, value)
 	}
 	if value, ok := _u.mutation.Namespaces(); ok {
 		_spec.SetField(principal.FieldNamespaces, field.TypeJSON, value)
@@ -404,6 +426,20 @@ func (_u *PrincipalUpdateOne) SetRole(v principal.Role) *PrincipalUpdateOne {
 func (_u *PrincipalUpdateOne) SetNillableRole(v *principal.Role) *PrincipalUpdateOne {
 	if v != nil {
 		_u.SetRole(*v)
+	}
+	return _u
+}
+
+// SetKind sets the "kind" field.
+func (_u *PrincipalUpdateOne) SetKind(v principal.Kind) *PrincipalUpdateOne {
+	_u.mutation.SetKind(v)
+	return _u
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_u *PrincipalUpdateOne) SetNillableKind(v *principal.Kind) *PrincipalUpdateOne {
+	if v != nil {
+		_u.SetKind(*v)
 	}
 	return _u
 }
@@ -587,6 +623,11 @@ func (_u *PrincipalUpdateOne) check() error {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Principal.role": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Kind(); ok {
+		if err := principal.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Principal.kind": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -624,6 +665,9 @@ func (_u *PrincipalUpdateOne) sqlSave(ctx context.Context) (_node *Principal, er
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(principal.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Kind(); ok {
+		_spec.SetField(principal.FieldKind, field.TypeEnum, value)
 	}
 	if value, ok := _u.mutation.Namespaces(); ok {
 		_spec.SetField(principal.FieldNamespaces, field.TypeJSON, value)

@@ -27,6 +27,8 @@ import (
 	"github.com/mcpreg/mcpreg/internal/ent/signinthrottle"
 	"github.com/mcpreg/mcpreg/internal/ent/token"
 	"github.com/mcpreg/mcpreg/internal/ent/toolsnapshot"
+	"github.com/mcpreg/mcpreg/internal/ent/upstream"
+	"github.com/mcpreg/mcpreg/internal/ent/upstreamrecord"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/ent/websession"
 )
@@ -252,11 +254,11 @@ func init() {
 		}
 	}()
 	// principalDescPasswordHash is the schema descriptor for password_hash field.
-	principalDescPasswordHash := principalFields[4].Descriptor()
+	principalDescPasswordHash := principalFields[5].Descriptor()
 	// principal.DefaultPasswordHash holds the default value on creation for the password_hash field.
 	principal.DefaultPasswordHash = principalDescPasswordHash.Default.(string)
 	// principalDescCreatedAt is the schema descriptor for created_at field.
-	principalDescCreatedAt := principalFields[5].Descriptor()
+	principalDescCreatedAt := principalFields[6].Descriptor()
 	// principal.DefaultCreatedAt holds the default value on creation for the created_at field.
 	principal.DefaultCreatedAt = principalDescCreatedAt.Default.(func() time.Time)
 	receiptFields := schema.Receipt{}.Fields()
@@ -515,6 +517,158 @@ func init() {
 	toolsnapshotDescCreatedAt := toolsnapshotFields[9].Descriptor()
 	// toolsnapshot.DefaultCreatedAt holds the default value on creation for the created_at field.
 	toolsnapshot.DefaultCreatedAt = toolsnapshotDescCreatedAt.Default.(func() time.Time)
+	upstreamFields := schema.Upstream{}.Fields()
+	_ = upstreamFields
+	// upstreamDescName is the schema descriptor for name field.
+	upstreamDescName := upstreamFields[0].Descriptor()
+	// upstream.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	upstream.NameValidator = func() func(string) error {
+		validators := upstreamDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// upstreamDescURL is the schema descriptor for url field.
+	upstreamDescURL := upstreamFields[1].Descriptor()
+	// upstream.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	upstream.URLValidator = func() func(string) error {
+		validators := upstreamDescURL.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(url string) error {
+			for _, fn := range fns {
+				if err := fn(url); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// upstreamDescAllow is the schema descriptor for allow field.
+	upstreamDescAllow := upstreamFields[3].Descriptor()
+	// upstream.DefaultAllow holds the default value on creation for the allow field.
+	upstream.DefaultAllow = upstreamDescAllow.Default.(string)
+	// upstreamDescIntervalSeconds is the schema descriptor for interval_seconds field.
+	upstreamDescIntervalSeconds := upstreamFields[4].Descriptor()
+	// upstream.DefaultIntervalSeconds holds the default value on creation for the interval_seconds field.
+	upstream.DefaultIntervalSeconds = upstreamDescIntervalSeconds.Default.(int64)
+	// upstreamDescTools is the schema descriptor for tools field.
+	upstreamDescTools := upstreamFields[5].Descriptor()
+	// upstream.DefaultTools holds the default value on creation for the tools field.
+	upstream.DefaultTools = upstreamDescTools.Default.(string)
+	// upstreamDescKeyID is the schema descriptor for key_id field.
+	upstreamDescKeyID := upstreamFields[7].Descriptor()
+	// upstream.DefaultKeyID holds the default value on creation for the key_id field.
+	upstream.DefaultKeyID = upstreamDescKeyID.Default.(string)
+	// upstreamDescCreatedBy is the schema descriptor for created_by field.
+	upstreamDescCreatedBy := upstreamFields[8].Descriptor()
+	// upstream.CreatedByValidator is a validator for the "created_by" field. It is called by the builders before save.
+	upstream.CreatedByValidator = upstreamDescCreatedBy.Validators[0].(func(string) error)
+	// upstreamDescCreatedAt is the schema descriptor for created_at field.
+	upstreamDescCreatedAt := upstreamFields[9].Descriptor()
+	// upstream.DefaultCreatedAt holds the default value on creation for the created_at field.
+	upstream.DefaultCreatedAt = upstreamDescCreatedAt.Default.(func() time.Time)
+	// upstreamDescCursor is the schema descriptor for cursor field.
+	upstreamDescCursor := upstreamFields[13].Descriptor()
+	// upstream.DefaultCursor holds the default value on creation for the cursor field.
+	upstream.DefaultCursor = upstreamDescCursor.Default.(string)
+	// upstream.CursorValidator is a validator for the "cursor" field. It is called by the builders before save.
+	upstream.CursorValidator = upstreamDescCursor.Validators[0].(func(string) error)
+	// upstreamDescLeaseOwner is the schema descriptor for lease_owner field.
+	upstreamDescLeaseOwner := upstreamFields[14].Descriptor()
+	// upstream.DefaultLeaseOwner holds the default value on creation for the lease_owner field.
+	upstream.DefaultLeaseOwner = upstreamDescLeaseOwner.Default.(string)
+	// upstreamDescLastError is the schema descriptor for last_error field.
+	upstreamDescLastError := upstreamFields[18].Descriptor()
+	// upstream.DefaultLastError holds the default value on creation for the last_error field.
+	upstream.DefaultLastError = upstreamDescLastError.Default.(string)
+	upstreamrecordFields := schema.UpstreamRecord{}.Fields()
+	_ = upstreamrecordFields
+	// upstreamrecordDescUpstream is the schema descriptor for upstream field.
+	upstreamrecordDescUpstream := upstreamrecordFields[0].Descriptor()
+	// upstreamrecord.UpstreamValidator is a validator for the "upstream" field. It is called by the builders before save.
+	upstreamrecord.UpstreamValidator = func() func(string) error {
+		validators := upstreamrecordDescUpstream.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(upstream string) error {
+			for _, fn := range fns {
+				if err := fn(upstream); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// upstreamrecordDescServerName is the schema descriptor for server_name field.
+	upstreamrecordDescServerName := upstreamrecordFields[2].Descriptor()
+	// upstreamrecord.ServerNameValidator is a validator for the "server_name" field. It is called by the builders before save.
+	upstreamrecord.ServerNameValidator = func() func(string) error {
+		validators := upstreamrecordDescServerName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(server_name string) error {
+			for _, fn := range fns {
+				if err := fn(server_name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// upstreamrecordDescVersion is the schema descriptor for version field.
+	upstreamrecordDescVersion := upstreamrecordFields[3].Descriptor()
+	// upstreamrecord.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	upstreamrecord.VersionValidator = func() func(string) error {
+		validators := upstreamrecordDescVersion.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(version string) error {
+			for _, fn := range fns {
+				if err := fn(version); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// upstreamrecordDescStatus is the schema descriptor for status field.
+	upstreamrecordDescStatus := upstreamrecordFields[5].Descriptor()
+	// upstreamrecord.DefaultStatus holds the default value on creation for the status field.
+	upstreamrecord.DefaultStatus = upstreamrecordDescStatus.Default.(string)
+	// upstreamrecordDescStatusMessage is the schema descriptor for status_message field.
+	upstreamrecordDescStatusMessage := upstreamrecordFields[6].Descriptor()
+	// upstreamrecord.DefaultStatusMessage holds the default value on creation for the status_message field.
+	upstreamrecord.DefaultStatusMessage = upstreamrecordDescStatusMessage.Default.(string)
+	// upstreamrecordDescDetail is the schema descriptor for detail field.
+	upstreamrecordDescDetail := upstreamrecordFields[12].Descriptor()
+	// upstreamrecord.DefaultDetail holds the default value on creation for the detail field.
+	upstreamrecord.DefaultDetail = upstreamrecordDescDetail.Default.(string)
+	// upstreamrecordDescFirstSeenAt is the schema descriptor for first_seen_at field.
+	upstreamrecordDescFirstSeenAt := upstreamrecordFields[13].Descriptor()
+	// upstreamrecord.DefaultFirstSeenAt holds the default value on creation for the first_seen_at field.
+	upstreamrecord.DefaultFirstSeenAt = upstreamrecordDescFirstSeenAt.Default.(func() time.Time)
+	// upstreamrecordDescLastSeenAt is the schema descriptor for last_seen_at field.
+	upstreamrecordDescLastSeenAt := upstreamrecordFields[14].Descriptor()
+	// upstreamrecord.DefaultLastSeenAt holds the default value on creation for the last_seen_at field.
+	upstreamrecord.DefaultLastSeenAt = upstreamrecordDescLastSeenAt.Default.(func() time.Time)
 	versionFields := schema.Version{}.Fields()
 	_ = versionFields
 	// versionDescVersion is the schema descriptor for version field.

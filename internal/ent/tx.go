@@ -58,6 +58,10 @@ type Tx struct {
 	Tool *ToolClient
 	// ToolSnapshot is the client for interacting with the ToolSnapshot builders.
 	ToolSnapshot *ToolSnapshotClient
+	// Upstream is the client for interacting with the Upstream builders.
+	Upstream *UpstreamClient
+	// UpstreamRecord is the client for interacting with the UpstreamRecord builders.
+	UpstreamRecord *UpstreamRecordClient
 	// Version is the client for interacting with the Version builders.
 	Version *VersionClient
 	// WebSession is the client for interacting with the WebSession builders.
@@ -215,6 +219,8 @@ func (tx *Tx) init() {
 	tx.Token = NewTokenClient(tx.config)
 	tx.Tool = NewToolClient(tx.config)
 	tx.ToolSnapshot = NewToolSnapshotClient(tx.config)
+	tx.Upstream = NewUpstreamClient(tx.config)
+	tx.UpstreamRecord = NewUpstreamRecordClient(tx.config)
 	tx.Version = NewVersionClient(tx.config)
 	tx.WebSession = NewWebSessionClient(tx.config)
 }

@@ -150,6 +150,9 @@ func validateNewToken(req NewToken) error {
 // principalFor returns the named principal, creating it (audited) when new.
 func (s *Service) principalFor(ctx context.Context, tx *ent.Tx, actor *domain.Caller, req NewToken) (*ent.Principal, error) {
 	p, err := tx.Principal.Query().Where(principal.Name(req.Principal)).Only(ctx)
+	if err == nil && p.Kind == principal.KindUpstream {
+		return nil, domain.Deniedf("principal %s is an upstream registry's system principal: it holds no tokens", p.Name)
+	}
 	if err == nil {
 		return p, checkSameScope(p, req)
 	}
@@ -268,6 +271,10 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*domain.Call
 		return nil, fmt.Errorf("%w: token %s was revoked", domain.ErrUnauthenticated, t.PublicID)
 	case t.ExpiresAt != nil && !now.Before(*t.ExpiresAt):
 		return nil, fmt.Errorf("%w: token %s expired at %s", domain.ErrUnauthenticated, t.PublicID, t.ExpiresAt.UTC().Format(time.RFC3339))
+	case t.Edges.Principal.Kind == principal.KindUpstream:
+		// Never issued (principalFor refuses); a row put there by other
+		// means does not authenticate either.
+		return nil, fmt.Errorf("%w: token %s belongs to an upstream registry's system principal", domain.ErrUnauthenticated, t.PublicID)
 	}
 	s.touch(ctx, t, now)
 	p := t.Edges.Principal

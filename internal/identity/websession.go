@@ -73,6 +73,8 @@ func (s *Service) SetPassword(ctx context.Context, by *domain.Caller, name strin
 			}
 		case err != nil:
 			return err
+		case p.Kind == principal.KindUpstream:
+			return domain.Deniedf("%s is an upstream registry's system principal: it never signs in", name)
 		case domain.Role(p.Role) != role:
 			return fmt.Errorf("%w: principal %q exists with role %s, not %s", domain.ErrConflict, name, p.Role, role)
 		default:

@@ -26,6 +26,10 @@ func (s *Service) SignInExternal(ctx context.Context, name, via, remote string) 
 	} else if err != nil {
 		return nil, err
 	}
+	if p.Kind == principal.KindUpstream {
+		s.log.WarnContext(ctx, "web sign-in refused: upstream principal", "name", name, "via", via, "remote", remote)
+		return nil, domain.Deniedf("%s is an upstream registry's system principal: it never signs in", name)
+	}
 	if domain.Role(p.Role) != domain.RoleReviewer && domain.Role(p.Role) != domain.RoleAdmin {
 		s.log.WarnContext(ctx, "web sign-in refused: role", "name", name, "role", p.Role, "via", via, "remote", remote)
 		return nil, domain.Deniedf("%s has role %s: the web UI is for reviewers and admins", name, p.Role)

@@ -20,7 +20,8 @@ const actionAcceptDrift Action = "accept drift of"
 //   - where the server's attestation policy is required, an attestation of
 //     every package that verifies under the policy in force (for a version
 //     quarantined by re-verification, one newer than the quarantine);
-//   - no finding that the published artifact is not the declared one.
+//   - no finding that the published artifact is not the declared one;
+//   - no finding that an imported version has no tool snapshot.
 //
 // It returns the audit details naming the acknowledged widenings.
 func (s *Attestations) checkAdmission(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string, acks []string) (string, error) {
@@ -37,6 +38,9 @@ func (s *Attestations) checkAdmission(ctx context.Context, tx *ent.Tx, v *ent.Ve
 		return "", err
 	}
 	if err := s.checkArtifactFindings(ctx, tx, v, a, subject); err != nil {
+		return "", err
+	}
+	if err := checkUpstreamFindings(ctx, tx, v, a, subject); err != nil {
 		return "", err
 	}
 	if len(acked) == 0 {

@@ -88,6 +88,9 @@ func (s *core) versionByID(ctx context.Context, id int) (*mcpregv1.Version, erro
 		return nil, err
 	}
 	out.Attestations = attestationsProto(v.Edges.Attestations)
+	if out.Upstream, err = s.provenance(ctx, v.ID); err != nil {
+		return nil, err
+	}
 	if cur != nil {
 		out.Snapshot, err = s.snapshotByID(ctx, cur.SnapshotID)
 	}

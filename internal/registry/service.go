@@ -8,6 +8,7 @@ import (
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/internal/contract"
 	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/upstream"
 	"github.com/mcpreg/mcpreg/pin"
 )
 
@@ -93,6 +94,9 @@ type Services struct {
 	Receipts *Receipts
 	// Credentials: the sealed credentials the scanner reads servers with.
 	Credentials *Credentials
+	// Upstreams: upstream registries and the sync passes importing their
+	// servers into review.
+	Upstreams *Upstreams
 }
 
 // settings are what the options set; New hands each service its part.
@@ -106,6 +110,8 @@ type settings struct {
 	signer      *DiscoverySigner
 	scanning    *Scanning
 	checkpoints *Checkpoints
+	// upstreamLimits caps sync passes; nil: upstream.DefaultLimits.
+	upstreamLimits *upstream.Limits
 }
 
 // Option configures the services.
@@ -144,8 +150,14 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error
 	disc := newDiscovery(c, o.signer)
 	creds := newCredentials(c, o.scanning)
 	scans := newScans(c, o.scanning, att, disc, creds)
+	review := newReview(c, scans, att, disc)
+	ulim := upstream.DefaultLimits()
+	if o.upstreamLimits != nil {
+		ulim = *o.upstreamLimits
+	}
 	return &Services{
-		Review:       newReview(c, scans, att, disc),
+		Review:       review,
+		Upstreams:    newUpstreams(c, review, o.scanning, ulim),
 		Scans:        scans,
 		Discovery:    disc,
 		Attestations: att,

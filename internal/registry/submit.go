@@ -49,6 +49,8 @@ type Submission struct {
 	scopes map[string][]string
 	auth   []byte
 	oauth  *livescan.AuthMetadata
+	// upstream is the provenance of a version a sync imports.
+	upstream *upstreamImport
 }
 
 // parsedSubmission is a Submission that passed every check.
@@ -67,6 +69,8 @@ type parsedSubmission struct {
 	// attestations and their verifications under the server's policy.
 	attestations  []attestationItem
 	verifications []verification
+	// upstream is the provenance of an imported version.
+	upstream *upstreamImport
 }
 
 const maxIdempotencyKey = 200
@@ -86,7 +90,7 @@ func (s *Review) Submit(ctx context.Context, c *Caller, sub Submission) (*Versio
 	if err != nil {
 		return nil, err
 	}
-	p.reqHash = reqHash
+	p.reqHash, p.upstream = reqHash, sub.upstream
 	if !c.OwnsNamespace(p.doc.Namespace) {
 		return nil, deniedf("%s may not submit in namespace %q", c.Principal, p.doc.Namespace)
 	}
@@ -108,6 +112,7 @@ func (s *Review) Submit(ctx context.Context, c *Caller, sub Submission) (*Versio
 	for _, f := range sub.live {
 		p.text = append(p.text, recorded{Finding: f, Source: SourceScan})
 	}
+	p.text = append(p.text, p.upstream.findings()...)
 	id, err := s.storeSubmission(ctx, c, sub.IdempotencyKey, p)
 	if err != nil {
 		if sub.IdempotencyKey != "" && store.IsUniqueViolation(err) {
@@ -267,7 +272,7 @@ func (s *Review) storeSubmission(ctx context.Context, c *Caller, key string, p *
 		}
 		err = s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "version.submit",
 			Subject: p.subject, After: "pending_review", RequestID: c.RequestID,
-			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools)) + attestationSummary(p.verifications)})
+			Details: fmt.Sprintf("toolDefinitionHash=%s tools=%d", p.pins.ToolDefinitionHash, len(p.tools.Tools)) + attestationSummary(p.verifications) + upstreamSummary(p.upstream)})
 		return err
 	})
 	return id, err
@@ -339,11 +344,21 @@ func (s *Review) createVersion(ctx context.Context, tx *ent.Tx, c *Caller, srv *
 	if err := saveAttestations(ctx, tx, v.ID, c.Principal, p.attestations, p.verifications); err != nil {
 		return nil, err
 	}
-	snap, err := s.createSnapshot(ctx, tx, v.ID, "submission", p.tools, p.init, p.pins)
+	source := "submission"
+	if p.upstream != nil {
+		source = "upstream"
+		if p.upstream.noSnapshot != "" {
+			source = SnapshotSourceNone
+		}
+		if err := s.writeRecord(ctx, tx, p.upstream, nil, &v.ID, outcomeImported, ""); err != nil {
+			return nil, err
+		}
+	}
+	snap, err := s.createSnapshot(ctx, tx, v.ID, source, p.tools, p.init, p.pins)
 	if err != nil {
 		return nil, err
 	}
-	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, p.contract.hash, c.Principal, "submission")
+	return v, s.createPinRevision(ctx, tx, v.ID, 1, snap.ID, p.pins, p.contract.hash, c.Principal, source)
 }
 
 // createSnapshot stores a snapshot, its tools, each with its hash from the

@@ -93,6 +93,18 @@ func rpcCases() []rpcCase {
 		{"DeleteScanCredential", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.DeleteScanCredential(ctx, &mcpregv1.DeleteScanCredentialRequest{Name: tr.GetName(), Label: "matrix"}))
 		}},
+		{"AddUpstream", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.AddUpstream(ctx, &mcpregv1.AddUpstreamRequest{Name: "matrix", Url: "https://registry.example.com", Namespaces: []string{"*"}}))
+		}},
+		{"ListUpstreams", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.ListUpstreams(ctx, &mcpregv1.ListUpstreamsRequest{}))
+		}},
+		{"SyncUpstream", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.SyncUpstream(ctx, &mcpregv1.SyncUpstreamRequest{Name: "nope"}))
+		}},
+		{"RemoveUpstream", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.RemoveUpstream(ctx, &mcpregv1.RemoveUpstreamRequest{Name: "nope"}))
+		}},
 		{"ListAuditEvents", decide, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.ListAuditEvents(ctx, &mcpregv1.ListAuditEventsRequest{}))
 		}},

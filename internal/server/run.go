@@ -111,6 +111,7 @@ func Run(ctx context.Context, cfg config.Config, l *Listeners, db Database, svcs
 	g.Go(func() error { return serveHTTP(httpSrv, l.HTTP, tlsCfg != nil) })
 	g.Go(func() error { return serveHTTP(metricsSrv, l.Metrics, false) })
 	g.Go(func() error { return svc.Scans.RunScheduler(gctx) })
+	g.Go(func() error { return svc.Upstreams.RunUpstreamSchedule(gctx, time.Minute) })
 	g.Go(func() error { return svc.Audit.WatchChanges(gctx, registry.DefaultChangePoll) })
 	g.Go(func() error { return svc.Audit.RunCheckpoints(gctx) })
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)

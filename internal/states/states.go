@@ -70,10 +70,11 @@ const (
 	QuarantineDrift    QuarantineKind = "drift"    // a scan saw drift the policy quarantines
 	QuarantineReverify QuarantineKind = "reverify" // its attestations no longer verify under a required policy
 	QuarantineArtifact QuarantineKind = "artifact" // its published package stopped matching its digest
+	QuarantineUpstream QuarantineKind = "upstream" // the upstream it was imported from deleted it
 )
 
 var quarantineKinds = set[QuarantineKind]{"quarantine kind", []QuarantineKind{QuarantineManual, QuarantineDrift,
-	QuarantineReverify, QuarantineArtifact}}
+	QuarantineReverify, QuarantineArtifact, QuarantineUpstream}}
 
 // DriftStatus is what became of a drift event.
 type DriftStatus string

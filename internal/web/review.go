@@ -22,16 +22,18 @@ type reviewView struct {
 	RawServer   string
 	Contract    *contract.Normalized
 	RawContract string
-	Tools       []toolView
-	Prompts     []promptView
-	Resources   []resourceView
-	Templates   []resourceView
-	Flagged     int
-	General     []*mcpregv1.Finding
-	Counts      []sevCount
-	Widenings   []*mcpregv1.Finding
-	Drift       []driftView
-	Compare     *compareView
+	// UpstreamMeta is an imported version's upstream _meta, indented.
+	UpstreamMeta string
+	Tools        []toolView
+	Prompts      []promptView
+	Resources    []resourceView
+	Templates    []resourceView
+	Flagged      int
+	General      []*mcpregv1.Finding
+	Counts       []sevCount
+	Widenings    []*mcpregv1.Finding
+	Drift        []driftView
+	Compare      *compareView
 	// Resolved are findings a resolved drift made history (kept, folded).
 	Resolved []*mcpregv1.Finding
 	// Scans are the version's latest scans, which findings link to.
@@ -118,6 +120,7 @@ func (a *app) reviewData(ctx context.Context, c *registry.Caller, name, ver, bas
 		OwnSubmitted: v.GetSubmittedBy() == c.Principal, Scans: scans, ReleaseNeedsScan: releaseNeedsScan(v, scans)}
 	view.Actions = offered(actionsFor[v.GetState()], view.OwnSubmitted, view.ReleaseNeedsScan)
 	view.ServerJSON = parseServerJSON(v.GetServerJson())
+	view.UpstreamMeta = indent([]byte(v.GetUpstream().GetMeta()))
 	view.Contract = parseContract(v.GetContract())
 	byTool := view.splitFindings(v)
 	view.Tools = toolViews(v.GetSnapshot().GetTools(), byTool, riskByTool(view.Contract))

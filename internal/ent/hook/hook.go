@@ -273,6 +273,30 @@ func (f ToolSnapshotFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ToolSnapshotMutation", m)
 }
 
+// The UpstreamFunc type is an adapter to allow the use of ordinary
+// function as Upstream mutator.
+type UpstreamFunc func(context.Context, *ent.UpstreamMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UpstreamFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UpstreamMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UpstreamMutation", m)
+}
+
+// The UpstreamRecordFunc type is an adapter to allow the use of ordinary
+// function as UpstreamRecord mutator.
+type UpstreamRecordFunc func(context.Context, *ent.UpstreamRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UpstreamRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UpstreamRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UpstreamRecordMutation", m)
+}
+
 // The VersionFunc type is an adapter to allow the use of ordinary
 // function as Version mutator.
 type VersionFunc func(context.Context, *ent.VersionMutation) (ent.Value, error)

@@ -312,6 +312,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "name", Type: field.TypeString, Unique: true, Size: 128},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "reviewer", "owner", "host"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"account", "upstream"}, Default: "account"},
 		{Name: "namespaces", Type: field.TypeJSON, Nullable: true},
 		{Name: "env_labels", Type: field.TypeJSON, Nullable: true},
 		{Name: "password_hash", Type: field.TypeString, Default: ""},
@@ -671,6 +672,73 @@ var (
 			},
 		},
 	}
+	// UpstreamsColumns holds the columns for the "upstreams" table.
+	UpstreamsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "name", Type: field.TypeString, Unique: true, Size: 63},
+		{Name: "url", Type: field.TypeString, Size: 2048},
+		{Name: "namespaces", Type: field.TypeJSON},
+		{Name: "allow", Type: field.TypeString, Default: ""},
+		{Name: "interval_seconds", Type: field.TypeInt64, Default: 3600},
+		{Name: "tools", Type: field.TypeString, Default: "live"},
+		{Name: "token_sealed", Type: field.TypeBytes, Nullable: true},
+		{Name: "key_id", Type: field.TypeString, Default: ""},
+		{Name: "created_by", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "since", Type: field.TypeTime, Nullable: true},
+		{Name: "pass_started_at", Type: field.TypeTime, Nullable: true},
+		{Name: "pass_since", Type: field.TypeTime, Nullable: true},
+		{Name: "cursor", Type: field.TypeString, Size: 4096, Default: ""},
+		{Name: "lease_owner", Type: field.TypeString, Default: ""},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
+		{Name: "last_pass_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_success_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_error", Type: field.TypeString, Default: ""},
+		{Name: "last_counts", Type: field.TypeJSON, Nullable: true},
+	}
+	// UpstreamsTable holds the schema information for the "upstreams" table.
+	UpstreamsTable = &schema.Table{
+		Name:       "upstreams",
+		Columns:    UpstreamsColumns,
+		PrimaryKey: []*schema.Column{UpstreamsColumns[0]},
+	}
+	// UpstreamRecordsColumns holds the columns for the "upstream_records" table.
+	UpstreamRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "upstream", Type: field.TypeString, Size: 63},
+		{Name: "upstream_url", Type: field.TypeString},
+		{Name: "server_name", Type: field.TypeString, Size: 200},
+		{Name: "version", Type: field.TypeString, Size: 255},
+		{Name: "content_hash", Type: field.TypeString},
+		{Name: "status", Type: field.TypeString, Default: "active"},
+		{Name: "status_message", Type: field.TypeString, Default: ""},
+		{Name: "published_at", Type: field.TypeTime, Nullable: true},
+		{Name: "upstream_updated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "meta", Type: field.TypeBytes, Nullable: true},
+		{Name: "version_id", Type: field.TypeInt, Nullable: true},
+		{Name: "outcome", Type: field.TypeString},
+		{Name: "detail", Type: field.TypeString, Default: ""},
+		{Name: "first_seen_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+	}
+	// UpstreamRecordsTable holds the schema information for the "upstream_records" table.
+	UpstreamRecordsTable = &schema.Table{
+		Name:       "upstream_records",
+		Columns:    UpstreamRecordsColumns,
+		PrimaryKey: []*schema.Column{UpstreamRecordsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "upstreamrecord_upstream_server_name_version",
+				Unique:  true,
+				Columns: []*schema.Column{UpstreamRecordsColumns[1], UpstreamRecordsColumns[3], UpstreamRecordsColumns[4]},
+			},
+			{
+				Name:    "upstreamrecord_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{UpstreamRecordsColumns[11]},
+			},
+		},
+	}
 	// VersionsColumns holds the columns for the "versions" table.
 	VersionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -774,6 +842,8 @@ var (
 		TokensTable,
 		ToolsTable,
 		ToolSnapshotsTable,
+		UpstreamsTable,
+		UpstreamRecordsTable,
 		VersionsTable,
 		WebSessionsTable,
 	}

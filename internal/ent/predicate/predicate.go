@@ -72,6 +72,12 @@ type Tool func(*sql.Selector)
 // ToolSnapshot is the predicate function for toolsnapshot builders.
 type ToolSnapshot func(*sql.Selector)
 
+// Upstream is the predicate function for upstream builders.
+type Upstream func(*sql.Selector)
+
+// UpstreamRecord is the predicate function for upstreamrecord builders.
+type UpstreamRecord func(*sql.Selector)
+
 // Version is the predicate function for version builders.
 type Version func(*sql.Selector)
 

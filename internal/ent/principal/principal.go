@@ -19,6 +19,8 @@ const (
 	FieldName = "name"
 	// FieldRole holds the string denoting the role field in the database.
 	FieldRole = "role"
+	// FieldKind holds the string denoting the kind field in the database.
+	FieldKind = "kind"
 	// FieldNamespaces holds the string denoting the namespaces field in the database.
 	FieldNamespaces = "namespaces"
 	// FieldEnvLabels holds the string denoting the env_labels field in the database.
@@ -54,6 +56,7 @@ var Columns = []string{
 	FieldID,
 	FieldName,
 	FieldRole,
+	FieldKind,
 	FieldNamespaces,
 	FieldEnvLabels,
 	FieldPasswordHash,
@@ -104,6 +107,32 @@ func RoleValidator(r Role) error {
 	}
 }
 
+// Kind defines the type for the "kind" enum field.
+type Kind string
+
+// KindAccount is the default value of the Kind enum.
+const DefaultKind = KindAccount
+
+// Kind values.
+const (
+	KindAccount  Kind = "account"
+	KindUpstream Kind = "upstream"
+)
+
+func (k Kind) String() string {
+	return string(k)
+}
+
+// KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
+func KindValidator(k Kind) error {
+	switch k {
+	case KindAccount, KindUpstream:
+		return nil
+	default:
+		return fmt.Errorf("principal: invalid enum value for kind field: %q", k)
+	}
+}
+
 // OrderOption defines the ordering options for the Principal queries.
 type OrderOption func(*sql.Selector)
 
@@ -120,6 +149,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByRole orders the results by the role field.
 func ByRole(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRole, opts...).ToFunc()
+}
+
+// ByKind orders the results by the kind field.
+func ByKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKind, opts...).ToFunc()
 }
 
 // ByPasswordHash orders the results by the password_hash field.

@@ -155,6 +155,26 @@ func RoleNotIn(vs ...Role) predicate.Principal {
 	return predicate.Principal(sql.FieldNotIn(FieldRole, vs...))
 }
 
+// KindEQ applies the EQ predicate on the "kind" field.
+func KindEQ(v Kind) predicate.Principal {
+	return predicate.Principal(sql.FieldEQ(FieldKind, v))
+}
+
+// KindNEQ applies the NEQ predicate on the "kind" field.
+func KindNEQ(v Kind) predicate.Principal {
+	return predicate.Principal(sql.FieldNEQ(FieldKind, v))
+}
+
+// KindIn applies the In predicate on the "kind" field.
+func KindIn(vs ...Kind) predicate.Principal {
+	return predicate.Principal(sql.FieldIn(FieldKind, vs...))
+}
+
+// KindNotIn applies the NotIn predicate on the "kind" field.
+func KindNotIn(vs ...Kind) predicate.Principal {
+	return predicate.Principal(sql.FieldNotIn(FieldKind, vs...))
+}
+
 // NamespacesIsNil applies the IsNil predicate on the "namespaces" field.
 func NamespacesIsNil() predicate.Principal {
 	return predicate.Principal(sql.FieldIsNull(FieldNamespaces))

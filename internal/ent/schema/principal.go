@@ -17,6 +17,10 @@ func (Principal) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name").Unique().NotEmpty().MaxLen(128),
 		field.Enum("role").Values("admin", "reviewer", "owner", "host"),
+		// kind is account (people and machines holding tokens) or upstream
+		// (the system principal upstream:NAME that submits what a sync
+		// imports: no credentials, never signs in).
+		field.Enum("kind").Values("account", "upstream").Default("account"),
 		field.JSON("namespaces", []string{}).Optional(),
 		field.JSON("env_labels", []string{}).Optional(),
 		// password_hash is an argon2id hash (PHC string) for web sign-in;

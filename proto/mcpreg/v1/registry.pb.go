@@ -1797,14 +1797,18 @@ type Version struct {
 	// attestations are the sigstore bundles stored for the version's package
 	// artifacts, each with its verification result.
 	Attestations []*Attestation `protobuf:"bytes,17,rep,name=attestations,proto3" json:"attestations,omitempty"`
-	// quarantine_kind says why a quarantined version is: manual, drift or
-	// reverify; quarantine_drift_id names the drift event of a drift
+	// quarantine_kind says why a quarantined version is: manual, drift,
+	// reverify, artifact or upstream (its upstream deleted it); quarantine_drift_id names the drift event of a drift
 	// quarantine. Release of a drift quarantine needs a scan started after
 	// state_changed_at whose pins match.
 	QuarantineKind    string `protobuf:"bytes,18,opt,name=quarantine_kind,json=quarantineKind,proto3" json:"quarantine_kind,omitempty"`
 	QuarantineDriftId int64  `protobuf:"varint,19,opt,name=quarantine_drift_id,json=quarantineDriftId,proto3" json:"quarantine_drift_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// upstream is the provenance of a version imported from an upstream
+	// registry; absent for versions submitted here. Shown to reviewers,
+	// never evidence.
+	Upstream      *UpstreamProvenance `protobuf:"bytes,20,opt,name=upstream,proto3" json:"upstream,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Version) Reset() {
@@ -1970,6 +1974,638 @@ func (x *Version) GetQuarantineDriftId() int64 {
 	return 0
 }
 
+func (x *Version) GetUpstream() *UpstreamProvenance {
+	if x != nil {
+		return x.Upstream
+	}
+	return nil
+}
+
+// UpstreamProvenance is where an imported version came from and what its
+// upstream last said of it.
+type UpstreamProvenance struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// upstream is the local name of the upstream registry, url its address.
+	Upstream string `protobuf:"bytes,1,opt,name=upstream,proto3" json:"upstream,omitempty"`
+	Url      string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// published_at and updated_at are the upstream's.
+	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	UpdatedAt   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// status is the upstream's: active, deprecated or deleted.
+	Status        string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	StatusMessage string `protobuf:"bytes,6,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	// meta is the upstream's _meta as JSON text, as received.
+	Meta string `protobuf:"bytes,7,opt,name=meta,proto3" json:"meta,omitempty"`
+	// content_hash is SHA-256 over the canonical server.json received.
+	ContentHash   string `protobuf:"bytes,8,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpstreamProvenance) Reset() {
+	*x = UpstreamProvenance{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpstreamProvenance) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpstreamProvenance) ProtoMessage() {}
+
+func (x *UpstreamProvenance) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpstreamProvenance.ProtoReflect.Descriptor instead.
+func (*UpstreamProvenance) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *UpstreamProvenance) GetUpstream() string {
+	if x != nil {
+		return x.Upstream
+	}
+	return ""
+}
+
+func (x *UpstreamProvenance) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *UpstreamProvenance) GetPublishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PublishedAt
+	}
+	return nil
+}
+
+func (x *UpstreamProvenance) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *UpstreamProvenance) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *UpstreamProvenance) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *UpstreamProvenance) GetMeta() string {
+	if x != nil {
+		return x.Meta
+	}
+	return ""
+}
+
+func (x *UpstreamProvenance) GetContentHash() string {
+	if x != nil {
+		return x.ContentHash
+	}
+	return ""
+}
+
+type AddUpstreamRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is 1-63 of [a-z0-9-], starting with a letter or digit; the
+	// importing principal is upstream:NAME.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// url is the upstream's base URL (http or https); /v0.1/servers is read
+	// below it.
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// namespaces are the namespace patterns imported (io.github.acme,
+	// com.acme.*, or *); at least one.
+	Namespaces []string `protobuf:"bytes,3,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// interval_seconds is how often the service syncs it (default 3600; 0
+	// syncs only when asked).
+	IntervalSeconds *int64 `protobuf:"varint,4,opt,name=interval_seconds,json=intervalSeconds,proto3,oneof" json:"interval_seconds,omitempty"`
+	// token is sent as a bearer token to the upstream; sealed at rest.
+	Token string `protobuf:"bytes,5,opt,name=token,proto3" json:"token,omitempty"`
+	// allow lists restricted addresses (loopback, private CIDRs, host
+	// names) the sync may dial for this upstream, as --scan-allow-hosts does
+	// for scans.
+	Allow []string `protobuf:"bytes,6,rep,name=allow,proto3" json:"allow,omitempty"`
+	// tools is live (read each imported version's tools under the scanner's
+	// rules, the default) or none (import without a tool snapshot).
+	Tools         string `protobuf:"bytes,7,opt,name=tools,proto3" json:"tools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddUpstreamRequest) Reset() {
+	*x = AddUpstreamRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddUpstreamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddUpstreamRequest) ProtoMessage() {}
+
+func (x *AddUpstreamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddUpstreamRequest.ProtoReflect.Descriptor instead.
+func (*AddUpstreamRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AddUpstreamRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AddUpstreamRequest) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *AddUpstreamRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *AddUpstreamRequest) GetIntervalSeconds() int64 {
+	if x != nil && x.IntervalSeconds != nil {
+		return *x.IntervalSeconds
+	}
+	return 0
+}
+
+func (x *AddUpstreamRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *AddUpstreamRequest) GetAllow() []string {
+	if x != nil {
+		return x.Allow
+	}
+	return nil
+}
+
+func (x *AddUpstreamRequest) GetTools() string {
+	if x != nil {
+		return x.Tools
+	}
+	return ""
+}
+
+type ListUpstreamsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUpstreamsRequest) Reset() {
+	*x = ListUpstreamsRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUpstreamsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUpstreamsRequest) ProtoMessage() {}
+
+func (x *ListUpstreamsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUpstreamsRequest.ProtoReflect.Descriptor instead.
+func (*ListUpstreamsRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+}
+
+type ListUpstreamsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Upstreams     []*Upstream            `protobuf:"bytes,1,rep,name=upstreams,proto3" json:"upstreams,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUpstreamsResponse) Reset() {
+	*x = ListUpstreamsResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUpstreamsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUpstreamsResponse) ProtoMessage() {}
+
+func (x *ListUpstreamsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUpstreamsResponse.ProtoReflect.Descriptor instead.
+func (*ListUpstreamsResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListUpstreamsResponse) GetUpstreams() []*Upstream {
+	if x != nil {
+		return x.Upstreams
+	}
+	return nil
+}
+
+type RemoveUpstreamRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveUpstreamRequest) Reset() {
+	*x = RemoveUpstreamRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveUpstreamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveUpstreamRequest) ProtoMessage() {}
+
+func (x *RemoveUpstreamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveUpstreamRequest.ProtoReflect.Descriptor instead.
+func (*RemoveUpstreamRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RemoveUpstreamRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type SyncUpstreamRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncUpstreamRequest) Reset() {
+	*x = SyncUpstreamRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncUpstreamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncUpstreamRequest) ProtoMessage() {}
+
+func (x *SyncUpstreamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncUpstreamRequest.ProtoReflect.Descriptor instead.
+func (*SyncUpstreamRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SyncUpstreamRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// Upstream is a registered upstream registry and its sync state.
+type Upstream struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Url             string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Namespaces      []string               `protobuf:"bytes,3,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	IntervalSeconds int64                  `protobuf:"varint,4,opt,name=interval_seconds,json=intervalSeconds,proto3" json:"interval_seconds,omitempty"`
+	// principal is the system principal its imports are submitted by.
+	Principal string                 `protobuf:"bytes,5,opt,name=principal,proto3" json:"principal,omitempty"`
+	HasToken  bool                   `protobuf:"varint,6,opt,name=has_token,json=hasToken,proto3" json:"has_token,omitempty"`
+	Allow     []string               `protobuf:"bytes,7,rep,name=allow,proto3" json:"allow,omitempty"`
+	Tools     string                 `protobuf:"bytes,8,opt,name=tools,proto3" json:"tools,omitempty"`
+	CreatedBy string                 `protobuf:"bytes,9,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// since is the updated_since of the next pass (absent before the first).
+	Since *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=since,proto3" json:"since,omitempty"`
+	// resume_cursor is set while a pass was cut short: the next pass
+	// resumes there.
+	ResumeCursor  string                 `protobuf:"bytes,12,opt,name=resume_cursor,json=resumeCursor,proto3" json:"resume_cursor,omitempty"`
+	LastPassAt    *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=last_pass_at,json=lastPassAt,proto3" json:"last_pass_at,omitempty"`
+	LastSuccessAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=last_success_at,json=lastSuccessAt,proto3" json:"last_success_at,omitempty"`
+	LastError     string                 `protobuf:"bytes,15,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// last_counts are the last pass's counts: pages, listed, imported,
+	// skipped, unchanged, invalid, conflicts, status_changes.
+	LastCounts    map[string]int64 `protobuf:"bytes,16,rep,name=last_counts,json=lastCounts,proto3" json:"last_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Upstream) Reset() {
+	*x = Upstream{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Upstream) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Upstream) ProtoMessage() {}
+
+func (x *Upstream) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Upstream.ProtoReflect.Descriptor instead.
+func (*Upstream) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *Upstream) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Upstream) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Upstream) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *Upstream) GetIntervalSeconds() int64 {
+	if x != nil {
+		return x.IntervalSeconds
+	}
+	return 0
+}
+
+func (x *Upstream) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *Upstream) GetHasToken() bool {
+	if x != nil {
+		return x.HasToken
+	}
+	return false
+}
+
+func (x *Upstream) GetAllow() []string {
+	if x != nil {
+		return x.Allow
+	}
+	return nil
+}
+
+func (x *Upstream) GetTools() string {
+	if x != nil {
+		return x.Tools
+	}
+	return ""
+}
+
+func (x *Upstream) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *Upstream) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Upstream) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *Upstream) GetResumeCursor() string {
+	if x != nil {
+		return x.ResumeCursor
+	}
+	return ""
+}
+
+func (x *Upstream) GetLastPassAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastPassAt
+	}
+	return nil
+}
+
+func (x *Upstream) GetLastSuccessAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSuccessAt
+	}
+	return nil
+}
+
+func (x *Upstream) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *Upstream) GetLastCounts() map[string]int64 {
+	if x != nil {
+		return x.LastCounts
+	}
+	return nil
+}
+
+// UpstreamSyncResult is what one pass did.
+type UpstreamSyncResult struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Upstream *Upstream              `protobuf:"bytes,1,opt,name=upstream,proto3" json:"upstream,omitempty"`
+	Counts   map[string]int64       `protobuf:"bytes,2,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// errors are the per-entry problems (an invalid server.json, a name
+	// owned locally by another owner...); the pass went on past them.
+	Errors []string `protobuf:"bytes,3,rep,name=errors,proto3" json:"errors,omitempty"`
+	// error is why the pass stopped early, empty when it completed; the next
+	// pass resumes from its last good cursor.
+	Error         string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpstreamSyncResult) Reset() {
+	*x = UpstreamSyncResult{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpstreamSyncResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpstreamSyncResult) ProtoMessage() {}
+
+func (x *UpstreamSyncResult) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpstreamSyncResult.ProtoReflect.Descriptor instead.
+func (*UpstreamSyncResult) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *UpstreamSyncResult) GetUpstream() *Upstream {
+	if x != nil {
+		return x.Upstream
+	}
+	return nil
+}
+
+func (x *UpstreamSyncResult) GetCounts() map[string]int64 {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+func (x *UpstreamSyncResult) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *UpstreamSyncResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 // Attestation is a stored bundle and its latest verification receipt.
 type Attestation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2017,7 +2653,7 @@ type Attestation struct {
 
 func (x *Attestation) Reset() {
 	*x = Attestation{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2029,7 +2665,7 @@ func (x *Attestation) String() string {
 func (*Attestation) ProtoMessage() {}
 
 func (x *Attestation) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[23]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2042,7 +2678,7 @@ func (x *Attestation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attestation.ProtoReflect.Descriptor instead.
 func (*Attestation) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{23}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Attestation) GetId() int64 {
@@ -2220,7 +2856,7 @@ type ConfirmAttestationRequest struct {
 
 func (x *ConfirmAttestationRequest) Reset() {
 	*x = ConfirmAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2232,7 +2868,7 @@ func (x *ConfirmAttestationRequest) String() string {
 func (*ConfirmAttestationRequest) ProtoMessage() {}
 
 func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2245,7 +2881,7 @@ func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmAttestationRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ConfirmAttestationRequest) GetName() string {
@@ -2288,7 +2924,7 @@ type AddAttestationRequest struct {
 
 func (x *AddAttestationRequest) Reset() {
 	*x = AddAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2300,7 +2936,7 @@ func (x *AddAttestationRequest) String() string {
 func (*AddAttestationRequest) ProtoMessage() {}
 
 func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2313,7 +2949,7 @@ func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
 func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AddAttestationRequest) GetName() string {
@@ -2352,7 +2988,7 @@ type VerifyAttestationRequest struct {
 
 func (x *VerifyAttestationRequest) Reset() {
 	*x = VerifyAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2364,7 +3000,7 @@ func (x *VerifyAttestationRequest) String() string {
 func (*VerifyAttestationRequest) ProtoMessage() {}
 
 func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2377,7 +3013,7 @@ func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *VerifyAttestationRequest) GetBundle() string {
@@ -2419,7 +3055,7 @@ type VerifyAttestationResponse struct {
 
 func (x *VerifyAttestationResponse) Reset() {
 	*x = VerifyAttestationResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2431,7 +3067,7 @@ func (x *VerifyAttestationResponse) String() string {
 func (*VerifyAttestationResponse) ProtoMessage() {}
 
 func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2444,7 +3080,7 @@ func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
@@ -2463,7 +3099,7 @@ type ReverifyAttestationsRequest struct {
 
 func (x *ReverifyAttestationsRequest) Reset() {
 	*x = ReverifyAttestationsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2475,7 +3111,7 @@ func (x *ReverifyAttestationsRequest) String() string {
 func (*ReverifyAttestationsRequest) ProtoMessage() {}
 
 func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2488,7 +3124,7 @@ func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 // ReverifyAttestationsResponse counts what a re-verification did.
@@ -2505,7 +3141,7 @@ type ReverifyAttestationsResponse struct {
 
 func (x *ReverifyAttestationsResponse) Reset() {
 	*x = ReverifyAttestationsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +3153,7 @@ func (x *ReverifyAttestationsResponse) String() string {
 func (*ReverifyAttestationsResponse) ProtoMessage() {}
 
 func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +3166,7 @@ func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ReverifyAttestationsResponse) GetChecked() int32 {
@@ -2593,7 +3229,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2605,7 +3241,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2618,7 +3254,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Finding) GetSource() string {
@@ -2724,7 +3360,7 @@ type FindingSpan struct {
 
 func (x *FindingSpan) Reset() {
 	*x = FindingSpan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +3372,7 @@ func (x *FindingSpan) String() string {
 func (*FindingSpan) ProtoMessage() {}
 
 func (x *FindingSpan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +3385,7 @@ func (x *FindingSpan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindingSpan.ProtoReflect.Descriptor instead.
 func (*FindingSpan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *FindingSpan) GetStart() int32 {
@@ -2776,7 +3412,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2788,7 +3424,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2801,7 +3437,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -2826,7 +3462,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2838,7 +3474,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2851,7 +3487,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -2896,7 +3532,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3544,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3557,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -2994,7 +3630,7 @@ type PendingPolicy struct {
 
 func (x *PendingPolicy) Reset() {
 	*x = PendingPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3006,7 +3642,7 @@ func (x *PendingPolicy) String() string {
 func (*PendingPolicy) ProtoMessage() {}
 
 func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3019,7 +3655,7 @@ func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
 func (*PendingPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PendingPolicy) GetRequireContract() bool {
@@ -3093,7 +3729,7 @@ type ConfirmServerPolicyRequest struct {
 
 func (x *ConfirmServerPolicyRequest) Reset() {
 	*x = ConfirmServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3105,7 +3741,7 @@ func (x *ConfirmServerPolicyRequest) String() string {
 func (*ConfirmServerPolicyRequest) ProtoMessage() {}
 
 func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3118,7 +3754,7 @@ func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ConfirmServerPolicyRequest) GetName() string {
@@ -3168,7 +3804,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3180,7 +3816,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3193,7 +3829,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -3266,7 +3902,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3278,7 +3914,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3291,7 +3927,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -3347,7 +3983,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3359,7 +3995,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3372,7 +4008,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -3474,7 +4110,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3486,7 +4122,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3499,7 +4135,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ToolPin) GetName() string {
@@ -3547,7 +4183,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3559,7 +4195,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3572,7 +4208,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -3651,7 +4287,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3663,7 +4299,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3676,7 +4312,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Tool) GetName() string {
@@ -3716,7 +4352,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3728,7 +4364,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3741,7 +4377,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *Decision) GetAction() string {
@@ -3807,7 +4443,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3819,7 +4455,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3832,7 +4468,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -3881,7 +4517,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3893,7 +4529,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3906,7 +4542,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -3944,7 +4580,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3956,7 +4592,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3969,7 +4605,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -4065,7 +4701,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4077,7 +4713,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4090,7 +4726,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -4108,7 +4744,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4120,7 +4756,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4133,7 +4769,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -4182,7 +4818,7 @@ type ListAuditCheckpointsRequest struct {
 
 func (x *ListAuditCheckpointsRequest) Reset() {
 	*x = ListAuditCheckpointsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4194,7 +4830,7 @@ func (x *ListAuditCheckpointsRequest) String() string {
 func (*ListAuditCheckpointsRequest) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4207,7 +4843,7 @@ func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
@@ -4235,7 +4871,7 @@ type ListAuditCheckpointsResponse struct {
 
 func (x *ListAuditCheckpointsResponse) Reset() {
 	*x = ListAuditCheckpointsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4247,7 +4883,7 @@ func (x *ListAuditCheckpointsResponse) String() string {
 func (*ListAuditCheckpointsResponse) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4260,7 +4896,7 @@ func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
@@ -4297,7 +4933,7 @@ type AuditCheckpoint struct {
 
 func (x *AuditCheckpoint) Reset() {
 	*x = AuditCheckpoint{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4309,7 +4945,7 @@ func (x *AuditCheckpoint) String() string {
 func (*AuditCheckpoint) ProtoMessage() {}
 
 func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4322,7 +4958,7 @@ func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
 func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *AuditCheckpoint) GetLength() int64 {
@@ -4376,7 +5012,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4388,7 +5024,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4401,7 +5037,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
 }
 
 // Principal is an identity holding tokens.
@@ -4418,7 +5054,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4430,7 +5066,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4443,7 +5079,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Principal) GetName() string {
@@ -4499,7 +5135,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4511,7 +5147,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4524,7 +5160,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -4580,7 +5216,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4592,7 +5228,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4605,7 +5241,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -4632,7 +5268,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4644,7 +5280,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4657,7 +5293,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -4677,7 +5313,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4689,7 +5325,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4702,7 +5338,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -4723,7 +5359,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4735,7 +5371,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4748,7 +5384,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -4782,7 +5418,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4794,7 +5430,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4807,7 +5443,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Token) GetId() string {
@@ -4880,7 +5516,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4892,7 +5528,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4905,7 +5541,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -4945,7 +5581,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4957,7 +5593,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4970,7 +5606,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -5016,7 +5652,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5028,7 +5664,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5041,7 +5677,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -5109,7 +5745,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5121,7 +5757,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5134,7 +5770,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *Scan) GetId() int64 {
@@ -5276,7 +5912,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5288,7 +5924,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5301,7 +5937,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -5343,7 +5979,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5355,7 +5991,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5368,7 +6004,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -5410,7 +6046,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5422,7 +6058,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5435,7 +6071,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -5551,7 +6187,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5563,7 +6199,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5576,7 +6212,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -5682,7 +6318,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5694,7 +6330,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5707,7 +6343,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -5738,7 +6374,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5750,7 +6386,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5763,7 +6399,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -5808,7 +6444,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5820,7 +6456,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5833,7 +6469,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -5882,7 +6518,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5894,7 +6530,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5907,7 +6543,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -5939,7 +6575,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5951,7 +6587,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5964,7 +6600,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{72}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -6140,7 +6776,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x13RepinVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x88\x06\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xc3\x06\n" +
 	"\aVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -6162,7 +6798,72 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\bfindings\x18\x10 \x03(\v2\x12.mcpreg.v1.FindingR\bfindings\x12:\n" +
 	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\x12'\n" +
 	"\x0fquarantine_kind\x18\x12 \x01(\tR\x0equarantineKind\x12.\n" +
-	"\x13quarantine_drift_id\x18\x13 \x01(\x03R\x11quarantineDriftId\"\xd2\x06\n" +
+	"\x13quarantine_drift_id\x18\x13 \x01(\x03R\x11quarantineDriftId\x129\n" +
+	"\bupstream\x18\x14 \x01(\v2\x1d.mcpreg.v1.UpstreamProvenanceR\bupstream\"\xb2\x02\n" +
+	"\x12UpstreamProvenance\x12\x1a\n" +
+	"\bupstream\x18\x01 \x01(\tR\bupstream\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12=\n" +
+	"\fpublished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x16\n" +
+	"\x06status\x18\x05 \x01(\tR\x06status\x12%\n" +
+	"\x0estatus_message\x18\x06 \x01(\tR\rstatusMessage\x12\x12\n" +
+	"\x04meta\x18\a \x01(\tR\x04meta\x12!\n" +
+	"\fcontent_hash\x18\b \x01(\tR\vcontentHash\"\xe1\x01\n" +
+	"\x12AddUpstreamRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x03 \x03(\tR\n" +
+	"namespaces\x12.\n" +
+	"\x10interval_seconds\x18\x04 \x01(\x03H\x00R\x0fintervalSeconds\x88\x01\x01\x12\x14\n" +
+	"\x05token\x18\x05 \x01(\tR\x05token\x12\x14\n" +
+	"\x05allow\x18\x06 \x03(\tR\x05allow\x12\x14\n" +
+	"\x05tools\x18\a \x01(\tR\x05toolsB\x13\n" +
+	"\x11_interval_seconds\"\x16\n" +
+	"\x14ListUpstreamsRequest\"J\n" +
+	"\x15ListUpstreamsResponse\x121\n" +
+	"\tupstreams\x18\x01 \x03(\v2\x13.mcpreg.v1.UpstreamR\tupstreams\"+\n" +
+	"\x15RemoveUpstreamRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\")\n" +
+	"\x13SyncUpstreamRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xb9\x05\n" +
+	"\bUpstream\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x03 \x03(\tR\n" +
+	"namespaces\x12)\n" +
+	"\x10interval_seconds\x18\x04 \x01(\x03R\x0fintervalSeconds\x12\x1c\n" +
+	"\tprincipal\x18\x05 \x01(\tR\tprincipal\x12\x1b\n" +
+	"\thas_token\x18\x06 \x01(\bR\bhasToken\x12\x14\n" +
+	"\x05allow\x18\a \x03(\tR\x05allow\x12\x14\n" +
+	"\x05tools\x18\b \x01(\tR\x05tools\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\t \x01(\tR\tcreatedBy\x129\n" +
+	"\n" +
+	"created_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x120\n" +
+	"\x05since\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12#\n" +
+	"\rresume_cursor\x18\f \x01(\tR\fresumeCursor\x12<\n" +
+	"\flast_pass_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastPassAt\x12B\n" +
+	"\x0flast_success_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\rlastSuccessAt\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x0f \x01(\tR\tlastError\x12D\n" +
+	"\vlast_counts\x18\x10 \x03(\v2#.mcpreg.v1.Upstream.LastCountsEntryR\n" +
+	"lastCounts\x1a=\n" +
+	"\x0fLastCountsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf1\x01\n" +
+	"\x12UpstreamSyncResult\x12/\n" +
+	"\bupstream\x18\x01 \x01(\v2\x13.mcpreg.v1.UpstreamR\bupstream\x12A\n" +
+	"\x06counts\x18\x02 \x03(\v2).mcpreg.v1.UpstreamSyncResult.CountsEntryR\x06counts\x12\x16\n" +
+	"\x06errors\x18\x03 \x03(\tR\x06errors\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x1a9\n" +
+	"\vCountsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xd2\x06\n" +
 	"\vAttestation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12#\n" +
 	"\rpackage_index\x18\x02 \x01(\x05R\fpackageIndex\x12\x18\n" +
@@ -6530,7 +7231,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\xe0\x1e\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x84\"\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -6547,7 +7248,11 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\fRepinVersion\x12\x1e.mcpreg.v1.RepinVersionRequest\x1a\x12.mcpreg.v1.Version\":\x82\xd3\xe4\x93\x024:\x01*\"//v1/servers/{name=*/*}/versions/{version}/repin\x12\x8f\x01\n" +
 	"\x11SetScanCredential\x12#.mcpreg.v1.SetScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\":\x82\xd3\xe4\x93\x024:\x01*\x1a//v1/servers/{name=*/*}/scan-credentials/{label}\x12\x95\x01\n" +
 	"\x13ListScanCredentials\x12%.mcpreg.v1.ListScanCredentialsRequest\x1a&.mcpreg.v1.ListScanCredentialsResponse\"/\x82\xd3\xe4\x93\x02)\x12'/v1/servers/{name=*/*}/scan-credentials\x12\x92\x01\n" +
-	"\x14DeleteScanCredential\x12&.mcpreg.v1.DeleteScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\"7\x82\xd3\xe4\x93\x021*//v1/servers/{name=*/*}/scan-credentials/{label}\x12~\n" +
+	"\x14DeleteScanCredential\x12&.mcpreg.v1.DeleteScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\"7\x82\xd3\xe4\x93\x021*//v1/servers/{name=*/*}/scan-credentials/{label}\x12[\n" +
+	"\vAddUpstream\x12\x1d.mcpreg.v1.AddUpstreamRequest\x1a\x13.mcpreg.v1.Upstream\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/upstreams\x12i\n" +
+	"\rListUpstreams\x12\x1f.mcpreg.v1.ListUpstreamsRequest\x1a .mcpreg.v1.ListUpstreamsResponse\"\x15\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/upstreams\x12e\n" +
+	"\x0eRemoveUpstream\x12 .mcpreg.v1.RemoveUpstreamRequest\x1a\x13.mcpreg.v1.Upstream\"\x1c\x82\xd3\xe4\x93\x02\x16*\x14/v1/upstreams/{name}\x12s\n" +
+	"\fSyncUpstream\x12\x1e.mcpreg.v1.SyncUpstreamRequest\x1a\x1d.mcpreg.v1.UpstreamSyncResult\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/v1/upstreams/{name}/sync\x12~\n" +
 	"\vScanVersion\x12\x1d.mcpreg.v1.ScanVersionRequest\x1a\x15.mcpreg.v1.ScanResult\"9\x82\xd3\xe4\x93\x023:\x01*\"./v1/servers/{name=*/*}/versions/{version}/scan\x12\x7f\n" +
 	"\tListScans\x12\x1b.mcpreg.v1.ListScansRequest\x1a\x1c.mcpreg.v1.ListScansResponse\"7\x82\xd3\xe4\x93\x021\x12//v1/servers/{name=*/*}/versions/{version}/scans\x12r\n" +
 	"\x0fListDriftEvents\x12!.mcpreg.v1.ListDriftEventsRequest\x1a\".mcpreg.v1.ListDriftEventsResponse\"\x18\x82\xd3\xe4\x93\x02\x12\x12\x10/v1/drift-events\x12k\n" +
@@ -6585,7 +7290,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -6610,203 +7315,232 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*ScanCredential)(nil),               // 20: mcpreg.v1.ScanCredential
 	(*RepinVersionRequest)(nil),          // 21: mcpreg.v1.RepinVersionRequest
 	(*Version)(nil),                      // 22: mcpreg.v1.Version
-	(*Attestation)(nil),                  // 23: mcpreg.v1.Attestation
-	(*ConfirmAttestationRequest)(nil),    // 24: mcpreg.v1.ConfirmAttestationRequest
-	(*AddAttestationRequest)(nil),        // 25: mcpreg.v1.AddAttestationRequest
-	(*VerifyAttestationRequest)(nil),     // 26: mcpreg.v1.VerifyAttestationRequest
-	(*VerifyAttestationResponse)(nil),    // 27: mcpreg.v1.VerifyAttestationResponse
-	(*ReverifyAttestationsRequest)(nil),  // 28: mcpreg.v1.ReverifyAttestationsRequest
-	(*ReverifyAttestationsResponse)(nil), // 29: mcpreg.v1.ReverifyAttestationsResponse
-	(*Finding)(nil),                      // 30: mcpreg.v1.Finding
-	(*FindingSpan)(nil),                  // 31: mcpreg.v1.FindingSpan
-	(*GetServerPolicyRequest)(nil),       // 32: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 33: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 34: mcpreg.v1.ServerPolicy
-	(*PendingPolicy)(nil),                // 35: mcpreg.v1.PendingPolicy
-	(*ConfirmServerPolicyRequest)(nil),   // 36: mcpreg.v1.ConfirmServerPolicyRequest
-	(*AttestationPolicy)(nil),            // 37: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 38: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 39: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 40: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 41: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 42: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 43: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 44: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 45: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 46: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 47: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 48: mcpreg.v1.VerifyAuditChainResponse
-	(*ListAuditCheckpointsRequest)(nil),  // 49: mcpreg.v1.ListAuditCheckpointsRequest
-	(*ListAuditCheckpointsResponse)(nil), // 50: mcpreg.v1.ListAuditCheckpointsResponse
-	(*AuditCheckpoint)(nil),              // 51: mcpreg.v1.AuditCheckpoint
-	(*WhoAmIRequest)(nil),                // 52: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 53: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 54: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 55: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 56: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 57: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 58: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 59: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 60: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 61: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 62: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 63: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 64: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 65: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 66: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 67: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 68: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 69: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 70: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 71: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 72: mcpreg.v1.DriftDecisionRequest
-	nil,                                  // 73: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	nil,                                  // 74: mcpreg.v1.SetScanCredentialRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),        // 75: google.protobuf.Timestamp
+	(*UpstreamProvenance)(nil),           // 23: mcpreg.v1.UpstreamProvenance
+	(*AddUpstreamRequest)(nil),           // 24: mcpreg.v1.AddUpstreamRequest
+	(*ListUpstreamsRequest)(nil),         // 25: mcpreg.v1.ListUpstreamsRequest
+	(*ListUpstreamsResponse)(nil),        // 26: mcpreg.v1.ListUpstreamsResponse
+	(*RemoveUpstreamRequest)(nil),        // 27: mcpreg.v1.RemoveUpstreamRequest
+	(*SyncUpstreamRequest)(nil),          // 28: mcpreg.v1.SyncUpstreamRequest
+	(*Upstream)(nil),                     // 29: mcpreg.v1.Upstream
+	(*UpstreamSyncResult)(nil),           // 30: mcpreg.v1.UpstreamSyncResult
+	(*Attestation)(nil),                  // 31: mcpreg.v1.Attestation
+	(*ConfirmAttestationRequest)(nil),    // 32: mcpreg.v1.ConfirmAttestationRequest
+	(*AddAttestationRequest)(nil),        // 33: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 34: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 35: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 36: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 37: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 38: mcpreg.v1.Finding
+	(*FindingSpan)(nil),                  // 39: mcpreg.v1.FindingSpan
+	(*GetServerPolicyRequest)(nil),       // 40: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 41: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 42: mcpreg.v1.ServerPolicy
+	(*PendingPolicy)(nil),                // 43: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 44: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 45: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 46: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 47: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 48: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 49: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 50: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 51: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 52: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 53: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 54: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 55: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 56: mcpreg.v1.VerifyAuditChainResponse
+	(*ListAuditCheckpointsRequest)(nil),  // 57: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 58: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 59: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 60: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 61: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 62: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 63: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 64: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 65: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 66: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 67: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 68: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 69: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 70: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 71: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 72: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 73: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 74: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 75: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 76: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 77: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 78: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 79: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 80: mcpreg.v1.DriftDecisionRequest
+	nil,                                  // 81: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	nil,                                  // 82: mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	nil,                                  // 83: mcpreg.v1.Upstream.LastCountsEntry
+	nil,                                  // 84: mcpreg.v1.UpstreamSyncResult.CountsEntry
+	(*timestamppb.Timestamp)(nil),        // 85: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,   // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,   // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	75,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	85,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	22,  // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
 	11,  // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
 	12,  // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
-	67,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
+	75,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
 	13,  // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
 	14,  // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
-	67,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
-	30,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
-	73,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	74,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	75,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
+	38,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
+	81,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	82,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
 	20,  // 14: mcpreg.v1.ListScanCredentialsResponse.credentials:type_name -> mcpreg.v1.ScanCredential
-	75,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	75,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	39,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	41,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	43,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	30,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
-	23,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
-	75,  // 23: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	75,  // 24: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	75,  // 25: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 26: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
-	1,   // 27: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	37,  // 28: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
-	23,  // 29: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	75,  // 30: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
-	31,  // 31: mcpreg.v1.Finding.span:type_name -> mcpreg.v1.FindingSpan
-	34,  // 32: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	75,  // 33: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	37,  // 34: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	35,  // 35: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	37,  // 36: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	75,  // 37: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	38,  // 38: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	40,  // 39: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	75,  // 40: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	40,  // 41: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
-	42,  // 42: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	75,  // 43: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 44: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	46,  // 45: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	75,  // 46: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	51,  // 47: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	75,  // 48: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 49: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	59,  // 50: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	59,  // 51: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	75,  // 52: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 53: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	75,  // 54: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	75,  // 55: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	63,  // 56: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	66,  // 57: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	62,  // 58: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	75,  // 59: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	75,  // 60: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	63,  // 61: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	67,  // 62: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	75,  // 63: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	75,  // 64: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	68,  // 65: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	69,  // 66: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	69,  // 67: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	66,  // 68: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,   // 69: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,   // 70: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,   // 71: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,   // 72: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,   // 73: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,   // 74: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15,  // 75: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 76: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 77: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 78: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 79: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	21,  // 80: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
-	16,  // 81: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
-	17,  // 82: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
-	19,  // 83: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
-	60,  // 84: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	64,  // 85: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	70,  // 86: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	72,  // 87: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	72,  // 88: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	44,  // 89: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	47,  // 90: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	49,  // 91: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	32,  // 92: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	33,  // 93: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	36,  // 94: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	25,  // 95: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	24,  // 96: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	26,  // 97: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	28,  // 98: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	52,  // 99: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	54,  // 100: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	56,  // 101: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	58,  // 102: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	22,  // 103: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,   // 104: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,   // 105: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,   // 106: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	22,  // 107: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10,  // 108: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	22,  // 109: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	22,  // 110: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	22,  // 111: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	22,  // 112: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	22,  // 113: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	22,  // 114: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
-	20,  // 115: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
-	18,  // 116: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
-	20,  // 117: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
-	61,  // 118: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	65,  // 119: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	71,  // 120: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	22,  // 121: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	22,  // 122: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	45,  // 123: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	48,  // 124: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	50,  // 125: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	34,  // 126: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	34,  // 127: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	34,  // 128: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	22,  // 129: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	22,  // 130: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	27,  // 131: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	29,  // 132: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	53,  // 133: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	55,  // 134: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	57,  // 135: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	59,  // 136: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	103, // [103:137] is the sub-list for method output_type
-	69,  // [69:103] is the sub-list for method input_type
-	69,  // [69:69] is the sub-list for extension type_name
-	69,  // [69:69] is the sub-list for extension extendee
-	0,   // [0:69] is the sub-list for field type_name
+	85,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	85,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	47,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	49,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	51,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	38,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	31,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
+	23,  // 23: mcpreg.v1.Version.upstream:type_name -> mcpreg.v1.UpstreamProvenance
+	85,  // 24: mcpreg.v1.UpstreamProvenance.published_at:type_name -> google.protobuf.Timestamp
+	85,  // 25: mcpreg.v1.UpstreamProvenance.updated_at:type_name -> google.protobuf.Timestamp
+	29,  // 26: mcpreg.v1.ListUpstreamsResponse.upstreams:type_name -> mcpreg.v1.Upstream
+	85,  // 27: mcpreg.v1.Upstream.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 28: mcpreg.v1.Upstream.since:type_name -> google.protobuf.Timestamp
+	85,  // 29: mcpreg.v1.Upstream.last_pass_at:type_name -> google.protobuf.Timestamp
+	85,  // 30: mcpreg.v1.Upstream.last_success_at:type_name -> google.protobuf.Timestamp
+	83,  // 31: mcpreg.v1.Upstream.last_counts:type_name -> mcpreg.v1.Upstream.LastCountsEntry
+	29,  // 32: mcpreg.v1.UpstreamSyncResult.upstream:type_name -> mcpreg.v1.Upstream
+	84,  // 33: mcpreg.v1.UpstreamSyncResult.counts:type_name -> mcpreg.v1.UpstreamSyncResult.CountsEntry
+	85,  // 34: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	85,  // 35: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	85,  // 36: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 37: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	1,   // 38: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	45,  // 39: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	31,  // 40: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	85,  // 41: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
+	39,  // 42: mcpreg.v1.Finding.span:type_name -> mcpreg.v1.FindingSpan
+	42,  // 43: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	85,  // 44: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	45,  // 45: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	43,  // 46: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	45,  // 47: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	85,  // 48: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	46,  // 49: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	48,  // 50: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	85,  // 51: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	48,  // 52: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
+	50,  // 53: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	85,  // 54: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 55: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	54,  // 56: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	85,  // 57: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	59,  // 58: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	85,  // 59: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 60: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	67,  // 61: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	67,  // 62: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	85,  // 63: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 64: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	85,  // 65: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	85,  // 66: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	71,  // 67: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	74,  // 68: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	70,  // 69: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	85,  // 70: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	85,  // 71: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	71,  // 72: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	75,  // 73: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	85,  // 74: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	85,  // 75: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	76,  // 76: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	77,  // 77: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	77,  // 78: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	74,  // 79: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,   // 80: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,   // 81: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,   // 82: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,   // 83: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,   // 84: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,   // 85: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15,  // 86: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 87: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 88: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 89: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 90: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	21,  // 91: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
+	16,  // 92: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
+	17,  // 93: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
+	19,  // 94: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
+	24,  // 95: mcpreg.v1.RegistryService.AddUpstream:input_type -> mcpreg.v1.AddUpstreamRequest
+	25,  // 96: mcpreg.v1.RegistryService.ListUpstreams:input_type -> mcpreg.v1.ListUpstreamsRequest
+	27,  // 97: mcpreg.v1.RegistryService.RemoveUpstream:input_type -> mcpreg.v1.RemoveUpstreamRequest
+	28,  // 98: mcpreg.v1.RegistryService.SyncUpstream:input_type -> mcpreg.v1.SyncUpstreamRequest
+	68,  // 99: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	72,  // 100: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	78,  // 101: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	80,  // 102: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	80,  // 103: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	52,  // 104: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	55,  // 105: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	57,  // 106: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	40,  // 107: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	41,  // 108: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	44,  // 109: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	33,  // 110: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	32,  // 111: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	34,  // 112: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	36,  // 113: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	60,  // 114: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	62,  // 115: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	64,  // 116: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	66,  // 117: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	22,  // 118: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,   // 119: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,   // 120: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,   // 121: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	22,  // 122: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10,  // 123: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	22,  // 124: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	22,  // 125: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	22,  // 126: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	22,  // 127: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	22,  // 128: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	22,  // 129: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
+	20,  // 130: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
+	18,  // 131: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
+	20,  // 132: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
+	29,  // 133: mcpreg.v1.RegistryService.AddUpstream:output_type -> mcpreg.v1.Upstream
+	26,  // 134: mcpreg.v1.RegistryService.ListUpstreams:output_type -> mcpreg.v1.ListUpstreamsResponse
+	29,  // 135: mcpreg.v1.RegistryService.RemoveUpstream:output_type -> mcpreg.v1.Upstream
+	30,  // 136: mcpreg.v1.RegistryService.SyncUpstream:output_type -> mcpreg.v1.UpstreamSyncResult
+	69,  // 137: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	73,  // 138: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	79,  // 139: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	22,  // 140: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	22,  // 141: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	53,  // 142: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	56,  // 143: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	58,  // 144: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	42,  // 145: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	42,  // 146: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	42,  // 147: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	22,  // 148: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	22,  // 149: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	35,  // 150: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	37,  // 151: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	61,  // 152: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	63,  // 153: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	65,  // 154: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	67,  // 155: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	118, // [118:156] is the sub-list for method output_type
+	80,  // [80:118] is the sub-list for method input_type
+	80,  // [80:80] is the sub-list for extension type_name
+	80,  // [80:80] is the sub-list for extension extendee
+	0,   // [0:80] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -6814,14 +7548,15 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[41].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[24].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[49].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   75,
+			NumMessages:   85,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -34,6 +34,10 @@ const (
 	RegistryService_SetScanCredential_FullMethodName    = "/mcpreg.v1.RegistryService/SetScanCredential"
 	RegistryService_ListScanCredentials_FullMethodName  = "/mcpreg.v1.RegistryService/ListScanCredentials"
 	RegistryService_DeleteScanCredential_FullMethodName = "/mcpreg.v1.RegistryService/DeleteScanCredential"
+	RegistryService_AddUpstream_FullMethodName          = "/mcpreg.v1.RegistryService/AddUpstream"
+	RegistryService_ListUpstreams_FullMethodName        = "/mcpreg.v1.RegistryService/ListUpstreams"
+	RegistryService_RemoveUpstream_FullMethodName       = "/mcpreg.v1.RegistryService/RemoveUpstream"
+	RegistryService_SyncUpstream_FullMethodName         = "/mcpreg.v1.RegistryService/SyncUpstream"
 	RegistryService_ScanVersion_FullMethodName          = "/mcpreg.v1.RegistryService/ScanVersion"
 	RegistryService_ListScans_FullMethodName            = "/mcpreg.v1.RegistryService/ListScans"
 	RegistryService_ListDriftEvents_FullMethodName      = "/mcpreg.v1.RegistryService/ListDriftEvents"
@@ -104,6 +108,19 @@ type RegistryServiceClient interface {
 	ListScanCredentials(ctx context.Context, in *ListScanCredentialsRequest, opts ...grpc.CallOption) (*ListScanCredentialsResponse, error)
 	// DeleteScanCredential removes a credential set. Admins only.
 	DeleteScanCredential(ctx context.Context, in *DeleteScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error)
+	// AddUpstream registers an upstream registry serving the official /v0.1
+	// API: its servers in the namespaces given are imported into review by
+	// the system principal upstream:NAME. Admins only; the token is sealed
+	// and never shown again.
+	AddUpstream(ctx context.Context, in *AddUpstreamRequest, opts ...grpc.CallOption) (*Upstream, error)
+	// ListUpstreams lists the upstream registries and their sync state.
+	ListUpstreams(ctx context.Context, in *ListUpstreamsRequest, opts ...grpc.CallOption) (*ListUpstreamsResponse, error)
+	// RemoveUpstream stops syncing an upstream. Versions it imported stay,
+	// with their provenance. Admins only.
+	RemoveUpstream(ctx context.Context, in *RemoveUpstreamRequest, opts ...grpc.CallOption) (*Upstream, error)
+	// SyncUpstream runs a sync pass now (resuming one cut short) and answers
+	// when it ends. Admins only.
+	SyncUpstream(ctx context.Context, in *SyncUpstreamRequest, opts ...grpc.CallOption) (*UpstreamSyncResult, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(ctx context.Context, in *ScanVersionRequest, opts ...grpc.CallOption) (*ScanResult, error)
@@ -308,6 +325,46 @@ func (c *registryServiceClient) DeleteScanCredential(ctx context.Context, in *De
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ScanCredential)
 	err := c.cc.Invoke(ctx, RegistryService_DeleteScanCredential_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) AddUpstream(ctx context.Context, in *AddUpstreamRequest, opts ...grpc.CallOption) (*Upstream, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Upstream)
+	err := c.cc.Invoke(ctx, RegistryService_AddUpstream_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) ListUpstreams(ctx context.Context, in *ListUpstreamsRequest, opts ...grpc.CallOption) (*ListUpstreamsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListUpstreamsResponse)
+	err := c.cc.Invoke(ctx, RegistryService_ListUpstreams_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) RemoveUpstream(ctx context.Context, in *RemoveUpstreamRequest, opts ...grpc.CallOption) (*Upstream, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Upstream)
+	err := c.cc.Invoke(ctx, RegistryService_RemoveUpstream_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) SyncUpstream(ctx context.Context, in *SyncUpstreamRequest, opts ...grpc.CallOption) (*UpstreamSyncResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpstreamSyncResult)
+	err := c.cc.Invoke(ctx, RegistryService_SyncUpstream_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -526,6 +583,19 @@ type RegistryServiceServer interface {
 	ListScanCredentials(context.Context, *ListScanCredentialsRequest) (*ListScanCredentialsResponse, error)
 	// DeleteScanCredential removes a credential set. Admins only.
 	DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error)
+	// AddUpstream registers an upstream registry serving the official /v0.1
+	// API: its servers in the namespaces given are imported into review by
+	// the system principal upstream:NAME. Admins only; the token is sealed
+	// and never shown again.
+	AddUpstream(context.Context, *AddUpstreamRequest) (*Upstream, error)
+	// ListUpstreams lists the upstream registries and their sync state.
+	ListUpstreams(context.Context, *ListUpstreamsRequest) (*ListUpstreamsResponse, error)
+	// RemoveUpstream stops syncing an upstream. Versions it imported stay,
+	// with their provenance. Admins only.
+	RemoveUpstream(context.Context, *RemoveUpstreamRequest) (*Upstream, error)
+	// SyncUpstream runs a sync pass now (resuming one cut short) and answers
+	// when it ends. Admins only.
+	SyncUpstream(context.Context, *SyncUpstreamRequest) (*UpstreamSyncResult, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
 	ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error)
@@ -630,6 +700,18 @@ func (UnimplementedRegistryServiceServer) ListScanCredentials(context.Context, *
 }
 func (UnimplementedRegistryServiceServer) DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteScanCredential not implemented")
+}
+func (UnimplementedRegistryServiceServer) AddUpstream(context.Context, *AddUpstreamRequest) (*Upstream, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddUpstream not implemented")
+}
+func (UnimplementedRegistryServiceServer) ListUpstreams(context.Context, *ListUpstreamsRequest) (*ListUpstreamsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListUpstreams not implemented")
+}
+func (UnimplementedRegistryServiceServer) RemoveUpstream(context.Context, *RemoveUpstreamRequest) (*Upstream, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveUpstream not implemented")
+}
+func (UnimplementedRegistryServiceServer) SyncUpstream(context.Context, *SyncUpstreamRequest) (*UpstreamSyncResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncUpstream not implemented")
 }
 func (UnimplementedRegistryServiceServer) ScanVersion(context.Context, *ScanVersionRequest) (*ScanResult, error) {
 	return nil, status.Error(codes.Unimplemented, "method ScanVersion not implemented")
@@ -966,6 +1048,78 @@ func _RegistryService_DeleteScanCredential_Handler(srv interface{}, ctx context.
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RegistryServiceServer).DeleteScanCredential(ctx, req.(*DeleteScanCredentialRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_AddUpstream_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddUpstreamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).AddUpstream(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_AddUpstream_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).AddUpstream(ctx, req.(*AddUpstreamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_ListUpstreams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListUpstreamsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).ListUpstreams(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_ListUpstreams_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).ListUpstreams(ctx, req.(*ListUpstreamsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_RemoveUpstream_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveUpstreamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).RemoveUpstream(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_RemoveUpstream_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).RemoveUpstream(ctx, req.(*RemoveUpstreamRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_SyncUpstream_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncUpstreamRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).SyncUpstream(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_SyncUpstream_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).SyncUpstream(ctx, req.(*SyncUpstreamRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1324,6 +1478,22 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteScanCredential",
 			Handler:    _RegistryService_DeleteScanCredential_Handler,
+		},
+		{
+			MethodName: "AddUpstream",
+			Handler:    _RegistryService_AddUpstream_Handler,
+		},
+		{
+			MethodName: "ListUpstreams",
+			Handler:    _RegistryService_ListUpstreams_Handler,
+		},
+		{
+			MethodName: "RemoveUpstream",
+			Handler:    _RegistryService_RemoveUpstream_Handler,
+		},
+		{
+			MethodName: "SyncUpstream",
+			Handler:    _RegistryService_SyncUpstream_Handler,
 		},
 		{
 			MethodName: "ScanVersion",

@@ -1,0 +1,226 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpreg/mcpreg/internal/registry"
+	"github.com/mcpreg/mcpreg/internal/server/servertest"
+	"github.com/mcpreg/mcpreg/internal/states"
+	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/storetest"
+	"github.com/mcpreg/mcpreg/internal/upstream/upstreamtest"
+)
+
+// TestRegistryImportsFromAnotherRegistry: registry A registers registry B
+// (serving /v0.1 behind a host token) as an upstream through the API and
+// syncs the namespace io.github.acme: B's approved versions arrive in A
+// pending review, submitted by upstream:b, their tools read live from
+// the servers themselves, their provenance shown; a reviewer of A
+// approves one (four-eyes holds: upstream:b submitted it); the next pass
+// imports only what B approved since. Tokens and roles: only A's admin
+// manages upstreams, the token never comes back.
+func TestRegistryImportsFromAnotherRegistry(t *testing.T) {
+	storetest.EachDialect(t, func(t *testing.T, dialect string) {
+		b := servertest.Start(t, dialect)
+		bOwner := b.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme", "io.github.other")
+		bReviewer := b.Token(t, "bob", registry.RoleReviewer)
+		publish := func(name, version string) {
+			t.Helper()
+			doc := strings.Replace(liveServerJSON(name, twoFacedServer(t, false)), `"version":"1.0.0"`, `"version":"`+version+`"`, 1)
+			if r := call(t, "POST", b.URL+"/v1/versions", bOwner, map[string]any{"serverJson": doc, "live": true}); r.Status != http.StatusOK {
+				t.Fatalf("B: submit %s: %d %s", name, r.Status, r.Body)
+			}
+			if r := call(t, "POST", b.URL+"/v1/servers/"+name+"/versions/"+version+"/approve", bReviewer, map[string]any{"reason": "ok"}); r.Status != http.StatusOK {
+				t.Fatalf("B: approve %s: %d %s", name, r.Status, r.Body)
+			}
+		}
+		publish("io.github.acme/weather", "1.0.0")
+		publish("io.github.acme/alerts", "1.0.0")
+		publish("io.github.other/notes", "1.0.0")
+		hostOfB := b.HostToken(t, "registry-a")
+
+		a := servertest.Start(t, dialect)
+		aAdmin := a.Token(t, "root", registry.RoleAdmin)
+		aReviewer := a.Token(t, "alice", registry.RoleReviewer)
+		aOwner := a.Token(t, "acme-ci", registry.RoleOwner, "io.github.acme")
+		add := map[string]any{"name": "b", "url": b.URL, "namespaces": []string{"io.github.acme"}, "token": hostOfB,
+			"allow": []string{"127.0.0.1"}, "intervalSeconds": 0}
+		for _, tok := range []string{aReviewer, aOwner} {
+			if r := call(t, "POST", a.URL+"/v1/upstreams", tok, add); r.Status != http.StatusForbidden {
+				t.Errorf("non-admin registering an upstream: %d %s", r.Status, r.Body)
+			}
+		}
+		r := call(t, "POST", a.URL+"/v1/upstreams", aAdmin, add)
+		if r.Status != http.StatusOK || strings.Contains(string(r.Body), hostOfB) {
+			t.Fatalf("register upstream: %d %s", r.Status, r.Body)
+		}
+		if r := call(t, "POST", a.URL+"/v1/upstreams/b/sync", aReviewer, map[string]any{}); r.Status != http.StatusForbidden {
+			t.Errorf("reviewer syncing: %d %s", r.Status, r.Body)
+		}
+		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("sync: %d %s", r.Status, r.Body)
+		}
+		res := r.json(t)
+		counts, _ := res["counts"].(map[string]any)
+		if e, _ := res["error"].(string); e != "" || counts["imported"] != "2" || counts["skipped"] != "1" {
+			t.Fatalf("first pass: %s", r.Body)
+		}
+
+		base := a.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
+		v := call(t, "GET", base, aReviewer, nil).json(t)
+		if v["state"] != "pending_review" || v["submittedBy"] != "upstream:b" {
+			t.Fatalf("imported version: %v", v)
+		}
+		snap, _ := v["snapshot"].(map[string]any)
+		tools, _ := snap["tools"].([]any)
+		if len(tools) != 1 || tools[0].(map[string]any)["name"] != "get_forecast" {
+			t.Errorf("the imported version's tools were not read live: %v", snap)
+		}
+		prov, _ := v["upstream"].(map[string]any)
+		if prov["upstream"] != "b" || prov["url"] != b.URL || prov["publishedAt"] == nil || !strings.Contains(prov["meta"].(string), "io.mcpreg/registry") {
+			t.Errorf("provenance: %v", prov)
+		}
+		if r := call(t, "POST", base+"/approve", aReviewer, map[string]any{"reason": "reviewed in A"}); r.Status != http.StatusOK {
+			t.Fatalf("A: approve the imported version: %d %s", r.Status, r.Body)
+		}
+
+		publish("io.github.acme/weather", "1.1.0")
+		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{})
+		counts, _ = r.json(t)["counts"].(map[string]any)
+		if r.Status != http.StatusOK || counts["imported"] != "1" {
+			t.Errorf("second pass: %d %s", r.Status, r.Body)
+		}
+		list := call(t, "GET", a.URL+"/v1/upstreams", aReviewer, nil)
+		if list.Status != http.StatusOK || !strings.Contains(string(list.Body), `"hasToken":true`) || strings.Contains(string(list.Body), hostOfB) {
+			t.Errorf("list upstreams: %d %s", list.Status, list.Body)
+		}
+		if strings.Contains(a.Logs.String(), hostOfB) {
+			t.Error("A logged the upstream token")
+		}
+		if r := call(t, "DELETE", a.URL+"/v1/upstreams/b", aAdmin, nil); r.Status != http.StatusOK {
+			t.Errorf("remove: %d %s", r.Status, r.Body)
+		}
+		if v := call(t, "GET", base, aReviewer, nil).json(t); v["state"] != "approved" || v["upstream"] == nil {
+			t.Errorf("after removing the upstream its imports stay with their provenance: %v", v)
+		}
+	})
+}
+
+// TestUpstreamPrincipalNeverSignsIn: the system principal an upstream
+// submits as holds no token and cannot sign in to the web UI.
+func TestUpstreamPrincipalNeverSignsIn(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	admin := in.Token(t, "root", registry.RoleAdmin)
+	r := call(t, "POST", in.URL+"/v1/upstreams", admin, map[string]any{"name": "pub", "url": "https://registry.example.com",
+		"namespaces": []string{"*"}, "intervalSeconds": 0})
+	if r.Status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	r = call(t, "POST", in.URL+"/v1/tokens", admin, map[string]any{"principal": "upstream:pub"})
+	if r.Status == http.StatusOK {
+		t.Errorf("a token was issued to the upstream principal: %s", r.Body)
+	}
+	if _, err := in.Identity.SignInExternal(t.Context(), "upstream:pub", "oidc", "127.0.0.1"); err == nil {
+		t.Error("the upstream principal signed in through single sign-on")
+	}
+}
+
+// TestUpstreamStatusFlowsDown: what an upstream says of a version after
+// it was imported reaches review. Deprecated: a warn finding and a
+// banner, the version stays approved. Deleted: the approved version is
+// quarantined (kind upstream, the upstream's message as the reason,
+// audited), a pending one gets a high finding and cannot be approved.
+// An upstream that reinstates a version releases nothing; a reviewer may
+// then release it, not before.
+func TestUpstreamStatusFlowsDown(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	admin := in.Token(t, "root", registry.RoleAdmin)
+	alice := in.Token(t, "alice", registry.RoleReviewer)
+	f := upstreamtest.New(t)
+	mcpURL := twoFacedServer(t, false)
+	for _, n := range []string{"io.github.acme/dep", "io.github.acme/del", "io.github.acme/pend"} {
+		f.Put(upstreamtest.Server{Name: n, Version: "1.0.0", Remote: mcpURL})
+	}
+	f.Put(upstreamtest.Server{Name: "io.github.acme/old", Version: "1.0.0", Remote: mcpURL, Status: "deprecated", StatusMessage: "use io.github.acme/new"})
+	r := call(t, "POST", in.URL+"/v1/upstreams", admin, map[string]any{"name": "pub", "url": f.URL,
+		"namespaces": []string{"io.github.acme"}, "allow": []string{"127.0.0.1"}, "intervalSeconds": 0})
+	if r.Status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	sync := func() map[string]any {
+		t.Helper()
+		r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("sync: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)
+	}
+	sync()
+	base := func(name string) string { return in.URL + "/v1/servers/io.github.acme/" + name + "/versions/1.0.0" }
+	for _, n := range []string{"dep", "del"} {
+		if r := call(t, "POST", base(n)+"/approve", alice, map[string]any{"reason": "reviewed"}); r.Status != http.StatusOK {
+			t.Fatalf("approve %s: %d %s", n, r.Status, r.Body)
+		}
+	}
+	old := call(t, "GET", base("old"), alice, nil).json(t)
+	if !findingKinds(old)[registry.KindUpstreamDeprecated] {
+		t.Errorf("a version imported as deprecated has no deprecation finding: %v", old["findings"])
+	}
+
+	f.SetStatus("io.github.acme/dep", "1.0.0", "deprecated", "superseded by 2.0")
+	f.SetStatus("io.github.acme/del", "1.0.0", "deleted", "malicious release")
+	f.SetStatus("io.github.acme/pend", "1.0.0", "deleted", "")
+	counts, _ := sync()["counts"].(map[string]any)
+	if counts["status_changes"] != "3" {
+		t.Errorf("status changes: %v", counts)
+	}
+	dep := call(t, "GET", base("dep"), alice, nil).json(t)
+	if dep["state"] != "approved" || !findingKinds(dep)[registry.KindUpstreamDeprecated] || dep["upstream"].(map[string]any)["status"] != "deprecated" {
+		t.Errorf("deprecated upstream: %v %v %v", dep["state"], dep["findings"], dep["upstream"])
+	}
+	del := call(t, "GET", base("del"), alice, nil).json(t)
+	if del["state"] != "quarantined" || del["quarantineKind"] != string(states.QuarantineUpstream) || !strings.Contains(del["stateReason"].(string), "malicious release") ||
+		!findingKinds(del)[registry.KindUpstreamDeleted] {
+		t.Errorf("deleted upstream, approved here: %v %v %v %v", del["state"], del["quarantineKind"], del["stateReason"], del["findings"])
+	}
+	pend := call(t, "GET", base("pend"), alice, nil).json(t)
+	if pend["state"] != "pending_review" || !findingKinds(pend)[registry.KindUpstreamDeleted] {
+		t.Errorf("deleted upstream, pending here: %v %v", pend["state"], pend["findings"])
+	}
+	if r := call(t, "POST", base("pend")+"/approve", alice, map[string]any{"reason": "ok"}); r.Status != http.StatusConflict && r.Status != http.StatusBadRequest && r.Status != http.StatusPreconditionFailed {
+		t.Errorf("approving a version its upstream deleted: %d %s", r.Status, r.Body)
+	} else if !strings.Contains(string(r.Body), "deleted it") {
+		t.Errorf("the refusal does not say why: %s", r.Body)
+	}
+	if r := call(t, "POST", base("del")+"/release", alice, map[string]any{"reason": "looks fine"}); r.Status == http.StatusOK {
+		t.Errorf("released a version its upstream still lists as deleted")
+	}
+	ev := call(t, "GET", in.URL+"/v1/audit/events?subject=io.github.acme/del@1.0.0", alice, nil)
+	if !strings.Contains(string(ev.Body), `"version.quarantine"`) || !strings.Contains(string(ev.Body), `"upstream:pub"`) {
+		t.Errorf("the quarantine is not audited as the upstream's: %s", ev.Body)
+	}
+
+	// Reinstated upstream: nothing is released by itself.
+	f.SetStatus("io.github.acme/del", "1.0.0", "active", "")
+	sync()
+	if del := call(t, "GET", base("del"), alice, nil).json(t); del["state"] != "quarantined" {
+		t.Errorf("a reinstated upstream released the version: %v", del["state"])
+	}
+	if r := call(t, "POST", base("del")+"/release", alice, map[string]any{"reason": "upstream reinstated it, reviewed"}); r.Status != http.StatusOK {
+		t.Errorf("release after reinstatement: %d %s", r.Status, r.Body)
+	}
+}
+
+func findingKinds(v map[string]any) map[string]bool {
+	out := map[string]bool{}
+	fs, _ := v["findings"].([]any)
+	for _, f := range fs {
+		if k, ok := f.(map[string]any)["kind"].(string); ok {
+			out[k] = true
+		}
+	}
+	return out
+}
