@@ -212,3 +212,19 @@ func credentialPath(name, label string) (string, error) {
 	}
 	return p + "/scan-credentials/" + url.PathEscape(label), nil
 }
+
+// SetStatus deprecates (status "deprecated", with a message) or
+// undeprecates (status "active") one version, or every version of the
+// server when version is empty.
+func (c *Client) SetStatus(ctx context.Context, name, version, status, message string) ([]*mcpregv1.Version, error) {
+	if version == "" {
+		version = "-"
+	}
+	p, err := versionPath(name, version)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcpregv1.SetVersionStatusResponse{}
+	err = c.call(ctx, http.MethodPost, p+"/status", nil, &mcpregv1.SetVersionStatusRequest{Status: status, Message: message}, out)
+	return out.GetVersions(), err
+}

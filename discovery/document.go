@@ -68,6 +68,11 @@ type Entry struct {
 	Contract     json.RawMessage `json:"contract"`
 	Attestations []Attestation   `json:"attestations"`
 	Approval     Approval        `json:"approval"`
+	// Status is "deprecated" for a version its owner or a reviewer
+	// deprecated (it stays approved and usable), with StatusMessage
+	// saying why or what to use instead; empty for an active version.
+	Status        string `json:"status,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
 }
 
 // Package is how to obtain and start a package, and the digest its

@@ -61,7 +61,8 @@ func newServeCmd(g *globalOpts) *cobra.Command {
 	f.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", "", "this registry's callback, https://HOST/signin/sso/callback (env MCPREG_OIDC_REDIRECT_URL)")
 	f.StringVar(&cfg.OIDCPrincipalClaim, "oidc-principal-claim", cfg.OIDCPrincipalClaim, "ID token claim naming the principal; email requires email_verified (env MCPREG_OIDC_PRINCIPAL_CLAIM)")
 	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", nil, "CIDRs of proxies in front whose X-Forwarded-For names the client, for web sign-in throttling (env MCPREG_TRUSTED_PROXIES)")
-	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token (env MCPREG_PUBLIC_READ_API)")
+	f.BoolVar(&cfg.PublicReadAPI, "public-read-api", false, "serve the official /v0.1 read API without a token, readable from any browser origin (CORS *) (env MCPREG_PUBLIC_READ_API)")
+	f.StringSliceVar(&cfg.CORSOrigins, "cors-origins", nil, "browser origins (scheme://host[:port], exact match) that may read /v0.1 across origins when it is not public (env MCPREG_CORS_ORIGINS)")
 	addServiceFlags(f, &cfg)
 	return cmd
 }

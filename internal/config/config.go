@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -103,6 +104,9 @@ type Config struct {
 	DiscoveryTTL time.Duration
 	// PublicReadAPI serves /v0.1 without a token.
 	PublicReadAPI bool
+	// CORSOrigins are the browser origins that may read /v0.1 across
+	// origins (exact match); with PublicReadAPI every origin may.
+	CORSOrigins []string
 	// SecureCookies marks web UI cookies Secure without TLS here (TLS ends
 	// at a proxy in front); they are always Secure when serving TLS.
 	SecureCookies bool
@@ -184,6 +188,11 @@ func (c Config) Verify() error {
 	}
 	if _, err := ParseTrustedProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, err)
+	}
+	for _, o := range c.CORSOrigins {
+		if err := checkOrigin(o); err != nil {
+			errs = append(errs, fmt.Errorf("--cors-origins %q: %w", o, err))
+		}
 	}
 	if c.DiscoveryTTL < 10*time.Second || c.DiscoveryTTL > 24*time.Hour {
 		errs = append(errs, fmt.Errorf("--discovery-ttl %s: want 10s to 24h", c.DiscoveryTTL))
@@ -299,4 +308,23 @@ func (c Config) verifyCheckpoints() []error {
 // Checkpoints is the audit checkpoint schedule.
 func (c Config) Checkpoints() registry.Checkpoints {
 	return registry.Checkpoints{Every: c.AuditCheckpointEvery, Interval: c.AuditCheckpointInterval, Origin: c.AuditCheckpointOrigin}
+}
+
+// checkOrigin accepts a browser origin exactly as browsers send it:
+// scheme://host[:port], lower case, no path, no wildcard.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	switch {
+	case err != nil:
+		return err
+	case o == "*" || strings.Contains(o, "*"):
+		return errors.New("no wildcards (--public-read-api allows every origin)")
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return errors.New("want scheme://host[:port]")
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("an origin has no path, query, fragment or user")
+	case o != strings.ToLower(o):
+		return errors.New("browsers send origins in lower case")
+	}
+	return nil
 }

@@ -22903,6 +22903,9 @@ type VersionMutation struct {
 	quarantine_drift_id    *int
 	addquarantine_drift_id *int
 	live_source            *string
+	status                 *version.Status
+	status_message         *string
+	status_changed_at      *time.Time
 	clearedFields          map[string]struct{}
 	server                 *int
 	clearedserver          bool
@@ -23724,6 +23727,127 @@ func (m *VersionMutation) ResetLiveSource() {
 	m.live_source = nil
 }
 
+// SetStatus sets the "status" field.
+func (m *VersionMutation) SetStatus(v version.Status) {
+	m.status = &v
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *VersionMutation) Status() (r version.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldStatus(ctx context.Context) (v version.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *VersionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (m *VersionMutation) SetStatusMessage(s string) {
+	m.status_message = &s
+}
+
+// StatusMessage returns the value of the "status_message" field in the mutation.
+func (m *VersionMutation) StatusMessage() (r string, exists bool) {
+	v := m.status_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusMessage returns the old "status_message" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldStatusMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusMessage: %w", err)
+	}
+	return oldValue.StatusMessage, nil
+}
+
+// ResetStatusMessage resets all changes to the "status_message" field.
+func (m *VersionMutation) ResetStatusMessage() {
+	m.status_message = nil
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (m *VersionMutation) SetStatusChangedAt(t time.Time) {
+	m.status_changed_at = &t
+}
+
+// StatusChangedAt returns the value of the "status_changed_at" field in the mutation.
+func (m *VersionMutation) StatusChangedAt() (r time.Time, exists bool) {
+	v := m.status_changed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusChangedAt returns the old "status_changed_at" field's value of the Version entity.
+// If the Version object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionMutation) OldStatusChangedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusChangedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusChangedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusChangedAt: %w", err)
+	}
+	return oldValue.StatusChangedAt, nil
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (m *VersionMutation) ClearStatusChangedAt() {
+	m.status_changed_at = nil
+	m.clearedFields[version.FieldStatusChangedAt] = struct{}{}
+}
+
+// StatusChangedAtCleared returns if the "status_changed_at" field was cleared in this mutation.
+func (m *VersionMutation) StatusChangedAtCleared() bool {
+	_, ok := m.clearedFields[version.FieldStatusChangedAt]
+	return ok
+}
+
+// ResetStatusChangedAt resets all changes to the "status_changed_at" field.
+func (m *VersionMutation) ResetStatusChangedAt() {
+	m.status_changed_at = nil
+	delete(m.clearedFields, version.FieldStatusChangedAt)
+}
+
 // ClearServer clears the "server" edge to the Server entity.
 func (m *VersionMutation) ClearServer() {
 	m.clearedserver = true
@@ -24202,7 +24326,7 @@ func (m *VersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *VersionMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 20)
 	if m.server != nil {
 		fields = append(fields, version.FieldServerID)
 	}
@@ -24254,6 +24378,15 @@ func (m *VersionMutation) Fields() []string {
 	if m.live_source != nil {
 		fields = append(fields, version.FieldLiveSource)
 	}
+	if m.status != nil {
+		fields = append(fields, version.FieldStatus)
+	}
+	if m.status_message != nil {
+		fields = append(fields, version.FieldStatusMessage)
+	}
+	if m.status_changed_at != nil {
+		fields = append(fields, version.FieldStatusChangedAt)
+	}
 	return fields
 }
 
@@ -24296,6 +24429,12 @@ func (m *VersionMutation) Field(name string) (ent.Value, bool) {
 		return m.QuarantineDriftID()
 	case version.FieldLiveSource:
 		return m.LiveSource()
+	case version.FieldStatus:
+		return m.Status()
+	case version.FieldStatusMessage:
+		return m.StatusMessage()
+	case version.FieldStatusChangedAt:
+		return m.StatusChangedAt()
 	}
 	return nil, false
 }
@@ -24339,6 +24478,12 @@ func (m *VersionMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldQuarantineDriftID(ctx)
 	case version.FieldLiveSource:
 		return m.OldLiveSource(ctx)
+	case version.FieldStatus:
+		return m.OldStatus(ctx)
+	case version.FieldStatusMessage:
+		return m.OldStatusMessage(ctx)
+	case version.FieldStatusChangedAt:
+		return m.OldStatusChangedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Version field %s", name)
 }
@@ -24467,6 +24612,27 @@ func (m *VersionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetLiveSource(v)
 		return nil
+	case version.FieldStatus:
+		v, ok := value.(version.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case version.FieldStatusMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusMessage(v)
+		return nil
+	case version.FieldStatusChangedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusChangedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)
 }
@@ -24533,6 +24699,9 @@ func (m *VersionMutation) ClearedFields() []string {
 	if m.FieldCleared(version.FieldQuarantineDriftID) {
 		fields = append(fields, version.FieldQuarantineDriftID)
 	}
+	if m.FieldCleared(version.FieldStatusChangedAt) {
+		fields = append(fields, version.FieldStatusChangedAt)
+	}
 	return fields
 }
 
@@ -24555,6 +24724,9 @@ func (m *VersionMutation) ClearField(name string) error {
 		return nil
 	case version.FieldQuarantineDriftID:
 		m.ClearQuarantineDriftID()
+		return nil
+	case version.FieldStatusChangedAt:
+		m.ClearStatusChangedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Version nullable field %s", name)
@@ -24614,6 +24786,15 @@ func (m *VersionMutation) ResetField(name string) error {
 		return nil
 	case version.FieldLiveSource:
 		m.ResetLiveSource()
+		return nil
+	case version.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case version.FieldStatusMessage:
+		m.ResetStatusMessage()
+		return nil
+	case version.FieldStatusChangedAt:
+		m.ResetStatusChangedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Version field %s", name)

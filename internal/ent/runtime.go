@@ -729,6 +729,10 @@ func init() {
 	versionDescLiveSource := versionFields[16].Descriptor()
 	// version.DefaultLiveSource holds the default value on creation for the live_source field.
 	version.DefaultLiveSource = versionDescLiveSource.Default.(string)
+	// versionDescStatusMessage is the schema descriptor for status_message field.
+	versionDescStatusMessage := versionFields[18].Descriptor()
+	// version.DefaultStatusMessage holds the default value on creation for the status_message field.
+	version.DefaultStatusMessage = versionDescStatusMessage.Default.(string)
 	websessionFields := schema.WebSession{}.Fields()
 	_ = websessionFields
 	// websessionDescRemote is the schema descriptor for remote field.

@@ -53,6 +53,12 @@ type Version struct {
 	QuarantineDriftID *int `json:"quarantine_drift_id,omitempty"`
 	// LiveSource holds the value of the "live_source" field.
 	LiveSource string `json:"live_source,omitempty"`
+	// Status holds the value of the "status" field.
+	Status version.Status `json:"status,omitempty"`
+	// StatusMessage holds the value of the "status_message" field.
+	StatusMessage string `json:"status_message,omitempty"`
+	// StatusChangedAt holds the value of the "status_changed_at" field.
+	StatusChangedAt *time.Time `json:"status_changed_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the VersionQuery when eager-loading is set.
 	Edges        VersionEdges `json:"edges"`
@@ -178,9 +184,9 @@ func (*Version) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case version.FieldID, version.FieldServerID, version.FieldPinRevision, version.FieldQuarantineDriftID:
 			values[i] = new(sql.NullInt64)
-		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash, version.FieldContractSource, version.FieldQuarantineKind, version.FieldLiveSource:
+		case version.FieldVersion, version.FieldState, version.FieldStateReason, version.FieldDescription, version.FieldSubmittedBy, version.FieldRequestHash, version.FieldContractSource, version.FieldQuarantineKind, version.FieldLiveSource, version.FieldStatus, version.FieldStatusMessage:
 			values[i] = new(sql.NullString)
-		case version.FieldSubmittedAt, version.FieldStateChangedAt:
+		case version.FieldSubmittedAt, version.FieldStateChangedAt, version.FieldStatusChangedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -305,6 +311,25 @@ func (_m *Version) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field live_source", values[i])
 			} else if value.Valid {
 				_m.LiveSource = value.String
+			}
+		case version.FieldStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status", values[i])
+			} else if value.Valid {
+				_m.Status = version.Status(value.String)
+			}
+		case version.FieldStatusMessage:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status_message", values[i])
+			} else if value.Valid {
+				_m.StatusMessage = value.String
+			}
+		case version.FieldStatusChangedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field status_changed_at", values[i])
+			} else if value.Valid {
+				_m.StatusChangedAt = new(time.Time)
+				*_m.StatusChangedAt = value.Time
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -439,6 +464,17 @@ func (_m *Version) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("live_source=")
 	builder.WriteString(_m.LiveSource)
+	builder.WriteString(", ")
+	builder.WriteString("status=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	builder.WriteString("status_message=")
+	builder.WriteString(_m.StatusMessage)
+	builder.WriteString(", ")
+	if v := _m.StatusChangedAt; v != nil {
+		builder.WriteString("status_changed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -221,6 +221,48 @@ func (_c *VersionCreate) SetNillableLiveSource(v *string) *VersionCreate {
 	return _c
 }
 
+// SetStatus sets the "status" field.
+func (_c *VersionCreate) SetStatus(v version.Status) *VersionCreate {
+	_c.mutation.SetStatus(v)
+	return _c
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableStatus(v *version.Status) *VersionCreate {
+	if v != nil {
+		_c.SetStatus(*v)
+	}
+	return _c
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (_c *VersionCreate) SetStatusMessage(v string) *VersionCreate {
+	_c.mutation.SetStatusMessage(v)
+	return _c
+}
+
+// SetNillableStatusMessage sets the "status_message" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableStatusMessage(v *string) *VersionCreate {
+	if v != nil {
+		_c.SetStatusMessage(*v)
+	}
+	return _c
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (_c *VersionCreate) SetStatusChangedAt(v time.Time) *VersionCreate {
+	_c.mutation.SetStatusChangedAt(v)
+	return _c
+}
+
+// SetNillableStatusChangedAt sets the "status_changed_at" field if the given value is not nil.
+func (_c *VersionCreate) SetNillableStatusChangedAt(v *time.Time) *VersionCreate {
+	if v != nil {
+		_c.SetStatusChangedAt(*v)
+	}
+	return _c
+}
+
 // SetServer sets the "server" edge to the Server entity.
 func (_c *VersionCreate) SetServer(v *Server) *VersionCreate {
 	return _c.SetServerID(v.ID)
@@ -425,6 +467,14 @@ func (_c *VersionCreate) defaults() {
 		v := version.DefaultLiveSource
 		_c.mutation.SetLiveSource(v)
 	}
+	if _, ok := _c.mutation.Status(); !ok {
+		v := version.DefaultStatus
+		_c.mutation.SetStatus(v)
+	}
+	if _, ok := _c.mutation.StatusMessage(); !ok {
+		v := version.DefaultStatusMessage
+		_c.mutation.SetStatusMessage(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -485,6 +535,17 @@ func (_c *VersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.LiveSource(); !ok {
 		return &ValidationError{Name: "live_source", err: errors.New(`ent: missing required field "Version.live_source"`)}
+	}
+	if _, ok := _c.mutation.Status(); !ok {
+		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Version.status"`)}
+	}
+	if v, ok := _c.mutation.Status(); ok {
+		if err := version.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Version.status": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.StatusMessage(); !ok {
+		return &ValidationError{Name: "status_message", err: errors.New(`ent: missing required field "Version.status_message"`)}
 	}
 	if len(_c.mutation.ServerIDs()) == 0 {
 		return &ValidationError{Name: "server", err: errors.New(`ent: missing required edge "Version.server"`)}
@@ -579,6 +640,18 @@ func (_c *VersionCreate) createSpec() (*Version, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.LiveSource(); ok {
 		_spec.SetField(version.FieldLiveSource, field.TypeString, value)
 		_node.LiveSource = value
+	}
+	if value, ok := _c.mutation.Status(); ok {
+		_spec.SetField(version.FieldStatus, field.TypeEnum, value)
+		_node.Status = value
+	}
+	if value, ok := _c.mutation.StatusMessage(); ok {
+		_spec.SetField(version.FieldStatusMessage, field.TypeString, value)
+		_node.StatusMessage = value
+	}
+	if value, ok := _c.mutation.StatusChangedAt(); ok {
+		_spec.SetField(version.FieldStatusChangedAt, field.TypeTime, value)
+		_node.StatusChangedAt = &value
 	}
 	if nodes := _c.mutation.ServerIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -867,6 +940,48 @@ func (u *VersionUpsert) ClearQuarantineDriftID() *VersionUpsert {
 	return u
 }
 
+// SetStatus sets the "status" field.
+func (u *VersionUpsert) SetStatus(v version.Status) *VersionUpsert {
+	u.Set(version.FieldStatus, v)
+	return u
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateStatus() *VersionUpsert {
+	u.SetExcluded(version.FieldStatus)
+	return u
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (u *VersionUpsert) SetStatusMessage(v string) *VersionUpsert {
+	u.Set(version.FieldStatusMessage, v)
+	return u
+}
+
+// UpdateStatusMessage sets the "status_message" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateStatusMessage() *VersionUpsert {
+	u.SetExcluded(version.FieldStatusMessage)
+	return u
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (u *VersionUpsert) SetStatusChangedAt(v time.Time) *VersionUpsert {
+	u.Set(version.FieldStatusChangedAt, v)
+	return u
+}
+
+// UpdateStatusChangedAt sets the "status_changed_at" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateStatusChangedAt() *VersionUpsert {
+	u.SetExcluded(version.FieldStatusChangedAt)
+	return u
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (u *VersionUpsert) ClearStatusChangedAt() *VersionUpsert {
+	u.SetNull(version.FieldStatusChangedAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1044,6 +1159,55 @@ func (u *VersionUpsertOne) UpdateQuarantineDriftID() *VersionUpsertOne {
 func (u *VersionUpsertOne) ClearQuarantineDriftID() *VersionUpsertOne {
 	return u.Update(func(s *VersionUpsert) {
 		s.ClearQuarantineDriftID()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *VersionUpsertOne) SetStatus(v version.Status) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateStatus() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (u *VersionUpsertOne) SetStatusMessage(v string) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatusMessage(v)
+	})
+}
+
+// UpdateStatusMessage sets the "status_message" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateStatusMessage() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatusMessage()
+	})
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (u *VersionUpsertOne) SetStatusChangedAt(v time.Time) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatusChangedAt(v)
+	})
+}
+
+// UpdateStatusChangedAt sets the "status_changed_at" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateStatusChangedAt() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatusChangedAt()
+	})
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (u *VersionUpsertOne) ClearStatusChangedAt() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearStatusChangedAt()
 	})
 }
 
@@ -1390,6 +1554,55 @@ func (u *VersionUpsertBulk) UpdateQuarantineDriftID() *VersionUpsertBulk {
 func (u *VersionUpsertBulk) ClearQuarantineDriftID() *VersionUpsertBulk {
 	return u.Update(func(s *VersionUpsert) {
 		s.ClearQuarantineDriftID()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *VersionUpsertBulk) SetStatus(v version.Status) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateStatus() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (u *VersionUpsertBulk) SetStatusMessage(v string) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatusMessage(v)
+	})
+}
+
+// UpdateStatusMessage sets the "status_message" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateStatusMessage() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatusMessage()
+	})
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (u *VersionUpsertBulk) SetStatusChangedAt(v time.Time) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetStatusChangedAt(v)
+	})
+}
+
+// UpdateStatusChangedAt sets the "status_changed_at" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateStatusChangedAt() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateStatusChangedAt()
+	})
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (u *VersionUpsertBulk) ClearStatusChangedAt() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearStatusChangedAt()
 	})
 }
 

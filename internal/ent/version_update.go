@@ -140,6 +140,54 @@ func (_u *VersionUpdate) ClearQuarantineDriftID() *VersionUpdate {
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *VersionUpdate) SetStatus(v version.Status) *VersionUpdate {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *VersionUpdate) SetNillableStatus(v *version.Status) *VersionUpdate {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (_u *VersionUpdate) SetStatusMessage(v string) *VersionUpdate {
+	_u.mutation.SetStatusMessage(v)
+	return _u
+}
+
+// SetNillableStatusMessage sets the "status_message" field if the given value is not nil.
+func (_u *VersionUpdate) SetNillableStatusMessage(v *string) *VersionUpdate {
+	if v != nil {
+		_u.SetStatusMessage(*v)
+	}
+	return _u
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (_u *VersionUpdate) SetStatusChangedAt(v time.Time) *VersionUpdate {
+	_u.mutation.SetStatusChangedAt(v)
+	return _u
+}
+
+// SetNillableStatusChangedAt sets the "status_changed_at" field if the given value is not nil.
+func (_u *VersionUpdate) SetNillableStatusChangedAt(v *time.Time) *VersionUpdate {
+	if v != nil {
+		_u.SetStatusChangedAt(*v)
+	}
+	return _u
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (_u *VersionUpdate) ClearStatusChangedAt() *VersionUpdate {
+	_u.mutation.ClearStatusChangedAt()
+	return _u
+}
+
 // AddSnapshotIDs adds the "snapshots" edge to the ToolSnapshot entity by IDs.
 func (_u *VersionUpdate) AddSnapshotIDs(ids ...int) *VersionUpdate {
 	_u.mutation.AddSnapshotIDs(ids...)
@@ -456,6 +504,11 @@ func (_u *VersionUpdate) check() error {
 			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Version.state": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := version.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Version.status": %w`, err)}
+		}
+	}
 	if _u.mutation.ServerCleared() && len(_u.mutation.ServerIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Version.server"`)
 	}
@@ -506,6 +559,18 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.QuarantineDriftIDCleared() {
 		_spec.ClearField(version.FieldQuarantineDriftID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(version.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusMessage(); ok {
+		_spec.SetField(version.FieldStatusMessage, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.StatusChangedAt(); ok {
+		_spec.SetField(version.FieldStatusChangedAt, field.TypeTime, value)
+	}
+	if _u.mutation.StatusChangedAtCleared() {
+		_spec.ClearField(version.FieldStatusChangedAt, field.TypeTime)
 	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -975,6 +1040,54 @@ func (_u *VersionUpdateOne) ClearQuarantineDriftID() *VersionUpdateOne {
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *VersionUpdateOne) SetStatus(v version.Status) *VersionUpdateOne {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableStatus(v *version.Status) *VersionUpdateOne {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetStatusMessage sets the "status_message" field.
+func (_u *VersionUpdateOne) SetStatusMessage(v string) *VersionUpdateOne {
+	_u.mutation.SetStatusMessage(v)
+	return _u
+}
+
+// SetNillableStatusMessage sets the "status_message" field if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableStatusMessage(v *string) *VersionUpdateOne {
+	if v != nil {
+		_u.SetStatusMessage(*v)
+	}
+	return _u
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (_u *VersionUpdateOne) SetStatusChangedAt(v time.Time) *VersionUpdateOne {
+	_u.mutation.SetStatusChangedAt(v)
+	return _u
+}
+
+// SetNillableStatusChangedAt sets the "status_changed_at" field if the given value is not nil.
+func (_u *VersionUpdateOne) SetNillableStatusChangedAt(v *time.Time) *VersionUpdateOne {
+	if v != nil {
+		_u.SetStatusChangedAt(*v)
+	}
+	return _u
+}
+
+// ClearStatusChangedAt clears the value of the "status_changed_at" field.
+func (_u *VersionUpdateOne) ClearStatusChangedAt() *VersionUpdateOne {
+	_u.mutation.ClearStatusChangedAt()
+	return _u
+}
+
 // AddSnapshotIDs adds the "snapshots" edge to the ToolSnapshot entity by IDs.
 func (_u *VersionUpdateOne) AddSnapshotIDs(ids ...int) *VersionUpdateOne {
 	_u.mutation.AddSnapshotIDs(ids...)
@@ -1304,6 +1417,11 @@ func (_u *VersionUpdateOne) check() error {
 			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Version.state": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := version.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Version.status": %w`, err)}
+		}
+	}
 	if _u.mutation.ServerCleared() && len(_u.mutation.ServerIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Version.server"`)
 	}
@@ -1371,6 +1489,18 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 	}
 	if _u.mutation.QuarantineDriftIDCleared() {
 		_spec.ClearField(version.FieldQuarantineDriftID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(version.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusMessage(); ok {
+		_spec.SetField(version.FieldStatusMessage, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.StatusChangedAt(); ok {
+		_spec.SetField(version.FieldStatusChangedAt, field.TypeTime, value)
+	}
+	if _u.mutation.StatusChangedAtCleared() {
+		_spec.ClearField(version.FieldStatusChangedAt, field.TypeTime)
 	}
 	if _u.mutation.SnapshotsCleared() {
 		edge := &sqlgraph.EdgeSpec{

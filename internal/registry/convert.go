@@ -32,6 +32,7 @@ func versionProto(v *ent.Version, srv *ent.Server) *mcpregv1.Version {
 		StateChangedAt: ts(v.StateChangedAt), SubmittedBy: v.SubmittedBy, SubmittedAt: ts(v.SubmittedAt),
 		Description: v.Description, Owner: srv.Owner, ServerJson: string(v.ServerJSON),
 		Contract: string(v.Contract), ContractSource: v.ContractSource, QuarantineKind: v.QuarantineKind,
+		Status: statusOf(v), StatusMessage: v.StatusMessage, StatusChangedAt: tsPtr(v.StatusChangedAt),
 	}
 	if v.QuarantineDriftID != nil {
 		out.QuarantineDriftId = int64(*v.QuarantineDriftID)

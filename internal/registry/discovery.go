@@ -35,6 +35,9 @@ type discoveryIndex struct {
 	seq     int64
 	servers []discoveryServer // sorted by name
 	byName  map[string]int
+	// gone are the revoked and quarantined versions, sorted by name then
+	// version text: /v0.1 lists them as deleted when asked to.
+	gone []*goneVersion
 
 	shadowOnce sync.Once
 	shadow     *diffreview.Index
@@ -43,6 +46,21 @@ type discoveryIndex struct {
 type discoveryServer struct {
 	name, namespace, owner string
 	versions               []*discoveryVersion // highest version first
+	// byText are the versions in the official list's order: version
+	// text ascending.
+	byText []*discoveryVersion
+}
+
+// goneVersion is a revoked or quarantined version, as /v0.1 lists it
+// with include_deleted.
+type goneVersion struct {
+	id            int
+	name, version string
+	serverJSON    json.RawMessage
+	publishedAt   time.Time
+	stateChanged  time.Time
+	restricted    bool
+	allow         []string
 }
 
 // discoveryVersion is one approved version, ready to serve.
@@ -55,6 +73,8 @@ type discoveryVersion struct {
 	serverJSON   json.RawMessage
 	publishedAt  time.Time
 	stateChanged time.Time
+	// statusChanged is when the status was last set (zero: never).
+	statusChanged time.Time
 
 	metaOnce sync.Once
 	meta     *mcpregMeta
@@ -170,7 +190,7 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 		return nil, err
 	}
 	rows, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).
-		Select(version.FieldID, version.FieldServerID, version.FieldStateChangedAt, version.FieldPinRevision).All(ctx)
+		Select(version.FieldID, version.FieldServerID, version.FieldStateChangedAt, version.FieldPinRevision, version.FieldStatusChangedAt).All(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +205,8 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	var keep []*discoveryVersion
 	var load []int
 	for _, r := range rows {
-		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.entry.Pins.Revision == r.PinRevision {
+		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.entry.Pins.Revision == r.PinRevision &&
+			dv.statusChanged.Equal(derefTime(r.StatusChangedAt)) {
 			keep = append(keep, dv)
 		} else {
 			load = append(load, r.ID)
@@ -205,7 +226,13 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 		ds.versions = append(ds.versions, dv)
 	}
 	idx := &discoveryIndex{seq: int64(head.Seq), byName: map[string]int{}}
+	if idx.gone, err = s.buildGone(ctx, prev, full); err != nil {
+		return nil, err
+	}
 	for _, ds := range byServer {
+		ds.byText = slices.SortedFunc(slices.Values(ds.versions), func(a, b *discoveryVersion) int {
+			return strings.Compare(a.entry.Version, b.entry.Version)
+		})
 		slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
 			switch {
 			case higherVersion(a.entry.Version, b.entry.Version):
@@ -329,8 +356,11 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 	if approval != nil {
 		e.Approval.ApprovedAt, e.Approval.ApprovedBy, e.Approval.Reason = approval.CreatedAt, approval.Actor, approval.Reason
 	}
+	if v.Status == version.StatusDeprecated {
+		e.Status, e.StatusMessage = StatusDeprecated, v.StatusMessage
+	}
 	dv := &discoveryVersion{id: v.ID, entry: e, serverJSON: json.RawMessage(v.ServerJSON), publishedAt: v.SubmittedAt,
-		stateChanged: v.StateChangedAt}
+		stateChanged: v.StateChangedAt, statusChanged: derefTime(v.StatusChangedAt)}
 	if len(v.Contract) > 0 {
 		n, err := contract.DecodeNormalized(v.Contract)
 		if err != nil {
@@ -377,4 +407,64 @@ func discoveryAttestation(a *ent.Attestation) discovery.Attestation {
 // entries changed, so it rebuilds them all.
 func (s *Discovery) changed(action string) {
 	s.disc.invalidate(strings.HasPrefix(action, "attestation."))
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// buildGone reads the revoked and quarantined versions, reusing those of
+// prev whose state has not changed since.
+func (s *Discovery) buildGone(ctx context.Context, prev *discoveryIndex, full bool) ([]*goneVersion, error) {
+	c := s.store.Client
+	rows, err := c.Version.Query().Where(version.StateIn(version.StateRevoked, version.StateQuarantined)).
+		Select(version.FieldID, version.FieldStateChangedAt).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old := map[int]*goneVersion{}
+	if prev != nil && !full {
+		for _, g := range prev.gone {
+			old[g.id] = g
+		}
+	}
+	var out []*goneVersion
+	var load []int
+	for _, r := range rows {
+		if g := old[r.ID]; g != nil && g.stateChanged.Equal(r.StateChangedAt) {
+			out = append(out, g)
+		} else {
+			load = append(load, r.ID)
+		}
+	}
+	for chunk := range slices.Chunk(load, 500) {
+		vs, err := c.Version.Query().Where(version.IDIn(chunk...), version.StateIn(version.StateRevoked, version.StateQuarantined)).
+			WithServer().All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			g := &goneVersion{id: v.ID, name: v.Edges.Server.Name, version: v.Version, serverJSON: json.RawMessage(v.ServerJSON),
+				publishedAt: v.SubmittedAt, stateChanged: v.StateChangedAt}
+			if len(v.Contract) > 0 {
+				n, err := contract.DecodeNormalized(v.Contract)
+				if err != nil {
+					s.log.WarnContext(ctx, "discovery: deleted version left out", "version", subjectOf(g.name, g.version), "err", err)
+					continue
+				}
+				g.restricted, g.allow = n.HostEnvironments.Restricted, n.HostEnvironments.Allow
+			}
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(a, b *goneVersion) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.version, b.version)
+	})
+	return out, nil
 }

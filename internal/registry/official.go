@@ -2,8 +2,8 @@ package registry
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +26,8 @@ const (
 // OfficialQuery is a /v0.1/servers query, its parameters parsed and
 // checked by the transport.
 type OfficialQuery struct {
-	// Cursor is a NextCursor this registry issued, or "" for the start.
+	// Cursor is where the list goes on: "name:version" (a NextCursor) or
+	// a name; "" for the start.
 	Cursor string
 	// Limit is the most servers in the answer: 0 is OfficialDefaultLimit,
 	// and more than OfficialMaxLimit is OfficialMaxLimit.
@@ -35,8 +36,11 @@ type OfficialQuery struct {
 	Search string
 	// Version is "latest", an exact version, or "" for every version.
 	Version string
-	// UpdatedSince keeps versions whose state changed after it, unless zero.
+	// UpdatedSince keeps versions whose state or status changed after
+	// it, unless zero; it lists deleted versions too.
 	UpdatedSince time.Time
+	// IncludeDeleted lists revoked and quarantined versions, as deleted.
+	IncludeDeleted bool
 }
 
 // OfficialList is a ServerList.
@@ -60,10 +64,12 @@ type OfficialServer struct {
 
 // officialStatus is the official registry's metadata of a version.
 type officialStatus struct {
-	Status      string    `json:"status"`
-	PublishedAt time.Time `json:"publishedAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	IsLatest    bool      `json:"isLatest"`
+	Status          string    `json:"status"`
+	StatusChangedAt time.Time `json:"statusChangedAt"`
+	StatusMessage   *string   `json:"statusMessage,omitempty"`
+	PublishedAt     time.Time `json:"publishedAt"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+	IsLatest        bool      `json:"isLatest"`
 }
 
 // mcpregMeta is what mcpreg adds: pins, digests, contract hash,
@@ -89,7 +95,13 @@ func officialVisibility(c *Caller) ([]string, bool, error) {
 	return c.EnvLabels, c.Role != RoleHost, nil
 }
 
-// OfficialServers answers GET /v0.1/servers.
+// OfficialServers answers GET /v0.1/servers as the official registry
+// does: one record per version, ordered by name then version text, both
+// ascending; the cursor names the last record of the previous page
+// ("name:version", or a name alone) and the list goes on after it, so a
+// cursor this registry never issued seeks like any other (a name before
+// every server starts from the beginning). Deleted versions (revoked, and
+// quarantined ones) are listed only with IncludeDeleted.
 func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQuery) (*OfficialList, error) {
 	labels, all, err := officialVisibility(c)
 	if err != nil {
@@ -99,58 +111,113 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 	if q.Limit > 0 {
 		limit = min(q.Limit, OfficialMaxLimit)
 	}
-	afterName, afterVersion := "", ""
-	if q.Cursor != "" {
-		if afterName, afterVersion, err = parseOfficialCursor(q.Cursor); err != nil {
-			return nil, err
-		}
-	}
 	idx, err := s.discoveryIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &OfficialList{Servers: []OfficialServer{}}
+	afterName, afterVersion, nameOnly := parseOfficialCursor(q.Cursor)
+	include := q.IncludeDeleted || !q.UpdatedSince.IsZero()
 	search := strings.ToLower(strings.TrimSpace(q.Search))
-	for i := range idx.servers {
-		ds := &idx.servers[i]
-		if ds.name < afterName || (search != "" && !strings.Contains(strings.ToLower(ds.name), search)) {
-			continue
+	out := &OfficialList{Servers: []OfficialServer{}}
+	more := false
+	keep := func(name, ver string, updated time.Time, latest bool) bool {
+		if search != "" && !strings.Contains(strings.ToLower(name), search) {
+			return false
 		}
-		latest := ds.pick("", labels, all)
-		for _, v := range ds.versions {
-			if !all && !v.visibleTo(labels) {
-				continue
-			}
-			if ds.name == afterName && !higherVersion(afterVersion, v.entry.Version) {
-				continue // at or before the cursor (versions run highest first)
-			}
-			if (q.Version == "latest" && v != latest) || (q.Version != "" && q.Version != "latest" && v.entry.Version != q.Version) {
-				continue
-			}
-			if !q.UpdatedSince.IsZero() && !v.stateChanged.After(q.UpdatedSince) {
-				continue
-			}
-			if len(out.Servers) == limit {
-				last := out.Servers[len(out.Servers)-1]
-				out.Metadata.NextCursor = officialCursor(last)
-				out.Metadata.Count = len(out.Servers)
-				return out, nil
-			}
-			out.Servers = append(out.Servers, v.official(v == latest))
+		if (q.Version == "latest" && !latest) || (q.Version != "" && q.Version != "latest" && ver != q.Version) {
+			return false
 		}
+		return q.UpdatedSince.IsZero() || updated.After(q.UpdatedSince)
+	}
+	after := func(name, ver string) bool {
+		if q.Cursor == "" {
+			return true
+		}
+		if nameOnly {
+			return name > afterName
+		}
+		return name > afterName || (name == afterName && ver > afterVersion)
+	}
+	// Seek both sorted lists to the cursor, then merge them.
+	i, _ := slices.BinarySearchFunc(idx.servers, afterName, func(ds discoveryServer, n string) int { return strings.Compare(ds.name, n) })
+	j := 0
+	if include {
+		j, _ = slices.BinarySearchFunc(idx.gone, afterName, func(g *goneVersion, n string) int { return strings.Compare(g.name, n) })
+	}
+	// peekV and peekG are the next record of each list that the caller
+	// may see and the query keeps, without taking it.
+	var cur []*discoveryVersion // the versions of idx.servers[i] still to list
+	var curLatest *discoveryVersion
+	loaded := -1
+	peekV := func() *discoveryVersion {
+		for ; i < len(idx.servers); i++ {
+			if loaded != i {
+				ds := &idx.servers[i]
+				cur, curLatest, loaded = ds.byText, ds.pick("", labels, all), i
+			}
+			for ; len(cur) > 0; cur = cur[1:] {
+				v := cur[0]
+				if (all || v.visibleTo(labels)) && after(v.entry.Name, v.entry.Version) &&
+					keep(v.entry.Name, v.entry.Version, v.updatedAt(), v == curLatest) {
+					return v
+				}
+			}
+		}
+		return nil
+	}
+	peekG := func() *goneVersion {
+		for ; include && j < len(idx.gone); j++ {
+			g := idx.gone[j]
+			if (all || environmentVisible(g.restricted, g.allow, labels)) && after(g.name, g.version) &&
+				keep(g.name, g.version, g.stateChanged, false) {
+				return g
+			}
+		}
+		return nil
+	}
+	for {
+		v, g := peekV(), peekG()
+		if v == nil && g == nil {
+			break
+		}
+		if len(out.Servers) == limit {
+			more = true
+			break
+		}
+		if g != nil && (v == nil || g.name < v.entry.Name || (g.name == v.entry.Name && g.version < v.entry.Version)) {
+			out.Servers = append(out.Servers, g.official())
+			j++
+		} else {
+			out.Servers = append(out.Servers, v.official(v == curLatest))
+			cur = cur[1:]
+		}
+	}
+	if more {
+		out.Metadata.NextCursor = officialCursor(out.Servers[len(out.Servers)-1])
 	}
 	out.Metadata.Count = len(out.Servers)
 	return out, nil
 }
 
-// OfficialVersions answers GET /v0.1/servers/{serverName}/versions.
-func (s *Discovery) OfficialVersions(ctx context.Context, c *Caller, name string) (*OfficialList, error) {
+// OfficialVersions answers GET /v0.1/servers/{serverName}/versions: every
+// version in version text order, deleted ones with includeDeleted.
+func (s *Discovery) OfficialVersions(ctx context.Context, c *Caller, name string, includeDeleted bool) (*OfficialList, error) {
 	out := &OfficialList{Servers: []OfficialServer{}}
-	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
-		for _, v := range ds.versions {
-			if visible(v) {
-				out.Servers = append(out.Servers, v.official(v == latest))
+	err := s.officialServer(ctx, c, name, includeDeleted, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion, gone []*goneVersion) {
+		var vs []*discoveryVersion
+		if ds != nil {
+			vs = ds.byText
+		}
+		for len(vs) > 0 || len(gone) > 0 {
+			if len(gone) > 0 && (len(vs) == 0 || gone[0].version < vs[0].entry.Version) {
+				out.Servers = append(out.Servers, gone[0].official())
+				gone = gone[1:]
+				continue
 			}
+			if visible(vs[0]) {
+				out.Servers = append(out.Servers, vs[0].official(vs[0] == latest))
+			}
+			vs = vs[1:]
 		}
 	})
 	if err != nil {
@@ -164,15 +231,23 @@ func (s *Discovery) OfficialVersions(ctx context.Context, c *Caller, name string
 }
 
 // OfficialVersion answers GET /v0.1/servers/{serverName}/versions/{version}
-// ("latest" or an exact version).
-func (s *Discovery) OfficialVersion(ctx context.Context, c *Caller, name, ver string) (*OfficialServer, error) {
+// ("latest" or an exact version; an exact deleted one with includeDeleted).
+func (s *Discovery) OfficialVersion(ctx context.Context, c *Caller, name, ver string, includeDeleted bool) (*OfficialServer, error) {
 	var out *OfficialServer
-	err := s.officialServer(ctx, c, name, func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion) {
-		for _, v := range ds.versions {
-			if visible(v) && (v.entry.Version == ver || (ver == "latest" && v == latest)) {
-				o := v.official(v == latest)
+	err := s.officialServer(ctx, c, name, includeDeleted && ver != "latest", func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion, gone []*goneVersion) {
+		if ds != nil {
+			for _, v := range ds.versions {
+				if visible(v) && (v.entry.Version == ver || (ver == "latest" && v == latest)) {
+					o := v.official(v == latest)
+					out = &o
+					return
+				}
+			}
+		}
+		for _, g := range gone {
+			if g.version == ver {
+				o := g.official()
 				out = &o
-				return
 			}
 		}
 	})
@@ -185,11 +260,12 @@ func (s *Discovery) OfficialVersion(ctx context.Context, c *Caller, name, ver st
 	return out, nil
 }
 
-// officialServer calls fn with the named server of the index, what the
-// caller may see of it and its latest visible version; fn is not called
-// for a server with no approved version.
-func (s *Discovery) officialServer(ctx context.Context, c *Caller, name string,
-	fn func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion)) error {
+// officialServer calls fn with the named server of the index (nil when
+// it has no approved version), what the caller may see of it, its latest
+// visible version and, with includeDeleted, its deleted versions the
+// caller may see.
+func (s *Discovery) officialServer(ctx context.Context, c *Caller, name string, includeDeleted bool,
+	fn func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion, gone []*goneVersion)) error {
 	labels, all, err := officialVisibility(c)
 	if err != nil {
 		return err
@@ -198,35 +274,72 @@ func (s *Discovery) officialServer(ctx context.Context, c *Caller, name string,
 	if err != nil {
 		return err
 	}
+	var gone []*goneVersion
+	if includeDeleted {
+		k, _ := slices.BinarySearchFunc(idx.gone, name, func(g *goneVersion, n string) int { return strings.Compare(g.name, n) })
+		for ; k < len(idx.gone) && idx.gone[k].name == name; k++ {
+			if all || environmentVisible(idx.gone[k].restricted, idx.gone[k].allow, labels) {
+				gone = append(gone, idx.gone[k])
+			}
+		}
+	}
+	visible := func(v *discoveryVersion) bool { return all || v.visibleTo(labels) }
 	if i, ok := idx.byName[name]; ok {
 		ds := &idx.servers[i]
-		fn(ds, func(v *discoveryVersion) bool { return all || v.visibleTo(labels) }, ds.pick("", labels, all))
+		fn(ds, visible, ds.pick("", labels, all), gone)
+	} else if len(gone) > 0 {
+		fn(nil, visible, nil, gone)
 	}
 	return nil
 }
 
+// officialCursor names the last record of a page, as the official
+// registry's cursors do: "name:version".
 func officialCursor(o OfficialServer) string {
 	var s struct{ Name, Version string }
 	_ = json.Unmarshal(o.Server, &s)
-	return base64.RawURLEncoding.EncodeToString([]byte(s.Name + "\x00" + s.Version))
+	return s.Name + ":" + s.Version
 }
 
-func parseOfficialCursor(c string) (string, string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	name, ver, ok := strings.Cut(string(raw), "\x00")
-	if err != nil || !ok || name == "" {
-		return "", "", invalidf("cursor %q is not one this registry issued", c)
+// parseOfficialCursor reads "name:version", or a name alone (the list
+// goes on after every version of it).
+func parseOfficialCursor(c string) (name, ver string, nameOnly bool) {
+	name, ver, ok := strings.Cut(c, ":")
+	return name, ver, !ok
+}
+
+// updatedAt is when the version last changed as /v0.1 sees it: its state
+// or its status.
+func (v *discoveryVersion) updatedAt() time.Time {
+	if v.statusChanged.After(v.stateChanged) {
+		return v.statusChanged
 	}
-	return name, ver, nil
+	return v.stateChanged
 }
 
-// official renders the ServerResponse of a version. The rendering is kept:
-// the index is immutable.
+// official renders the ServerResponse of a version: status active or
+// deprecated, statusChangedAt when it was last set (else when the version
+// was approved), statusMessage if any. The rendering is kept: the index
+// is immutable.
 func (v *discoveryVersion) official(latest bool) OfficialServer {
-	return OfficialServer{Server: v.serverJSON, Meta: map[string]any{
-		OfficialMetaKey: officialStatus{Status: "active", PublishedAt: v.publishedAt, UpdatedAt: v.stateChanged, IsLatest: latest},
-		RegistryMetaKey: v.mcpreg(),
-	}}
+	st := officialStatus{Status: StatusActive, PublishedAt: v.publishedAt, UpdatedAt: v.updatedAt(), StatusChangedAt: v.stateChanged, IsLatest: latest}
+	if !v.statusChanged.IsZero() {
+		st.StatusChangedAt = v.statusChanged
+	}
+	if v.entry.Status == StatusDeprecated {
+		st.Status = StatusDeprecated
+		if v.entry.StatusMessage != "" {
+			st.StatusMessage = &v.entry.StatusMessage
+		}
+	}
+	return OfficialServer{Server: v.serverJSON, Meta: map[string]any{OfficialMetaKey: st, RegistryMetaKey: v.mcpreg()}}
+}
+
+// official renders a deleted version: its server.json and the official
+// metadata alone (its pins are not offered for use).
+func (g *goneVersion) official() OfficialServer {
+	return OfficialServer{Server: g.serverJSON, Meta: map[string]any{OfficialMetaKey: officialStatus{Status: StatusDeleted,
+		PublishedAt: g.publishedAt, UpdatedAt: g.stateChanged, StatusChangedAt: g.stateChanged}}}
 }
 
 func (v *discoveryVersion) mcpreg() *mcpregMeta {

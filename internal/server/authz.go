@@ -51,6 +51,7 @@ var methodRoles = map[string][]registry.Role{
 	mcpregv1.RegistryService_ConfirmAttestation_FullMethodName:   deciders,
 	mcpregv1.RegistryService_VerifyAttestation_FullMethodName:    everyone,
 	mcpregv1.RegistryService_ReverifyAttestations_FullMethodName: adminOnly,
+	mcpregv1.RegistryService_SetVersionStatus_FullMethodName:     readers,
 	mcpregv1.RegistryService_AddUpstream_FullMethodName:          adminOnly,
 	mcpregv1.RegistryService_ListUpstreams_FullMethodName:        deciders,
 	mcpregv1.RegistryService_RemoveUpstream_FullMethodName:       adminOnly,

@@ -93,6 +93,9 @@ func rpcCases() []rpcCase {
 		{"DeleteScanCredential", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.DeleteScanCredential(ctx, &mcpregv1.DeleteScanCredentialRequest{Name: tr.GetName(), Label: "matrix"}))
 		}},
+		{"SetVersionStatus", read, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
+			return ignore(r.SetVersionStatus(ctx, &mcpregv1.SetVersionStatusRequest{Name: tr.GetName(), Version: tr.GetVersion(), Status: "active"}))
+		}},
 		{"AddUpstream", admin, func(ctx context.Context, r mcpregv1.RegistryServiceClient, _ mcpregv1.TokenServiceClient) error {
 			return ignore(r.AddUpstream(ctx, &mcpregv1.AddUpstreamRequest{Name: "matrix", Url: "https://registry.example.com", Namespaces: []string{"*"}}))
 		}},

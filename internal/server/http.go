@@ -30,7 +30,7 @@ type Database interface {
 }
 
 // httpHandler routes the public HTTP port: REST gateway, health, OpenAPI.
-func httpHandler(gw http.Handler, db Database, draining *atomic.Bool, maxBody int64, m *metrics, svcs *Services, log *slog.Logger, publicRead bool, ui http.Handler) http.Handler {
+func httpHandler(gw http.Handler, db Database, draining *atomic.Bool, maxBody int64, m *metrics, svcs *Services, log *slog.Logger, official OfficialAccess, ui http.Handler) http.Handler {
 	svc, id := svcs.Registry, svcs.Identity
 	mux := http.NewServeMux()
 	if ui != nil {
@@ -43,7 +43,7 @@ func httpHandler(gw http.Handler, db Database, draining *atomic.Bool, maxBody in
 	mux.HandleFunc("GET /v1/discovery/servers", discoveryHTTP(svc.Discovery, id, log))
 	mux.HandleFunc("GET /.well-known/mcpreg/discovery-keys.json", discoveryKeys(svc.Discovery))
 	mux.HandleFunc("GET "+AuditCheckpointPath, auditCheckpoint(svc.Audit, log))
-	(&officialAPI{svc: svc.Discovery, id: id, log: log, public: publicRead}).register(mux)
+	(&officialAPI{svc: svc.Discovery, id: id, log: log, public: official.Public, corsOrigins: official.CORSOrigins}).register(mux)
 	mux.HandleFunc("GET /healthz", healthz(db))
 	mux.HandleFunc("GET /readyz", readyz(db, draining))
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

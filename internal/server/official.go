@@ -5,10 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/rs/cors"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -26,6 +29,9 @@ type officialAPI struct {
 	id     authenticator
 	log    *slog.Logger
 	public bool
+	// corsOrigins are the browser origins allowed to read it (exact
+	// match) when it is not public.
+	corsOrigins []string
 
 	mu    sync.Mutex
 	cache map[string][]byte // by discovery view and request URI
@@ -71,12 +77,58 @@ func (a *officialAPI) cached(w http.ResponseWriter, r *http.Request, c *registry
 	_, _ = w.Write(body)
 }
 
+// OfficialAccess is who may read /v0.1 without a token (Public) and which
+// browser origins may read it across origins.
+type OfficialAccess struct {
+	Public      bool
+	CORSOrigins []string
+}
+
 func (a *officialAPI) register(mux *http.ServeMux) {
+	sub := http.NewServeMux()
 	for _, prefix := range []string{"/v0.1", "/v0"} {
-		mux.HandleFunc("GET "+prefix+"/servers", a.list)
-		mux.HandleFunc("GET "+prefix+"/servers/{serverName}/versions", a.versions)
-		mux.HandleFunc("GET "+prefix+"/servers/{serverName}/versions/{version}", a.version)
+		sub.HandleFunc("GET "+prefix+"/servers", a.list)
+		sub.HandleFunc("GET "+prefix+"/servers/{serverName}/versions", a.versions)
+		sub.HandleFunc("GET "+prefix+"/servers/{serverName}/versions/{version}", a.version)
+		sub.HandleFunc(prefix+"/", trailingSlash)
 	}
+	h := a.cors(sub)
+	mux.Handle("/v0.1/", h)
+	mux.Handle("/v0/", h)
+}
+
+// cors answers cross-origin reads as the official registry does when the
+// API is public (any origin, "*"), else only for the configured origins
+// (exact match: the answer names the origin, never one not listed; Vary:
+// Origin). GET only, Authorization allowed, never credentials: /v0.1 sets
+// no cookies and a browser sends none. Without either, no CORS headers at
+// all.
+func (a *officialAPI) cors(h http.Handler) http.Handler {
+	origins := a.corsOrigins
+	if a.public {
+		origins = []string{"*"}
+	}
+	if len(origins) == 0 {
+		return h
+	}
+	return cors.New(cors.Options{AllowedOrigins: origins, AllowedMethods: []string{http.MethodGet},
+		AllowedHeaders: []string{"Authorization"}, ExposedHeaders: []string{"Content-Type", "Content-Length"},
+		AllowCredentials: false, MaxAge: 86400, OptionsSuccessStatus: http.StatusNoContent}).Handler(h)
+}
+
+// trailingSlash answers what no other /v0.1 route matched: a path ending
+// in "/" is redirected (308) to its canonical form, as the official
+// registry does (path.Clean: no off-site redirect through "//host/"); any
+// other path is not found.
+func trailingSlash(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/") {
+		target := url.URL{Path: path.Clean(r.URL.Path), RawQuery: r.URL.RawQuery}
+		http.Redirect(w, r, target.String(), http.StatusPermanentRedirect)
+		return
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(http.StatusNotFound)
+	_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(http.StatusNotFound), "status": http.StatusNotFound, "detail": "no such route", "error": "no such route"})
 }
 
 // caller authenticates like discovery reads; with a public API an
@@ -113,7 +165,13 @@ func (a *officialAPI) versions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a.cached(w, r, c, func() (any, error) { return a.svc.OfficialVersions(r.Context(), c, r.PathValue("serverName")) })
+	a.cached(w, r, c, func() (any, error) {
+		include, _, err := includeDeleted(r.URL.Query())
+		if err != nil {
+			return nil, err
+		}
+		return a.svc.OfficialVersions(r.Context(), c, r.PathValue("serverName"), include)
+	})
 }
 
 func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +180,11 @@ func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.cached(w, r, c, func() (any, error) {
-		return a.svc.OfficialVersion(r.Context(), c, r.PathValue("serverName"), r.PathValue("version"))
+		include, _, err := includeDeleted(r.URL.Query())
+		if err != nil {
+			return nil, err
+		}
+		return a.svc.OfficialVersion(r.Context(), c, r.PathValue("serverName"), r.PathValue("version"), include)
 	})
 }
 
@@ -132,9 +194,15 @@ func (a *officialAPI) version(w http.ResponseWriter, r *http.Request) {
 func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var code int
 	var msg string
-	if errors.Is(err, errUnprocessable) {
-		code, msg = http.StatusUnprocessableEntity, err.Error()
-	} else {
+	body := map[string]any{}
+	var pe *paramError
+	switch {
+	case errors.As(err, &pe):
+		code, msg = http.StatusUnprocessableEntity, "validation failed"
+		body["errors"] = []map[string]any{{"message": pe.msg, "location": pe.location, "value": pe.value}}
+	case errors.Is(err, errUnprocessable):
+		code, msg = http.StatusUnprocessableEntity, strings.TrimPrefix(err.Error(), errUnprocessable.Error()+": ")
+	default:
 		st := status.Convert(toStatus(r.Context(), a.log, err))
 		code, msg = httpStatus(st), st.Message()
 		if st.Code() == codes.Internal {
@@ -143,5 +211,6 @@ func (a *officialAPI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"title": http.StatusText(code), "status": code, "detail": msg, "error": msg})
+	body["title"], body["status"], body["detail"], body["error"] = http.StatusText(code), code, msg, msg
+	_ = json.NewEncoder(w).Encode(body)
 }

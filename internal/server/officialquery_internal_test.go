@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,13 +26,15 @@ func TestOfficialQuery(t *testing.T) {
 		query, detail string
 		status        int
 	}{
-		{"limit=ten", `unprocessable: limit "ten": want an integer from 1 to 100`, 422},
-		{"limit=01", `unprocessable: limit "01": want an integer from 1 to 100`, 422},
-		{"limit=0", `unprocessable: limit 0: want 1 to 100`, 422},
-		{"limit=101", `unprocessable: limit 101: want 1 to 100`, 422},
-		{"search=ab", `unprocessable: search "ab": want at least 3 characters`, 422},
-		{"search=+ab+", `unprocessable: search " ab ": want at least 3 characters`, 422},
-		{"updated_since=yesterday", `updated_since "yesterday": want an RFC 3339 time, e.g. 2025-08-07T13:15:04Z`, 400},
+		{"limit=ten", "validation failed", 422},
+		{"limit=01", "validation failed", 422},
+		{"limit=0", "validation failed", 422},
+		{"limit=101", "validation failed", 422},
+		{"include_deleted=maybe", "validation failed", 422},
+		{"search=ab", "search must contain at least 3 characters after trimming surrounding whitespace", 422},
+		{"search=+ab+", "search must contain at least 3 characters after trimming surrounding whitespace", 422},
+		{"updated_since=yesterday", "Invalid updated_since format: expected RFC3339 timestamp (e.g., 2025-08-07T13:15:04.280Z)", 400},
+		{"updated_since=2025-08-07T13:15:04Z&include_deleted=false", "Cannot set include_deleted=false when using updated_since (incremental sync requires deleted servers)", 400},
 	} {
 		t.Run(c.query, func(t *testing.T) {
 			v, _ := url.ParseQuery(c.query)
@@ -41,12 +44,21 @@ func TestOfficialQuery(t *testing.T) {
 			}
 			w := httptest.NewRecorder()
 			a.fail(w, httptest.NewRequest("GET", "/v0.1/servers?"+c.query, nil), err)
-			var body struct{ Detail, Error string }
+			var body struct {
+				Detail, Error string
+				Errors        []struct{ Message, Location string }
+			}
 			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 				t.Fatal(err)
 			}
 			if w.Code != c.status || body.Detail != c.detail || body.Error != c.detail {
 				t.Fatalf("%d %q, want %d %q", w.Code, body.Detail, c.status, c.detail)
+			}
+			// Schema validation failures name the parameter in errors[],
+			// as the official registry's do.
+			if param, _, _ := strings.Cut(c.query, "="); c.detail == "validation failed" &&
+				(len(body.Errors) != 1 || body.Errors[0].Location != "query."+param || body.Errors[0].Message == "") {
+				t.Fatalf("errors[]: %+v", body.Errors)
 			}
 		})
 	}

@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg config.Config, l *Listeners, db Database, svcs
 	if err != nil {
 		return err
 	}
-	httpSrv := newHTTPServer(httpHandler(gw, db, &draining, cfg.MaxBodyBytes, m, svcs, log, cfg.PublicReadAPI, ui), tlsCfg, log)
+	httpSrv := newHTTPServer(httpHandler(gw, db, &draining, cfg.MaxBodyBytes, m, svcs, log, OfficialAccess{Public: cfg.PublicReadAPI, CORSOrigins: cfg.CORSOrigins}, ui), tlsCfg, log)
 	metricsSrv := newHTTPServer(m.handler(), nil, log)
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -87,11 +87,35 @@ func TestRegistryImportsFromAnotherRegistry(t *testing.T) {
 			t.Fatalf("A: approve the imported version: %d %s", r.Status, r.Body)
 		}
 
+		alerts := a.URL + "/v1/servers/io.github.acme/alerts/versions/1.0.0"
+		if r := call(t, "POST", alerts+"/approve", aReviewer, map[string]any{"reason": "reviewed in A"}); r.Status != http.StatusOK {
+			t.Fatalf("A: approve alerts: %d %s", r.Status, r.Body)
+		}
+
+		// B deprecates weather 1.0.0 and revokes alerts 1.0.0, and
+		// publishes weather 1.1.0: A's next pass imports the new version,
+		// warns on the first and quarantines the second.
 		publish("io.github.acme/weather", "1.1.0")
+		if r := call(t, "POST", b.URL+"/v1/servers/io.github.acme/weather/versions/1.0.0/status", bOwner,
+			map[string]any{"status": "deprecated", "message": "use 1.1.0"}); r.Status != http.StatusOK {
+			t.Fatalf("B: deprecate: %d %s", r.Status, r.Body)
+		}
+		if r := call(t, "POST", b.URL+"/v1/servers/io.github.acme/alerts/versions/1.0.0/revoke", bReviewer,
+			map[string]any{"reason": "leaks tokens"}); r.Status != http.StatusOK {
+			t.Fatalf("B: revoke: %d %s", r.Status, r.Body)
+		}
 		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{})
 		counts, _ = r.json(t)["counts"].(map[string]any)
-		if r.Status != http.StatusOK || counts["imported"] != "1" {
+		if r.Status != http.StatusOK || counts["imported"] != "1" || counts["status_changes"] != "2" {
 			t.Errorf("second pass: %d %s", r.Status, r.Body)
+		}
+		w := call(t, "GET", base, aReviewer, nil).json(t)
+		if w["state"] != "approved" || !findingKinds(w)[registry.KindUpstreamDeprecated] {
+			t.Errorf("A: weather after B deprecated it: %v %v", w["state"], w["findings"])
+		}
+		al := call(t, "GET", alerts, aReviewer, nil).json(t)
+		if al["state"] != "quarantined" || al["quarantineKind"] != string(states.QuarantineUpstream) {
+			t.Errorf("A: alerts after B revoked it: %v %v %v", al["state"], al["quarantineKind"], al["stateReason"])
 		}
 		list := call(t, "GET", a.URL+"/v1/upstreams", aReviewer, nil)
 		if list.Status != http.StatusOK || !strings.Contains(string(list.Body), `"hasToken":true`) || strings.Contains(string(list.Body), hostOfB) {

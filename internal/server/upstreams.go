@@ -51,3 +51,18 @@ func SyncResultProto(res *registry.SyncResult) *mcpregv1.UpstreamSyncResult {
 	}
 	return out
 }
+
+func (s *registryServer) SetVersionStatus(ctx context.Context, r *mcpregv1.SetVersionStatusRequest) (*mcpregv1.SetVersionStatusResponse, error) {
+	ver := r.GetVersion()
+	switch ver {
+	case "-":
+		ver = ""
+	case "":
+		return nil, toStatus(ctx, s.log, registry.ErrInvalid)
+	}
+	out, err := s.svc.Review.SetStatus(ctx, s.caller(ctx), r.GetName(), ver, r.GetStatus(), r.GetMessage())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &mcpregv1.SetVersionStatusResponse{Versions: out}, nil
+}

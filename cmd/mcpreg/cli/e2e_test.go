@@ -109,12 +109,23 @@ func TestCLIReviewFlow(t *testing.T) {
 		if err != nil || !strings.Contains(out, "approved") || !strings.Contains(out, "forecast") {
 			t.Fatalf("versions get: %v\n%s", err, out)
 		}
+		if out, err := runCLI(t, in.URL, alice, "deprecate", "io.github.acme/weather", "1.0.0"); err == nil {
+			t.Fatalf("deprecate without a message: %s", out)
+		}
+		out, err = runCLI(t, in.URL, alice, "deprecate", "io.github.acme/weather", "--message", "use io.github.acme/forecast")
+		if err != nil || !strings.Contains(out, "deprecated") || !strings.Contains(out, "use io.github.acme/forecast") {
+			t.Fatalf("deprecate: %v\n%s", err, out)
+		}
+		out, err = runCLI(t, in.URL, alice, "undeprecate", "io.github.acme/weather", "1.0.0", "--output", "json")
+		if err != nil || !strings.Contains(strings.ReplaceAll(out, " ", ""), `"status":"active"`) {
+			t.Fatalf("undeprecate: %v\n%s", err, out)
+		}
 		out, err = runCLI(t, in.URL, alice, "audit", "verify")
 		if err != nil {
 			t.Fatalf("audit verify: %v\n%s", err, out)
 		}
 		out, _ = runCLI(t, in.URL, alice, "audit", "list", "--output", "json")
-		for _, action := range []string{"version.submit", "version.approve"} {
+		for _, action := range []string{"version.submit", "version.approve", "version.deprecate", "version.undeprecate"} {
 			if !strings.Contains(out, action) {
 				t.Fatalf("audit list lacks %s:\n%s", action, out)
 			}

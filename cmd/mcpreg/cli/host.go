@@ -15,8 +15,8 @@ import (
 )
 
 func newHostCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "host", Short: "Check a host's MCP configuration against the registry"}
-	cmd.AddCommand(newHostCheckCmd(g))
+	cmd := &cobra.Command{Use: "host", Short: "Check a host's MCP configuration against the registry, or export the allowlist it enforces"}
+	cmd.AddCommand(newHostCheckCmd(g), newHostExportCmd(g))
 	return cmd
 }
 

@@ -99,6 +99,7 @@ func newRoot(s Streams) (*cobra.Command, *globals) {
 	}
 	root.AddCommand(newAuditCmd(g), newWhoAmICmd(g), newTokenCmd(g), newPinCmd(g), newPolicyCmd(g), newInspectCmd(g), withServiceAttest(g, newAttestCmd(g)))
 	root.AddCommand(newScanCmd(g), newScansCmd(g), newDriftCmd(g), newRepinCmd(g), newCredentialsCmd(g), newLintCmd(g))
+	root.AddCommand(newStatusCmds(g)...)
 	root.AddCommand(newDiscoveryCmd(g), newHostCmd(g), newGateCmd(g), newReceiptsCmd(g))
 	return root, g
 }

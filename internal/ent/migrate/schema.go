@@ -758,6 +758,9 @@ var (
 		{Name: "quarantine_kind", Type: field.TypeString, Default: ""},
 		{Name: "quarantine_drift_id", Type: field.TypeInt, Nullable: true},
 		{Name: "live_source", Type: field.TypeString, Default: ""},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "deprecated"}, Default: "active"},
+		{Name: "status_message", Type: field.TypeString, Default: ""},
+		{Name: "status_changed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "server_id", Type: field.TypeInt},
 	}
 	// VersionsTable holds the schema information for the "versions" table.
@@ -768,7 +771,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "versions_servers_versions",
-				Columns:    []*schema.Column{VersionsColumns[17]},
+				Columns:    []*schema.Column{VersionsColumns[20]},
 				RefColumns: []*schema.Column{ServersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -777,7 +780,7 @@ var (
 			{
 				Name:    "version_server_id_version",
 				Unique:  true,
-				Columns: []*schema.Column{VersionsColumns[17], VersionsColumns[1]},
+				Columns: []*schema.Column{VersionsColumns[20], VersionsColumns[1]},
 			},
 			{
 				Name:    "version_state",

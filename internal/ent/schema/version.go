@@ -43,6 +43,14 @@ func (Version) Fields() []ent.Field {
 		field.Int("quarantine_drift_id").Optional().Nillable(),
 		// live_source says where a live snapshot is read: remote or package.
 		field.String("live_source").Default("").Immutable(),
+		// status is the lifecycle status hosts see beside the review
+		// state, as the official registry has it: active or deprecated
+		// (deleted is a revoked or quarantined version). Owners and
+		// reviewers set it, with a message; status_changed_at is unset
+		// until it first changes.
+		field.Enum("status").Values("active", "deprecated").Default("active"),
+		field.String("status_message").Default(""),
+		field.Time("status_changed_at").Optional().Nillable(),
 	}
 }
 

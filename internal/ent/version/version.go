@@ -49,6 +49,12 @@ const (
 	FieldQuarantineDriftID = "quarantine_drift_id"
 	// FieldLiveSource holds the string denoting the live_source field in the database.
 	FieldLiveSource = "live_source"
+	// FieldStatus holds the string denoting the status field in the database.
+	FieldStatus = "status"
+	// FieldStatusMessage holds the string denoting the status_message field in the database.
+	FieldStatusMessage = "status_message"
+	// FieldStatusChangedAt holds the string denoting the status_changed_at field in the database.
+	FieldStatusChangedAt = "status_changed_at"
 	// EdgeServer holds the string denoting the server edge name in mutations.
 	EdgeServer = "server"
 	// EdgeSnapshots holds the string denoting the snapshots edge name in mutations.
@@ -154,6 +160,9 @@ var Columns = []string{
 	FieldQuarantineKind,
 	FieldQuarantineDriftID,
 	FieldLiveSource,
+	FieldStatus,
+	FieldStatusMessage,
+	FieldStatusChangedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -189,6 +198,8 @@ var (
 	DefaultQuarantineKind string
 	// DefaultLiveSource holds the default value on creation for the "live_source" field.
 	DefaultLiveSource string
+	// DefaultStatusMessage holds the default value on creation for the "status_message" field.
+	DefaultStatusMessage string
 )
 
 // State defines the type for the "state" enum field.
@@ -217,6 +228,32 @@ func StateValidator(s State) error {
 		return nil
 	default:
 		return fmt.Errorf("version: invalid enum value for state field: %q", s)
+	}
+}
+
+// Status defines the type for the "status" enum field.
+type Status string
+
+// StatusActive is the default value of the Status enum.
+const DefaultStatus = StatusActive
+
+// Status values.
+const (
+	StatusActive     Status = "active"
+	StatusDeprecated Status = "deprecated"
+)
+
+func (s Status) String() string {
+	return string(s)
+}
+
+// StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
+func StatusValidator(s Status) error {
+	switch s {
+	case StatusActive, StatusDeprecated:
+		return nil
+	default:
+		return fmt.Errorf("version: invalid enum value for status field: %q", s)
 	}
 }
 
@@ -296,6 +333,21 @@ func ByQuarantineDriftID(opts ...sql.OrderTermOption) OrderOption {
 // ByLiveSource orders the results by the live_source field.
 func ByLiveSource(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLiveSource, opts...).ToFunc()
+}
+
+// ByStatus orders the results by the status field.
+func ByStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByStatusMessage orders the results by the status_message field.
+func ByStatusMessage(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatusMessage, opts...).ToFunc()
+}
+
+// ByStatusChangedAt orders the results by the status_changed_at field.
+func ByStatusChangedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatusChangedAt, opts...).ToFunc()
 }
 
 // ByServerField orders the results by server field.

@@ -135,6 +135,16 @@ func LiveSource(v string) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldLiveSource, v))
 }
 
+// StatusMessage applies equality check predicate on the "status_message" field. It's identical to StatusMessageEQ.
+func StatusMessage(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldStatusMessage, v))
+}
+
+// StatusChangedAt applies equality check predicate on the "status_changed_at" field. It's identical to StatusChangedAtEQ.
+func StatusChangedAt(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldStatusChangedAt, v))
+}
+
 // ServerIDEQ applies the EQ predicate on the "server_id" field.
 func ServerIDEQ(v int) predicate.Version {
 	return predicate.Version(sql.FieldEQ(FieldServerID, v))
@@ -1003,6 +1013,141 @@ func LiveSourceEqualFold(v string) predicate.Version {
 // LiveSourceContainsFold applies the ContainsFold predicate on the "live_source" field.
 func LiveSourceContainsFold(v string) predicate.Version {
 	return predicate.Version(sql.FieldContainsFold(FieldLiveSource, v))
+}
+
+// StatusEQ applies the EQ predicate on the "status" field.
+func StatusEQ(v Status) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldStatus, v))
+}
+
+// StatusNEQ applies the NEQ predicate on the "status" field.
+func StatusNEQ(v Status) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldStatus, v))
+}
+
+// StatusIn applies the In predicate on the "status" field.
+func StatusIn(vs ...Status) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldStatus, vs...))
+}
+
+// StatusNotIn applies the NotIn predicate on the "status" field.
+func StatusNotIn(vs ...Status) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldStatus, vs...))
+}
+
+// StatusMessageEQ applies the EQ predicate on the "status_message" field.
+func StatusMessageEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldStatusMessage, v))
+}
+
+// StatusMessageNEQ applies the NEQ predicate on the "status_message" field.
+func StatusMessageNEQ(v string) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldStatusMessage, v))
+}
+
+// StatusMessageIn applies the In predicate on the "status_message" field.
+func StatusMessageIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldStatusMessage, vs...))
+}
+
+// StatusMessageNotIn applies the NotIn predicate on the "status_message" field.
+func StatusMessageNotIn(vs ...string) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldStatusMessage, vs...))
+}
+
+// StatusMessageGT applies the GT predicate on the "status_message" field.
+func StatusMessageGT(v string) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldStatusMessage, v))
+}
+
+// StatusMessageGTE applies the GTE predicate on the "status_message" field.
+func StatusMessageGTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldStatusMessage, v))
+}
+
+// StatusMessageLT applies the LT predicate on the "status_message" field.
+func StatusMessageLT(v string) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldStatusMessage, v))
+}
+
+// StatusMessageLTE applies the LTE predicate on the "status_message" field.
+func StatusMessageLTE(v string) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldStatusMessage, v))
+}
+
+// StatusMessageContains applies the Contains predicate on the "status_message" field.
+func StatusMessageContains(v string) predicate.Version {
+	return predicate.Version(sql.FieldContains(FieldStatusMessage, v))
+}
+
+// StatusMessageHasPrefix applies the HasPrefix predicate on the "status_message" field.
+func StatusMessageHasPrefix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasPrefix(FieldStatusMessage, v))
+}
+
+// StatusMessageHasSuffix applies the HasSuffix predicate on the "status_message" field.
+func StatusMessageHasSuffix(v string) predicate.Version {
+	return predicate.Version(sql.FieldHasSuffix(FieldStatusMessage, v))
+}
+
+// StatusMessageEqualFold applies the EqualFold predicate on the "status_message" field.
+func StatusMessageEqualFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldEqualFold(FieldStatusMessage, v))
+}
+
+// StatusMessageContainsFold applies the ContainsFold predicate on the "status_message" field.
+func StatusMessageContainsFold(v string) predicate.Version {
+	return predicate.Version(sql.FieldContainsFold(FieldStatusMessage, v))
+}
+
+// StatusChangedAtEQ applies the EQ predicate on the "status_changed_at" field.
+func StatusChangedAtEQ(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldEQ(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtNEQ applies the NEQ predicate on the "status_changed_at" field.
+func StatusChangedAtNEQ(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldNEQ(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtIn applies the In predicate on the "status_changed_at" field.
+func StatusChangedAtIn(vs ...time.Time) predicate.Version {
+	return predicate.Version(sql.FieldIn(FieldStatusChangedAt, vs...))
+}
+
+// StatusChangedAtNotIn applies the NotIn predicate on the "status_changed_at" field.
+func StatusChangedAtNotIn(vs ...time.Time) predicate.Version {
+	return predicate.Version(sql.FieldNotIn(FieldStatusChangedAt, vs...))
+}
+
+// StatusChangedAtGT applies the GT predicate on the "status_changed_at" field.
+func StatusChangedAtGT(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldGT(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtGTE applies the GTE predicate on the "status_changed_at" field.
+func StatusChangedAtGTE(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldGTE(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtLT applies the LT predicate on the "status_changed_at" field.
+func StatusChangedAtLT(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldLT(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtLTE applies the LTE predicate on the "status_changed_at" field.
+func StatusChangedAtLTE(v time.Time) predicate.Version {
+	return predicate.Version(sql.FieldLTE(FieldStatusChangedAt, v))
+}
+
+// StatusChangedAtIsNil applies the IsNil predicate on the "status_changed_at" field.
+func StatusChangedAtIsNil() predicate.Version {
+	return predicate.Version(sql.FieldIsNull(FieldStatusChangedAt))
+}
+
+// StatusChangedAtNotNil applies the NotNil predicate on the "status_changed_at" field.
+func StatusChangedAtNotNil() predicate.Version {
+	return predicate.Version(sql.FieldNotNull(FieldStatusChangedAt))
 }
 
 // HasServer applies the HasEdge predicate on the "server" edge.

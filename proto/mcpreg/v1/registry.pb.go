@@ -1806,9 +1806,16 @@ type Version struct {
 	// upstream is the provenance of a version imported from an upstream
 	// registry; absent for versions submitted here. Shown to reviewers,
 	// never evidence.
-	Upstream      *UpstreamProvenance `protobuf:"bytes,20,opt,name=upstream,proto3" json:"upstream,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Upstream *UpstreamProvenance `protobuf:"bytes,20,opt,name=upstream,proto3" json:"upstream,omitempty"`
+	// status is the lifecycle status beside the review state, as the
+	// official registry has it: active or deprecated (set by owners and
+	// reviewers, with status_message), deleted for a revoked or quarantined
+	// version. status_changed_at is when it was last set.
+	Status          string                 `protobuf:"bytes,21,opt,name=status,proto3" json:"status,omitempty"`
+	StatusMessage   string                 `protobuf:"bytes,22,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	StatusChangedAt *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=status_changed_at,json=statusChangedAt,proto3" json:"status_changed_at,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Version) Reset() {
@@ -1981,6 +1988,27 @@ func (x *Version) GetUpstream() *UpstreamProvenance {
 	return nil
 }
 
+func (x *Version) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Version) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *Version) GetStatusChangedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StatusChangedAt
+	}
+	return nil
+}
+
 // UpstreamProvenance is where an imported version came from and what its
 // upstream last said of it.
 type UpstreamProvenance struct {
@@ -2088,6 +2116,121 @@ func (x *UpstreamProvenance) GetContentHash() string {
 	return ""
 }
 
+type SetVersionStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// version is one version, or "-" for every version of the server.
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// status is active or deprecated.
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// message says why, or what to use instead (deprecations only).
+	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetVersionStatusRequest) Reset() {
+	*x = SetVersionStatusRequest{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetVersionStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetVersionStatusRequest) ProtoMessage() {}
+
+func (x *SetVersionStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetVersionStatusRequest.ProtoReflect.Descriptor instead.
+func (*SetVersionStatusRequest) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SetVersionStatusRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SetVersionStatusRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *SetVersionStatusRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SetVersionStatusRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type SetVersionStatusResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Versions      []*Version             `protobuf:"bytes,1,rep,name=versions,proto3" json:"versions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetVersionStatusResponse) Reset() {
+	*x = SetVersionStatusResponse{}
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetVersionStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetVersionStatusResponse) ProtoMessage() {}
+
+func (x *SetVersionStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetVersionStatusResponse.ProtoReflect.Descriptor instead.
+func (*SetVersionStatusResponse) Descriptor() ([]byte, []int) {
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SetVersionStatusResponse) GetVersions() []*Version {
+	if x != nil {
+		return x.Versions
+	}
+	return nil
+}
+
 type AddUpstreamRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// name is 1-63 of [a-z0-9-], starting with a letter or digit; the
@@ -2117,7 +2260,7 @@ type AddUpstreamRequest struct {
 
 func (x *AddUpstreamRequest) Reset() {
 	*x = AddUpstreamRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2272,7 @@ func (x *AddUpstreamRequest) String() string {
 func (*AddUpstreamRequest) ProtoMessage() {}
 
 func (x *AddUpstreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[24]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2285,7 @@ func (x *AddUpstreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUpstreamRequest.ProtoReflect.Descriptor instead.
 func (*AddUpstreamRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{24}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AddUpstreamRequest) GetName() string {
@@ -2202,7 +2345,7 @@ type ListUpstreamsRequest struct {
 
 func (x *ListUpstreamsRequest) Reset() {
 	*x = ListUpstreamsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2357,7 @@ func (x *ListUpstreamsRequest) String() string {
 func (*ListUpstreamsRequest) ProtoMessage() {}
 
 func (x *ListUpstreamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[25]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2370,7 @@ func (x *ListUpstreamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUpstreamsRequest.ProtoReflect.Descriptor instead.
 func (*ListUpstreamsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{25}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
 }
 
 type ListUpstreamsResponse struct {
@@ -2239,7 +2382,7 @@ type ListUpstreamsResponse struct {
 
 func (x *ListUpstreamsResponse) Reset() {
 	*x = ListUpstreamsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2251,7 +2394,7 @@ func (x *ListUpstreamsResponse) String() string {
 func (*ListUpstreamsResponse) ProtoMessage() {}
 
 func (x *ListUpstreamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[26]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2264,7 +2407,7 @@ func (x *ListUpstreamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUpstreamsResponse.ProtoReflect.Descriptor instead.
 func (*ListUpstreamsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{26}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListUpstreamsResponse) GetUpstreams() []*Upstream {
@@ -2283,7 +2426,7 @@ type RemoveUpstreamRequest struct {
 
 func (x *RemoveUpstreamRequest) Reset() {
 	*x = RemoveUpstreamRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2438,7 @@ func (x *RemoveUpstreamRequest) String() string {
 func (*RemoveUpstreamRequest) ProtoMessage() {}
 
 func (x *RemoveUpstreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[27]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2451,7 @@ func (x *RemoveUpstreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveUpstreamRequest.ProtoReflect.Descriptor instead.
 func (*RemoveUpstreamRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{27}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RemoveUpstreamRequest) GetName() string {
@@ -2327,7 +2470,7 @@ type SyncUpstreamRequest struct {
 
 func (x *SyncUpstreamRequest) Reset() {
 	*x = SyncUpstreamRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2339,7 +2482,7 @@ func (x *SyncUpstreamRequest) String() string {
 func (*SyncUpstreamRequest) ProtoMessage() {}
 
 func (x *SyncUpstreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[28]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2352,7 +2495,7 @@ func (x *SyncUpstreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncUpstreamRequest.ProtoReflect.Descriptor instead.
 func (*SyncUpstreamRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{28}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SyncUpstreamRequest) GetName() string {
@@ -2393,7 +2536,7 @@ type Upstream struct {
 
 func (x *Upstream) Reset() {
 	*x = Upstream{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2548,7 @@ func (x *Upstream) String() string {
 func (*Upstream) ProtoMessage() {}
 
 func (x *Upstream) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[29]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2561,7 @@ func (x *Upstream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Upstream.ProtoReflect.Descriptor instead.
 func (*Upstream) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{29}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Upstream) GetName() string {
@@ -2550,7 +2693,7 @@ type UpstreamSyncResult struct {
 
 func (x *UpstreamSyncResult) Reset() {
 	*x = UpstreamSyncResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2562,7 +2705,7 @@ func (x *UpstreamSyncResult) String() string {
 func (*UpstreamSyncResult) ProtoMessage() {}
 
 func (x *UpstreamSyncResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[30]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2575,7 +2718,7 @@ func (x *UpstreamSyncResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpstreamSyncResult.ProtoReflect.Descriptor instead.
 func (*UpstreamSyncResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{30}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpstreamSyncResult) GetUpstream() *Upstream {
@@ -2653,7 +2796,7 @@ type Attestation struct {
 
 func (x *Attestation) Reset() {
 	*x = Attestation{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2665,7 +2808,7 @@ func (x *Attestation) String() string {
 func (*Attestation) ProtoMessage() {}
 
 func (x *Attestation) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[31]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2678,7 +2821,7 @@ func (x *Attestation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attestation.ProtoReflect.Descriptor instead.
 func (*Attestation) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{31}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Attestation) GetId() int64 {
@@ -2856,7 +2999,7 @@ type ConfirmAttestationRequest struct {
 
 func (x *ConfirmAttestationRequest) Reset() {
 	*x = ConfirmAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2868,7 +3011,7 @@ func (x *ConfirmAttestationRequest) String() string {
 func (*ConfirmAttestationRequest) ProtoMessage() {}
 
 func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[32]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2881,7 +3024,7 @@ func (x *ConfirmAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmAttestationRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{32}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ConfirmAttestationRequest) GetName() string {
@@ -2924,7 +3067,7 @@ type AddAttestationRequest struct {
 
 func (x *AddAttestationRequest) Reset() {
 	*x = AddAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3079,7 @@ func (x *AddAttestationRequest) String() string {
 func (*AddAttestationRequest) ProtoMessage() {}
 
 func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[33]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3092,7 @@ func (x *AddAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddAttestationRequest.ProtoReflect.Descriptor instead.
 func (*AddAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{33}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AddAttestationRequest) GetName() string {
@@ -2988,7 +3131,7 @@ type VerifyAttestationRequest struct {
 
 func (x *VerifyAttestationRequest) Reset() {
 	*x = VerifyAttestationRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3143,7 @@ func (x *VerifyAttestationRequest) String() string {
 func (*VerifyAttestationRequest) ProtoMessage() {}
 
 func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[34]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3156,7 @@ func (x *VerifyAttestationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{34}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *VerifyAttestationRequest) GetBundle() string {
@@ -3055,7 +3198,7 @@ type VerifyAttestationResponse struct {
 
 func (x *VerifyAttestationResponse) Reset() {
 	*x = VerifyAttestationResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3067,7 +3210,7 @@ func (x *VerifyAttestationResponse) String() string {
 func (*VerifyAttestationResponse) ProtoMessage() {}
 
 func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[35]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3080,7 +3223,7 @@ func (x *VerifyAttestationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAttestationResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAttestationResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{35}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *VerifyAttestationResponse) GetAttestation() *Attestation {
@@ -3099,7 +3242,7 @@ type ReverifyAttestationsRequest struct {
 
 func (x *ReverifyAttestationsRequest) Reset() {
 	*x = ReverifyAttestationsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3111,7 +3254,7 @@ func (x *ReverifyAttestationsRequest) String() string {
 func (*ReverifyAttestationsRequest) ProtoMessage() {}
 
 func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[36]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3124,7 +3267,7 @@ func (x *ReverifyAttestationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsRequest.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{36}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
 }
 
 // ReverifyAttestationsResponse counts what a re-verification did.
@@ -3141,7 +3284,7 @@ type ReverifyAttestationsResponse struct {
 
 func (x *ReverifyAttestationsResponse) Reset() {
 	*x = ReverifyAttestationsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3153,7 +3296,7 @@ func (x *ReverifyAttestationsResponse) String() string {
 func (*ReverifyAttestationsResponse) ProtoMessage() {}
 
 func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[37]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3166,7 +3309,7 @@ func (x *ReverifyAttestationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverifyAttestationsResponse.ProtoReflect.Descriptor instead.
 func (*ReverifyAttestationsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{37}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ReverifyAttestationsResponse) GetChecked() int32 {
@@ -3229,7 +3372,7 @@ type Finding struct {
 
 func (x *Finding) Reset() {
 	*x = Finding{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3241,7 +3384,7 @@ func (x *Finding) String() string {
 func (*Finding) ProtoMessage() {}
 
 func (x *Finding) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[38]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3254,7 +3397,7 @@ func (x *Finding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finding.ProtoReflect.Descriptor instead.
 func (*Finding) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{38}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Finding) GetSource() string {
@@ -3360,7 +3503,7 @@ type FindingSpan struct {
 
 func (x *FindingSpan) Reset() {
 	*x = FindingSpan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3372,7 +3515,7 @@ func (x *FindingSpan) String() string {
 func (*FindingSpan) ProtoMessage() {}
 
 func (x *FindingSpan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[39]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3385,7 +3528,7 @@ func (x *FindingSpan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindingSpan.ProtoReflect.Descriptor instead.
 func (*FindingSpan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{39}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FindingSpan) GetStart() int32 {
@@ -3412,7 +3555,7 @@ type GetServerPolicyRequest struct {
 
 func (x *GetServerPolicyRequest) Reset() {
 	*x = GetServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3424,7 +3567,7 @@ func (x *GetServerPolicyRequest) String() string {
 func (*GetServerPolicyRequest) ProtoMessage() {}
 
 func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[40]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3437,7 +3580,7 @@ func (x *GetServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{40}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetServerPolicyRequest) GetName() string {
@@ -3462,7 +3605,7 @@ type UpdateServerPolicyRequest struct {
 
 func (x *UpdateServerPolicyRequest) Reset() {
 	*x = UpdateServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3617,7 @@ func (x *UpdateServerPolicyRequest) String() string {
 func (*UpdateServerPolicyRequest) ProtoMessage() {}
 
 func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[41]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3630,7 @@ func (x *UpdateServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*UpdateServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{41}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *UpdateServerPolicyRequest) GetName() string {
@@ -3532,7 +3675,7 @@ type ServerPolicy struct {
 
 func (x *ServerPolicy) Reset() {
 	*x = ServerPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3544,7 +3687,7 @@ func (x *ServerPolicy) String() string {
 func (*ServerPolicy) ProtoMessage() {}
 
 func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[42]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3557,7 +3700,7 @@ func (x *ServerPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerPolicy.ProtoReflect.Descriptor instead.
 func (*ServerPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{42}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ServerPolicy) GetName() string {
@@ -3630,7 +3773,7 @@ type PendingPolicy struct {
 
 func (x *PendingPolicy) Reset() {
 	*x = PendingPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3642,7 +3785,7 @@ func (x *PendingPolicy) String() string {
 func (*PendingPolicy) ProtoMessage() {}
 
 func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[43]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3655,7 +3798,7 @@ func (x *PendingPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPolicy.ProtoReflect.Descriptor instead.
 func (*PendingPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{43}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PendingPolicy) GetRequireContract() bool {
@@ -3729,7 +3872,7 @@ type ConfirmServerPolicyRequest struct {
 
 func (x *ConfirmServerPolicyRequest) Reset() {
 	*x = ConfirmServerPolicyRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3741,7 +3884,7 @@ func (x *ConfirmServerPolicyRequest) String() string {
 func (*ConfirmServerPolicyRequest) ProtoMessage() {}
 
 func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[44]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3754,7 +3897,7 @@ func (x *ConfirmServerPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmServerPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmServerPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{44}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ConfirmServerPolicyRequest) GetName() string {
@@ -3804,7 +3947,7 @@ type AttestationPolicy struct {
 
 func (x *AttestationPolicy) Reset() {
 	*x = AttestationPolicy{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3816,7 +3959,7 @@ func (x *AttestationPolicy) String() string {
 func (*AttestationPolicy) ProtoMessage() {}
 
 func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[45]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3829,7 +3972,7 @@ func (x *AttestationPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationPolicy.ProtoReflect.Descriptor instead.
 func (*AttestationPolicy) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{45}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *AttestationPolicy) GetRequired() bool {
@@ -3902,7 +4045,7 @@ type AttestationIdentity struct {
 
 func (x *AttestationIdentity) Reset() {
 	*x = AttestationIdentity{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3914,7 +4057,7 @@ func (x *AttestationIdentity) String() string {
 func (*AttestationIdentity) ProtoMessage() {}
 
 func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[46]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3927,7 +4070,7 @@ func (x *AttestationIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttestationIdentity.ProtoReflect.Descriptor instead.
 func (*AttestationIdentity) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{46}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *AttestationIdentity) GetIssuer() string {
@@ -3983,7 +4126,7 @@ type Pins struct {
 
 func (x *Pins) Reset() {
 	*x = Pins{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3995,7 +4138,7 @@ func (x *Pins) String() string {
 func (*Pins) ProtoMessage() {}
 
 func (x *Pins) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[47]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4008,7 +4151,7 @@ func (x *Pins) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pins.ProtoReflect.Descriptor instead.
 func (*Pins) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{47}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Pins) GetSpecVersion() string {
@@ -4110,7 +4253,7 @@ type ToolPin struct {
 
 func (x *ToolPin) Reset() {
 	*x = ToolPin{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4122,7 +4265,7 @@ func (x *ToolPin) String() string {
 func (*ToolPin) ProtoMessage() {}
 
 func (x *ToolPin) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[48]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4135,7 +4278,7 @@ func (x *ToolPin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolPin.ProtoReflect.Descriptor instead.
 func (*ToolPin) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{48}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ToolPin) GetName() string {
@@ -4183,7 +4326,7 @@ type ToolSnapshot struct {
 
 func (x *ToolSnapshot) Reset() {
 	*x = ToolSnapshot{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4195,7 +4338,7 @@ func (x *ToolSnapshot) String() string {
 func (*ToolSnapshot) ProtoMessage() {}
 
 func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[49]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4208,7 +4351,7 @@ func (x *ToolSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSnapshot.ProtoReflect.Descriptor instead.
 func (*ToolSnapshot) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{49}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ToolSnapshot) GetSource() string {
@@ -4287,7 +4430,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4299,7 +4442,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[50]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4312,7 +4455,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{50}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Tool) GetName() string {
@@ -4352,7 +4495,7 @@ type Decision struct {
 
 func (x *Decision) Reset() {
 	*x = Decision{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4364,7 +4507,7 @@ func (x *Decision) String() string {
 func (*Decision) ProtoMessage() {}
 
 func (x *Decision) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[51]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4377,7 +4520,7 @@ func (x *Decision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Decision.ProtoReflect.Descriptor instead.
 func (*Decision) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{51}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *Decision) GetAction() string {
@@ -4443,7 +4586,7 @@ type ListAuditEventsRequest struct {
 
 func (x *ListAuditEventsRequest) Reset() {
 	*x = ListAuditEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4455,7 +4598,7 @@ func (x *ListAuditEventsRequest) String() string {
 func (*ListAuditEventsRequest) ProtoMessage() {}
 
 func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[52]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4468,7 +4611,7 @@ func (x *ListAuditEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{52}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListAuditEventsRequest) GetPageSize() int32 {
@@ -4517,7 +4660,7 @@ type ListAuditEventsResponse struct {
 
 func (x *ListAuditEventsResponse) Reset() {
 	*x = ListAuditEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4529,7 +4672,7 @@ func (x *ListAuditEventsResponse) String() string {
 func (*ListAuditEventsResponse) ProtoMessage() {}
 
 func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[53]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4542,7 +4685,7 @@ func (x *ListAuditEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{53}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListAuditEventsResponse) GetEvents() []*AuditEvent {
@@ -4580,7 +4723,7 @@ type AuditEvent struct {
 
 func (x *AuditEvent) Reset() {
 	*x = AuditEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4592,7 +4735,7 @@ func (x *AuditEvent) String() string {
 func (*AuditEvent) ProtoMessage() {}
 
 func (x *AuditEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[54]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4605,7 +4748,7 @@ func (x *AuditEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEvent.ProtoReflect.Descriptor instead.
 func (*AuditEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{54}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *AuditEvent) GetSeq() int64 {
@@ -4701,7 +4844,7 @@ type VerifyAuditChainRequest struct {
 
 func (x *VerifyAuditChainRequest) Reset() {
 	*x = VerifyAuditChainRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4713,7 +4856,7 @@ func (x *VerifyAuditChainRequest) String() string {
 func (*VerifyAuditChainRequest) ProtoMessage() {}
 
 func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[55]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4726,7 +4869,7 @@ func (x *VerifyAuditChainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{55}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
 }
 
 // VerifyAuditChainResponse reports the chain's state.
@@ -4744,7 +4887,7 @@ type VerifyAuditChainResponse struct {
 
 func (x *VerifyAuditChainResponse) Reset() {
 	*x = VerifyAuditChainResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4756,7 +4899,7 @@ func (x *VerifyAuditChainResponse) String() string {
 func (*VerifyAuditChainResponse) ProtoMessage() {}
 
 func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[56]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4769,7 +4912,7 @@ func (x *VerifyAuditChainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditChainResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditChainResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{56}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *VerifyAuditChainResponse) GetOk() bool {
@@ -4818,7 +4961,7 @@ type ListAuditCheckpointsRequest struct {
 
 func (x *ListAuditCheckpointsRequest) Reset() {
 	*x = ListAuditCheckpointsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4830,7 +4973,7 @@ func (x *ListAuditCheckpointsRequest) String() string {
 func (*ListAuditCheckpointsRequest) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[57]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4843,7 +4986,7 @@ func (x *ListAuditCheckpointsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{57}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListAuditCheckpointsRequest) GetPageSize() int32 {
@@ -4871,7 +5014,7 @@ type ListAuditCheckpointsResponse struct {
 
 func (x *ListAuditCheckpointsResponse) Reset() {
 	*x = ListAuditCheckpointsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4883,7 +5026,7 @@ func (x *ListAuditCheckpointsResponse) String() string {
 func (*ListAuditCheckpointsResponse) ProtoMessage() {}
 
 func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[58]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4896,7 +5039,7 @@ func (x *ListAuditCheckpointsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditCheckpointsResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditCheckpointsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{58}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListAuditCheckpointsResponse) GetCheckpoints() []*AuditCheckpoint {
@@ -4933,7 +5076,7 @@ type AuditCheckpoint struct {
 
 func (x *AuditCheckpoint) Reset() {
 	*x = AuditCheckpoint{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4945,7 +5088,7 @@ func (x *AuditCheckpoint) String() string {
 func (*AuditCheckpoint) ProtoMessage() {}
 
 func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[59]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4958,7 +5101,7 @@ func (x *AuditCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditCheckpoint.ProtoReflect.Descriptor instead.
 func (*AuditCheckpoint) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{59}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *AuditCheckpoint) GetLength() int64 {
@@ -5012,7 +5155,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5024,7 +5167,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[60]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5037,7 +5180,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{60}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
 }
 
 // Principal is an identity holding tokens.
@@ -5054,7 +5197,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5066,7 +5209,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[61]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5079,7 +5222,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{61}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Principal) GetName() string {
@@ -5135,7 +5278,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5147,7 +5290,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[62]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5160,7 +5303,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{62}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *CreateTokenRequest) GetPrincipal() string {
@@ -5216,7 +5359,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5228,7 +5371,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[63]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5241,7 +5384,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{63}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *CreateTokenResponse) GetToken() *Token {
@@ -5268,7 +5411,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5280,7 +5423,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[64]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5293,7 +5436,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{64}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ListTokensRequest) GetPrincipal() string {
@@ -5313,7 +5456,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5325,7 +5468,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[65]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5338,7 +5481,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{65}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -5359,7 +5502,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5371,7 +5514,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[66]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5384,7 +5527,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{66}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *RevokeTokenRequest) GetId() string {
@@ -5418,7 +5561,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5430,7 +5573,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[67]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5443,7 +5586,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{67}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *Token) GetId() string {
@@ -5516,7 +5659,7 @@ type ScanVersionRequest struct {
 
 func (x *ScanVersionRequest) Reset() {
 	*x = ScanVersionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5528,7 +5671,7 @@ func (x *ScanVersionRequest) String() string {
 func (*ScanVersionRequest) ProtoMessage() {}
 
 func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[68]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5541,7 +5684,7 @@ func (x *ScanVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanVersionRequest.ProtoReflect.Descriptor instead.
 func (*ScanVersionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{68}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ScanVersionRequest) GetName() string {
@@ -5581,7 +5724,7 @@ type ScanResult struct {
 
 func (x *ScanResult) Reset() {
 	*x = ScanResult{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5593,7 +5736,7 @@ func (x *ScanResult) String() string {
 func (*ScanResult) ProtoMessage() {}
 
 func (x *ScanResult) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[69]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5606,7 +5749,7 @@ func (x *ScanResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResult.ProtoReflect.Descriptor instead.
 func (*ScanResult) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{69}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ScanResult) GetScan() *Scan {
@@ -5652,7 +5795,7 @@ type ScanMerge struct {
 
 func (x *ScanMerge) Reset() {
 	*x = ScanMerge{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5664,7 +5807,7 @@ func (x *ScanMerge) String() string {
 func (*ScanMerge) ProtoMessage() {}
 
 func (x *ScanMerge) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[70]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5677,7 +5820,7 @@ func (x *ScanMerge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMerge.ProtoReflect.Descriptor instead.
 func (*ScanMerge) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{70}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ScanMerge) GetScanId() int64 {
@@ -5745,7 +5888,7 @@ type Scan struct {
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5757,7 +5900,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[71]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5770,7 +5913,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{71}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *Scan) GetId() int64 {
@@ -5912,7 +6055,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5924,7 +6067,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[72]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5937,7 +6080,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{72}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListScansRequest) GetName() string {
@@ -5979,7 +6122,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5991,7 +6134,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[73]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6004,7 +6147,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{73}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ListScansResponse) GetScans() []*Scan {
@@ -6046,7 +6189,7 @@ type DriftEvent struct {
 
 func (x *DriftEvent) Reset() {
 	*x = DriftEvent{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6058,7 +6201,7 @@ func (x *DriftEvent) String() string {
 func (*DriftEvent) ProtoMessage() {}
 
 func (x *DriftEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[74]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6071,7 +6214,7 @@ func (x *DriftEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftEvent.ProtoReflect.Descriptor instead.
 func (*DriftEvent) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{74}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *DriftEvent) GetId() int64 {
@@ -6187,7 +6330,7 @@ type DriftChange struct {
 
 func (x *DriftChange) Reset() {
 	*x = DriftChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6199,7 +6342,7 @@ func (x *DriftChange) String() string {
 func (*DriftChange) ProtoMessage() {}
 
 func (x *DriftChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[75]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6212,7 +6355,7 @@ func (x *DriftChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftChange.ProtoReflect.Descriptor instead.
 func (*DriftChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{75}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *DriftChange) GetClass() string {
@@ -6318,7 +6461,7 @@ type DiffSegment struct {
 
 func (x *DiffSegment) Reset() {
 	*x = DiffSegment{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6330,7 +6473,7 @@ func (x *DiffSegment) String() string {
 func (*DiffSegment) ProtoMessage() {}
 
 func (x *DiffSegment) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[76]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6343,7 +6486,7 @@ func (x *DiffSegment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffSegment.ProtoReflect.Descriptor instead.
 func (*DiffSegment) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{76}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *DiffSegment) GetOp() string {
@@ -6374,7 +6517,7 @@ type JsonChange struct {
 
 func (x *JsonChange) Reset() {
 	*x = JsonChange{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6386,7 +6529,7 @@ func (x *JsonChange) String() string {
 func (*JsonChange) ProtoMessage() {}
 
 func (x *JsonChange) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[77]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6399,7 +6542,7 @@ func (x *JsonChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonChange.ProtoReflect.Descriptor instead.
 func (*JsonChange) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{77}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *JsonChange) GetPointer() string {
@@ -6444,7 +6587,7 @@ type ListDriftEventsRequest struct {
 
 func (x *ListDriftEventsRequest) Reset() {
 	*x = ListDriftEventsRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6456,7 +6599,7 @@ func (x *ListDriftEventsRequest) String() string {
 func (*ListDriftEventsRequest) ProtoMessage() {}
 
 func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[78]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6469,7 +6612,7 @@ func (x *ListDriftEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{78}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListDriftEventsRequest) GetName() string {
@@ -6518,7 +6661,7 @@ type ListDriftEventsResponse struct {
 
 func (x *ListDriftEventsResponse) Reset() {
 	*x = ListDriftEventsResponse{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6530,7 +6673,7 @@ func (x *ListDriftEventsResponse) String() string {
 func (*ListDriftEventsResponse) ProtoMessage() {}
 
 func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[79]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6543,7 +6686,7 @@ func (x *ListDriftEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDriftEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListDriftEventsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{79}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListDriftEventsResponse) GetEvents() []*DriftEvent {
@@ -6575,7 +6718,7 @@ type DriftDecisionRequest struct {
 
 func (x *DriftDecisionRequest) Reset() {
 	*x = DriftDecisionRequest{}
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6587,7 +6730,7 @@ func (x *DriftDecisionRequest) String() string {
 func (*DriftDecisionRequest) ProtoMessage() {}
 
 func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpreg_v1_registry_proto_msgTypes[80]
+	mi := &file_mcpreg_v1_registry_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6600,7 +6743,7 @@ func (x *DriftDecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DriftDecisionRequest.ProtoReflect.Descriptor instead.
 func (*DriftDecisionRequest) Descriptor() ([]byte, []int) {
-	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{80}
+	return file_mcpreg_v1_registry_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *DriftDecisionRequest) GetId() int64 {
@@ -6776,7 +6919,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x13RepinVersionRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xc3\x06\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xca\a\n" +
 	"\aVersion\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -6799,7 +6942,10 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\fattestations\x18\x11 \x03(\v2\x16.mcpreg.v1.AttestationR\fattestations\x12'\n" +
 	"\x0fquarantine_kind\x18\x12 \x01(\tR\x0equarantineKind\x12.\n" +
 	"\x13quarantine_drift_id\x18\x13 \x01(\x03R\x11quarantineDriftId\x129\n" +
-	"\bupstream\x18\x14 \x01(\v2\x1d.mcpreg.v1.UpstreamProvenanceR\bupstream\"\xb2\x02\n" +
+	"\bupstream\x18\x14 \x01(\v2\x1d.mcpreg.v1.UpstreamProvenanceR\bupstream\x12\x16\n" +
+	"\x06status\x18\x15 \x01(\tR\x06status\x12%\n" +
+	"\x0estatus_message\x18\x16 \x01(\tR\rstatusMessage\x12F\n" +
+	"\x11status_changed_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\x0fstatusChangedAt\"\xb2\x02\n" +
 	"\x12UpstreamProvenance\x12\x1a\n" +
 	"\bupstream\x18\x01 \x01(\tR\bupstream\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12=\n" +
@@ -6809,7 +6955,14 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\tR\x06status\x12%\n" +
 	"\x0estatus_message\x18\x06 \x01(\tR\rstatusMessage\x12\x12\n" +
 	"\x04meta\x18\a \x01(\tR\x04meta\x12!\n" +
-	"\fcontent_hash\x18\b \x01(\tR\vcontentHash\"\xe1\x01\n" +
+	"\fcontent_hash\x18\b \x01(\tR\vcontentHash\"y\n" +
+	"\x17SetVersionStatusRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"J\n" +
+	"\x18SetVersionStatusResponse\x12.\n" +
+	"\bversions\x18\x01 \x03(\v2\x12.mcpreg.v1.VersionR\bversions\"\xe1\x01\n" +
 	"\x12AddUpstreamRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1e\n" +
@@ -7231,7 +7384,7 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x14DriftDecisionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x125\n" +
-	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x84\"\n" +
+	"\x16acknowledged_widenings\x18\x03 \x03(\tR\x15acknowledgedWidenings2\x9f#\n" +
 	"\x0fRegistryService\x12]\n" +
 	"\rSubmitVersion\x12\x1f.mcpreg.v1.SubmitVersionRequest\x1a\x12.mcpreg.v1.Version\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/versions\x12a\n" +
 	"\vListServers\x12\x1d.mcpreg.v1.ListServersRequest\x1a\x1e.mcpreg.v1.ListServersResponse\"\x13\x82\xd3\xe4\x93\x02\r\x12\v/v1/servers\x12[\n" +
@@ -7248,7 +7401,8 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\fRepinVersion\x12\x1e.mcpreg.v1.RepinVersionRequest\x1a\x12.mcpreg.v1.Version\":\x82\xd3\xe4\x93\x024:\x01*\"//v1/servers/{name=*/*}/versions/{version}/repin\x12\x8f\x01\n" +
 	"\x11SetScanCredential\x12#.mcpreg.v1.SetScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\":\x82\xd3\xe4\x93\x024:\x01*\x1a//v1/servers/{name=*/*}/scan-credentials/{label}\x12\x95\x01\n" +
 	"\x13ListScanCredentials\x12%.mcpreg.v1.ListScanCredentialsRequest\x1a&.mcpreg.v1.ListScanCredentialsResponse\"/\x82\xd3\xe4\x93\x02)\x12'/v1/servers/{name=*/*}/scan-credentials\x12\x92\x01\n" +
-	"\x14DeleteScanCredential\x12&.mcpreg.v1.DeleteScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\"7\x82\xd3\xe4\x93\x021*//v1/servers/{name=*/*}/scan-credentials/{label}\x12[\n" +
+	"\x14DeleteScanCredential\x12&.mcpreg.v1.DeleteScanCredentialRequest\x1a\x19.mcpreg.v1.ScanCredential\"7\x82\xd3\xe4\x93\x021*//v1/servers/{name=*/*}/scan-credentials/{label}\x12\x98\x01\n" +
+	"\x10SetVersionStatus\x12\".mcpreg.v1.SetVersionStatusRequest\x1a#.mcpreg.v1.SetVersionStatusResponse\";\x82\xd3\xe4\x93\x025:\x01*\"0/v1/servers/{name=*/*}/versions/{version}/status\x12[\n" +
 	"\vAddUpstream\x12\x1d.mcpreg.v1.AddUpstreamRequest\x1a\x13.mcpreg.v1.Upstream\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/upstreams\x12i\n" +
 	"\rListUpstreams\x12\x1f.mcpreg.v1.ListUpstreamsRequest\x1a .mcpreg.v1.ListUpstreamsResponse\"\x15\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/upstreams\x12e\n" +
 	"\x0eRemoveUpstream\x12 .mcpreg.v1.RemoveUpstreamRequest\x1a\x13.mcpreg.v1.Upstream\"\x1c\x82\xd3\xe4\x93\x02\x16*\x14/v1/upstreams/{name}\x12s\n" +
@@ -7290,7 +7444,7 @@ func file_mcpreg_v1_registry_proto_rawDescGZIP() []byte {
 	return file_mcpreg_v1_registry_proto_rawDescData
 }
 
-var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
+var file_mcpreg_v1_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 87)
 var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*SubmitVersionRequest)(nil),         // 0: mcpreg.v1.SubmitVersionRequest
 	(*AttestationInput)(nil),             // 1: mcpreg.v1.AttestationInput
@@ -7316,231 +7470,237 @@ var file_mcpreg_v1_registry_proto_goTypes = []any{
 	(*RepinVersionRequest)(nil),          // 21: mcpreg.v1.RepinVersionRequest
 	(*Version)(nil),                      // 22: mcpreg.v1.Version
 	(*UpstreamProvenance)(nil),           // 23: mcpreg.v1.UpstreamProvenance
-	(*AddUpstreamRequest)(nil),           // 24: mcpreg.v1.AddUpstreamRequest
-	(*ListUpstreamsRequest)(nil),         // 25: mcpreg.v1.ListUpstreamsRequest
-	(*ListUpstreamsResponse)(nil),        // 26: mcpreg.v1.ListUpstreamsResponse
-	(*RemoveUpstreamRequest)(nil),        // 27: mcpreg.v1.RemoveUpstreamRequest
-	(*SyncUpstreamRequest)(nil),          // 28: mcpreg.v1.SyncUpstreamRequest
-	(*Upstream)(nil),                     // 29: mcpreg.v1.Upstream
-	(*UpstreamSyncResult)(nil),           // 30: mcpreg.v1.UpstreamSyncResult
-	(*Attestation)(nil),                  // 31: mcpreg.v1.Attestation
-	(*ConfirmAttestationRequest)(nil),    // 32: mcpreg.v1.ConfirmAttestationRequest
-	(*AddAttestationRequest)(nil),        // 33: mcpreg.v1.AddAttestationRequest
-	(*VerifyAttestationRequest)(nil),     // 34: mcpreg.v1.VerifyAttestationRequest
-	(*VerifyAttestationResponse)(nil),    // 35: mcpreg.v1.VerifyAttestationResponse
-	(*ReverifyAttestationsRequest)(nil),  // 36: mcpreg.v1.ReverifyAttestationsRequest
-	(*ReverifyAttestationsResponse)(nil), // 37: mcpreg.v1.ReverifyAttestationsResponse
-	(*Finding)(nil),                      // 38: mcpreg.v1.Finding
-	(*FindingSpan)(nil),                  // 39: mcpreg.v1.FindingSpan
-	(*GetServerPolicyRequest)(nil),       // 40: mcpreg.v1.GetServerPolicyRequest
-	(*UpdateServerPolicyRequest)(nil),    // 41: mcpreg.v1.UpdateServerPolicyRequest
-	(*ServerPolicy)(nil),                 // 42: mcpreg.v1.ServerPolicy
-	(*PendingPolicy)(nil),                // 43: mcpreg.v1.PendingPolicy
-	(*ConfirmServerPolicyRequest)(nil),   // 44: mcpreg.v1.ConfirmServerPolicyRequest
-	(*AttestationPolicy)(nil),            // 45: mcpreg.v1.AttestationPolicy
-	(*AttestationIdentity)(nil),          // 46: mcpreg.v1.AttestationIdentity
-	(*Pins)(nil),                         // 47: mcpreg.v1.Pins
-	(*ToolPin)(nil),                      // 48: mcpreg.v1.ToolPin
-	(*ToolSnapshot)(nil),                 // 49: mcpreg.v1.ToolSnapshot
-	(*Tool)(nil),                         // 50: mcpreg.v1.Tool
-	(*Decision)(nil),                     // 51: mcpreg.v1.Decision
-	(*ListAuditEventsRequest)(nil),       // 52: mcpreg.v1.ListAuditEventsRequest
-	(*ListAuditEventsResponse)(nil),      // 53: mcpreg.v1.ListAuditEventsResponse
-	(*AuditEvent)(nil),                   // 54: mcpreg.v1.AuditEvent
-	(*VerifyAuditChainRequest)(nil),      // 55: mcpreg.v1.VerifyAuditChainRequest
-	(*VerifyAuditChainResponse)(nil),     // 56: mcpreg.v1.VerifyAuditChainResponse
-	(*ListAuditCheckpointsRequest)(nil),  // 57: mcpreg.v1.ListAuditCheckpointsRequest
-	(*ListAuditCheckpointsResponse)(nil), // 58: mcpreg.v1.ListAuditCheckpointsResponse
-	(*AuditCheckpoint)(nil),              // 59: mcpreg.v1.AuditCheckpoint
-	(*WhoAmIRequest)(nil),                // 60: mcpreg.v1.WhoAmIRequest
-	(*Principal)(nil),                    // 61: mcpreg.v1.Principal
-	(*CreateTokenRequest)(nil),           // 62: mcpreg.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),          // 63: mcpreg.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),            // 64: mcpreg.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),           // 65: mcpreg.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),           // 66: mcpreg.v1.RevokeTokenRequest
-	(*Token)(nil),                        // 67: mcpreg.v1.Token
-	(*ScanVersionRequest)(nil),           // 68: mcpreg.v1.ScanVersionRequest
-	(*ScanResult)(nil),                   // 69: mcpreg.v1.ScanResult
-	(*ScanMerge)(nil),                    // 70: mcpreg.v1.ScanMerge
-	(*Scan)(nil),                         // 71: mcpreg.v1.Scan
-	(*ListScansRequest)(nil),             // 72: mcpreg.v1.ListScansRequest
-	(*ListScansResponse)(nil),            // 73: mcpreg.v1.ListScansResponse
-	(*DriftEvent)(nil),                   // 74: mcpreg.v1.DriftEvent
-	(*DriftChange)(nil),                  // 75: mcpreg.v1.DriftChange
-	(*DiffSegment)(nil),                  // 76: mcpreg.v1.DiffSegment
-	(*JsonChange)(nil),                   // 77: mcpreg.v1.JsonChange
-	(*ListDriftEventsRequest)(nil),       // 78: mcpreg.v1.ListDriftEventsRequest
-	(*ListDriftEventsResponse)(nil),      // 79: mcpreg.v1.ListDriftEventsResponse
-	(*DriftDecisionRequest)(nil),         // 80: mcpreg.v1.DriftDecisionRequest
-	nil,                                  // 81: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	nil,                                  // 82: mcpreg.v1.SetScanCredentialRequest.EnvEntry
-	nil,                                  // 83: mcpreg.v1.Upstream.LastCountsEntry
-	nil,                                  // 84: mcpreg.v1.UpstreamSyncResult.CountsEntry
-	(*timestamppb.Timestamp)(nil),        // 85: google.protobuf.Timestamp
+	(*SetVersionStatusRequest)(nil),      // 24: mcpreg.v1.SetVersionStatusRequest
+	(*SetVersionStatusResponse)(nil),     // 25: mcpreg.v1.SetVersionStatusResponse
+	(*AddUpstreamRequest)(nil),           // 26: mcpreg.v1.AddUpstreamRequest
+	(*ListUpstreamsRequest)(nil),         // 27: mcpreg.v1.ListUpstreamsRequest
+	(*ListUpstreamsResponse)(nil),        // 28: mcpreg.v1.ListUpstreamsResponse
+	(*RemoveUpstreamRequest)(nil),        // 29: mcpreg.v1.RemoveUpstreamRequest
+	(*SyncUpstreamRequest)(nil),          // 30: mcpreg.v1.SyncUpstreamRequest
+	(*Upstream)(nil),                     // 31: mcpreg.v1.Upstream
+	(*UpstreamSyncResult)(nil),           // 32: mcpreg.v1.UpstreamSyncResult
+	(*Attestation)(nil),                  // 33: mcpreg.v1.Attestation
+	(*ConfirmAttestationRequest)(nil),    // 34: mcpreg.v1.ConfirmAttestationRequest
+	(*AddAttestationRequest)(nil),        // 35: mcpreg.v1.AddAttestationRequest
+	(*VerifyAttestationRequest)(nil),     // 36: mcpreg.v1.VerifyAttestationRequest
+	(*VerifyAttestationResponse)(nil),    // 37: mcpreg.v1.VerifyAttestationResponse
+	(*ReverifyAttestationsRequest)(nil),  // 38: mcpreg.v1.ReverifyAttestationsRequest
+	(*ReverifyAttestationsResponse)(nil), // 39: mcpreg.v1.ReverifyAttestationsResponse
+	(*Finding)(nil),                      // 40: mcpreg.v1.Finding
+	(*FindingSpan)(nil),                  // 41: mcpreg.v1.FindingSpan
+	(*GetServerPolicyRequest)(nil),       // 42: mcpreg.v1.GetServerPolicyRequest
+	(*UpdateServerPolicyRequest)(nil),    // 43: mcpreg.v1.UpdateServerPolicyRequest
+	(*ServerPolicy)(nil),                 // 44: mcpreg.v1.ServerPolicy
+	(*PendingPolicy)(nil),                // 45: mcpreg.v1.PendingPolicy
+	(*ConfirmServerPolicyRequest)(nil),   // 46: mcpreg.v1.ConfirmServerPolicyRequest
+	(*AttestationPolicy)(nil),            // 47: mcpreg.v1.AttestationPolicy
+	(*AttestationIdentity)(nil),          // 48: mcpreg.v1.AttestationIdentity
+	(*Pins)(nil),                         // 49: mcpreg.v1.Pins
+	(*ToolPin)(nil),                      // 50: mcpreg.v1.ToolPin
+	(*ToolSnapshot)(nil),                 // 51: mcpreg.v1.ToolSnapshot
+	(*Tool)(nil),                         // 52: mcpreg.v1.Tool
+	(*Decision)(nil),                     // 53: mcpreg.v1.Decision
+	(*ListAuditEventsRequest)(nil),       // 54: mcpreg.v1.ListAuditEventsRequest
+	(*ListAuditEventsResponse)(nil),      // 55: mcpreg.v1.ListAuditEventsResponse
+	(*AuditEvent)(nil),                   // 56: mcpreg.v1.AuditEvent
+	(*VerifyAuditChainRequest)(nil),      // 57: mcpreg.v1.VerifyAuditChainRequest
+	(*VerifyAuditChainResponse)(nil),     // 58: mcpreg.v1.VerifyAuditChainResponse
+	(*ListAuditCheckpointsRequest)(nil),  // 59: mcpreg.v1.ListAuditCheckpointsRequest
+	(*ListAuditCheckpointsResponse)(nil), // 60: mcpreg.v1.ListAuditCheckpointsResponse
+	(*AuditCheckpoint)(nil),              // 61: mcpreg.v1.AuditCheckpoint
+	(*WhoAmIRequest)(nil),                // 62: mcpreg.v1.WhoAmIRequest
+	(*Principal)(nil),                    // 63: mcpreg.v1.Principal
+	(*CreateTokenRequest)(nil),           // 64: mcpreg.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),          // 65: mcpreg.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),            // 66: mcpreg.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),           // 67: mcpreg.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),           // 68: mcpreg.v1.RevokeTokenRequest
+	(*Token)(nil),                        // 69: mcpreg.v1.Token
+	(*ScanVersionRequest)(nil),           // 70: mcpreg.v1.ScanVersionRequest
+	(*ScanResult)(nil),                   // 71: mcpreg.v1.ScanResult
+	(*ScanMerge)(nil),                    // 72: mcpreg.v1.ScanMerge
+	(*Scan)(nil),                         // 73: mcpreg.v1.Scan
+	(*ListScansRequest)(nil),             // 74: mcpreg.v1.ListScansRequest
+	(*ListScansResponse)(nil),            // 75: mcpreg.v1.ListScansResponse
+	(*DriftEvent)(nil),                   // 76: mcpreg.v1.DriftEvent
+	(*DriftChange)(nil),                  // 77: mcpreg.v1.DriftChange
+	(*DiffSegment)(nil),                  // 78: mcpreg.v1.DiffSegment
+	(*JsonChange)(nil),                   // 79: mcpreg.v1.JsonChange
+	(*ListDriftEventsRequest)(nil),       // 80: mcpreg.v1.ListDriftEventsRequest
+	(*ListDriftEventsResponse)(nil),      // 81: mcpreg.v1.ListDriftEventsResponse
+	(*DriftDecisionRequest)(nil),         // 82: mcpreg.v1.DriftDecisionRequest
+	nil,                                  // 83: mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	nil,                                  // 84: mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	nil,                                  // 85: mcpreg.v1.Upstream.LastCountsEntry
+	nil,                                  // 86: mcpreg.v1.UpstreamSyncResult.CountsEntry
+	(*timestamppb.Timestamp)(nil),        // 87: google.protobuf.Timestamp
 }
 var file_mcpreg_v1_registry_proto_depIdxs = []int32{
 	1,   // 0: mcpreg.v1.SubmitVersionRequest.attestations:type_name -> mcpreg.v1.AttestationInput
 	5,   // 1: mcpreg.v1.ListServersResponse.servers:type_name -> mcpreg.v1.Server
-	85,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
+	87,  // 2: mcpreg.v1.Server.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 3: mcpreg.v1.Server.updated_at:type_name -> google.protobuf.Timestamp
 	22,  // 4: mcpreg.v1.ListVersionsResponse.versions:type_name -> mcpreg.v1.Version
 	11,  // 5: mcpreg.v1.VersionComparison.summary:type_name -> mcpreg.v1.ComparisonSummary
 	12,  // 6: mcpreg.v1.VersionComparison.tools:type_name -> mcpreg.v1.ToolComparison
-	75,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
+	77,  // 7: mcpreg.v1.VersionComparison.instructions:type_name -> mcpreg.v1.DriftChange
 	13,  // 8: mcpreg.v1.VersionComparison.contract:type_name -> mcpreg.v1.ContractChange
 	14,  // 9: mcpreg.v1.VersionComparison.findings:type_name -> mcpreg.v1.FindingComparison
-	75,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
-	38,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
-	81,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
-	82,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
+	77,  // 10: mcpreg.v1.ToolComparison.changes:type_name -> mcpreg.v1.DriftChange
+	40,  // 11: mcpreg.v1.FindingComparison.finding:type_name -> mcpreg.v1.Finding
+	83,  // 12: mcpreg.v1.SetScanCredentialRequest.headers:type_name -> mcpreg.v1.SetScanCredentialRequest.HeadersEntry
+	84,  // 13: mcpreg.v1.SetScanCredentialRequest.env:type_name -> mcpreg.v1.SetScanCredentialRequest.EnvEntry
 	20,  // 14: mcpreg.v1.ListScanCredentialsResponse.credentials:type_name -> mcpreg.v1.ScanCredential
-	85,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
-	85,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
-	47,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
-	49,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
-	51,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
-	38,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
-	31,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
+	87,  // 15: mcpreg.v1.ScanCredential.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 16: mcpreg.v1.Version.state_changed_at:type_name -> google.protobuf.Timestamp
+	87,  // 17: mcpreg.v1.Version.submitted_at:type_name -> google.protobuf.Timestamp
+	49,  // 18: mcpreg.v1.Version.pins:type_name -> mcpreg.v1.Pins
+	51,  // 19: mcpreg.v1.Version.snapshot:type_name -> mcpreg.v1.ToolSnapshot
+	53,  // 20: mcpreg.v1.Version.decisions:type_name -> mcpreg.v1.Decision
+	40,  // 21: mcpreg.v1.Version.findings:type_name -> mcpreg.v1.Finding
+	33,  // 22: mcpreg.v1.Version.attestations:type_name -> mcpreg.v1.Attestation
 	23,  // 23: mcpreg.v1.Version.upstream:type_name -> mcpreg.v1.UpstreamProvenance
-	85,  // 24: mcpreg.v1.UpstreamProvenance.published_at:type_name -> google.protobuf.Timestamp
-	85,  // 25: mcpreg.v1.UpstreamProvenance.updated_at:type_name -> google.protobuf.Timestamp
-	29,  // 26: mcpreg.v1.ListUpstreamsResponse.upstreams:type_name -> mcpreg.v1.Upstream
-	85,  // 27: mcpreg.v1.Upstream.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 28: mcpreg.v1.Upstream.since:type_name -> google.protobuf.Timestamp
-	85,  // 29: mcpreg.v1.Upstream.last_pass_at:type_name -> google.protobuf.Timestamp
-	85,  // 30: mcpreg.v1.Upstream.last_success_at:type_name -> google.protobuf.Timestamp
-	83,  // 31: mcpreg.v1.Upstream.last_counts:type_name -> mcpreg.v1.Upstream.LastCountsEntry
-	29,  // 32: mcpreg.v1.UpstreamSyncResult.upstream:type_name -> mcpreg.v1.Upstream
-	84,  // 33: mcpreg.v1.UpstreamSyncResult.counts:type_name -> mcpreg.v1.UpstreamSyncResult.CountsEntry
-	85,  // 34: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
-	85,  // 35: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
-	85,  // 36: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 37: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
-	1,   // 38: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
-	45,  // 39: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
-	31,  // 40: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
-	85,  // 41: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
-	39,  // 42: mcpreg.v1.Finding.span:type_name -> mcpreg.v1.FindingSpan
-	42,  // 43: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
-	85,  // 44: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
-	45,  // 45: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	43,  // 46: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
-	45,  // 47: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
-	85,  // 48: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
-	46,  // 49: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
-	48,  // 50: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
-	85,  // 51: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
-	48,  // 52: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
-	50,  // 53: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
-	85,  // 54: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 55: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
-	54,  // 56: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
-	85,  // 57: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
-	59,  // 58: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
-	85,  // 59: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 60: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
-	67,  // 61: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
-	67,  // 62: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
-	85,  // 63: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 64: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
-	85,  // 65: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	85,  // 66: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
-	71,  // 67: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
-	74,  // 68: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
-	70,  // 69: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
-	85,  // 70: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	85,  // 71: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
-	71,  // 72: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
-	75,  // 73: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
-	85,  // 74: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
-	85,  // 75: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
-	76,  // 76: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
-	77,  // 77: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
-	77,  // 78: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
-	74,  // 79: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
-	0,   // 80: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
-	2,   // 81: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
-	4,   // 82: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
-	6,   // 83: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
-	8,   // 84: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
-	9,   // 85: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
-	15,  // 86: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 87: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 88: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 89: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
-	15,  // 90: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
-	21,  // 91: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
-	16,  // 92: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
-	17,  // 93: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
-	19,  // 94: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
-	24,  // 95: mcpreg.v1.RegistryService.AddUpstream:input_type -> mcpreg.v1.AddUpstreamRequest
-	25,  // 96: mcpreg.v1.RegistryService.ListUpstreams:input_type -> mcpreg.v1.ListUpstreamsRequest
-	27,  // 97: mcpreg.v1.RegistryService.RemoveUpstream:input_type -> mcpreg.v1.RemoveUpstreamRequest
-	28,  // 98: mcpreg.v1.RegistryService.SyncUpstream:input_type -> mcpreg.v1.SyncUpstreamRequest
-	68,  // 99: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
-	72,  // 100: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
-	78,  // 101: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
-	80,  // 102: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	80,  // 103: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
-	52,  // 104: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
-	55,  // 105: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
-	57,  // 106: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
-	40,  // 107: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
-	41,  // 108: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
-	44,  // 109: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
-	33,  // 110: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
-	32,  // 111: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
-	34,  // 112: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
-	36,  // 113: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
-	60,  // 114: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
-	62,  // 115: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
-	64,  // 116: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
-	66,  // 117: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
-	22,  // 118: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
-	3,   // 119: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
-	5,   // 120: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
-	7,   // 121: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
-	22,  // 122: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
-	10,  // 123: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
-	22,  // 124: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
-	22,  // 125: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
-	22,  // 126: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
-	22,  // 127: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
-	22,  // 128: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
-	22,  // 129: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
-	20,  // 130: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
-	18,  // 131: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
-	20,  // 132: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
-	29,  // 133: mcpreg.v1.RegistryService.AddUpstream:output_type -> mcpreg.v1.Upstream
-	26,  // 134: mcpreg.v1.RegistryService.ListUpstreams:output_type -> mcpreg.v1.ListUpstreamsResponse
-	29,  // 135: mcpreg.v1.RegistryService.RemoveUpstream:output_type -> mcpreg.v1.Upstream
-	30,  // 136: mcpreg.v1.RegistryService.SyncUpstream:output_type -> mcpreg.v1.UpstreamSyncResult
-	69,  // 137: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
-	73,  // 138: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
-	79,  // 139: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
-	22,  // 140: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
-	22,  // 141: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
-	53,  // 142: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
-	56,  // 143: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
-	58,  // 144: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
-	42,  // 145: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	42,  // 146: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	42,  // 147: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
-	22,  // 148: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
-	22,  // 149: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
-	35,  // 150: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
-	37,  // 151: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
-	61,  // 152: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
-	63,  // 153: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
-	65,  // 154: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
-	67,  // 155: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
-	118, // [118:156] is the sub-list for method output_type
-	80,  // [80:118] is the sub-list for method input_type
-	80,  // [80:80] is the sub-list for extension type_name
-	80,  // [80:80] is the sub-list for extension extendee
-	0,   // [0:80] is the sub-list for field type_name
+	87,  // 24: mcpreg.v1.Version.status_changed_at:type_name -> google.protobuf.Timestamp
+	87,  // 25: mcpreg.v1.UpstreamProvenance.published_at:type_name -> google.protobuf.Timestamp
+	87,  // 26: mcpreg.v1.UpstreamProvenance.updated_at:type_name -> google.protobuf.Timestamp
+	22,  // 27: mcpreg.v1.SetVersionStatusResponse.versions:type_name -> mcpreg.v1.Version
+	31,  // 28: mcpreg.v1.ListUpstreamsResponse.upstreams:type_name -> mcpreg.v1.Upstream
+	87,  // 29: mcpreg.v1.Upstream.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 30: mcpreg.v1.Upstream.since:type_name -> google.protobuf.Timestamp
+	87,  // 31: mcpreg.v1.Upstream.last_pass_at:type_name -> google.protobuf.Timestamp
+	87,  // 32: mcpreg.v1.Upstream.last_success_at:type_name -> google.protobuf.Timestamp
+	85,  // 33: mcpreg.v1.Upstream.last_counts:type_name -> mcpreg.v1.Upstream.LastCountsEntry
+	31,  // 34: mcpreg.v1.UpstreamSyncResult.upstream:type_name -> mcpreg.v1.Upstream
+	86,  // 35: mcpreg.v1.UpstreamSyncResult.counts:type_name -> mcpreg.v1.UpstreamSyncResult.CountsEntry
+	87,  // 36: mcpreg.v1.Attestation.integrated_time:type_name -> google.protobuf.Timestamp
+	87,  // 37: mcpreg.v1.Attestation.checked_at:type_name -> google.protobuf.Timestamp
+	87,  // 38: mcpreg.v1.Attestation.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 39: mcpreg.v1.Attestation.confirmed_at:type_name -> google.protobuf.Timestamp
+	1,   // 40: mcpreg.v1.AddAttestationRequest.attestation:type_name -> mcpreg.v1.AttestationInput
+	47,  // 41: mcpreg.v1.VerifyAttestationRequest.policy:type_name -> mcpreg.v1.AttestationPolicy
+	33,  // 42: mcpreg.v1.VerifyAttestationResponse.attestation:type_name -> mcpreg.v1.Attestation
+	87,  // 43: mcpreg.v1.Finding.resolved_at:type_name -> google.protobuf.Timestamp
+	41,  // 44: mcpreg.v1.Finding.span:type_name -> mcpreg.v1.FindingSpan
+	44,  // 45: mcpreg.v1.UpdateServerPolicyRequest.policy:type_name -> mcpreg.v1.ServerPolicy
+	87,  // 46: mcpreg.v1.ServerPolicy.updated_at:type_name -> google.protobuf.Timestamp
+	47,  // 47: mcpreg.v1.ServerPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	45,  // 48: mcpreg.v1.ServerPolicy.pending:type_name -> mcpreg.v1.PendingPolicy
+	47,  // 49: mcpreg.v1.PendingPolicy.attestation:type_name -> mcpreg.v1.AttestationPolicy
+	87,  // 50: mcpreg.v1.PendingPolicy.proposed_at:type_name -> google.protobuf.Timestamp
+	48,  // 51: mcpreg.v1.AttestationPolicy.identities:type_name -> mcpreg.v1.AttestationIdentity
+	50,  // 52: mcpreg.v1.Pins.tools:type_name -> mcpreg.v1.ToolPin
+	87,  // 53: mcpreg.v1.Pins.created_at:type_name -> google.protobuf.Timestamp
+	50,  // 54: mcpreg.v1.Pins.prompts:type_name -> mcpreg.v1.ToolPin
+	52,  // 55: mcpreg.v1.ToolSnapshot.tools:type_name -> mcpreg.v1.Tool
+	87,  // 56: mcpreg.v1.ToolSnapshot.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 57: mcpreg.v1.Decision.created_at:type_name -> google.protobuf.Timestamp
+	56,  // 58: mcpreg.v1.ListAuditEventsResponse.events:type_name -> mcpreg.v1.AuditEvent
+	87,  // 59: mcpreg.v1.AuditEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	61,  // 60: mcpreg.v1.ListAuditCheckpointsResponse.checkpoints:type_name -> mcpreg.v1.AuditCheckpoint
+	87,  // 61: mcpreg.v1.AuditCheckpoint.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 62: mcpreg.v1.Principal.created_at:type_name -> google.protobuf.Timestamp
+	69,  // 63: mcpreg.v1.CreateTokenResponse.token:type_name -> mcpreg.v1.Token
+	69,  // 64: mcpreg.v1.ListTokensResponse.tokens:type_name -> mcpreg.v1.Token
+	87,  // 65: mcpreg.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 66: mcpreg.v1.Token.expires_at:type_name -> google.protobuf.Timestamp
+	87,  // 67: mcpreg.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	87,  // 68: mcpreg.v1.Token.last_used_at:type_name -> google.protobuf.Timestamp
+	73,  // 69: mcpreg.v1.ScanResult.scan:type_name -> mcpreg.v1.Scan
+	76,  // 70: mcpreg.v1.ScanResult.drift_event:type_name -> mcpreg.v1.DriftEvent
+	72,  // 71: mcpreg.v1.ScanResult.merged:type_name -> mcpreg.v1.ScanMerge
+	87,  // 72: mcpreg.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	87,  // 73: mcpreg.v1.Scan.finished_at:type_name -> google.protobuf.Timestamp
+	73,  // 74: mcpreg.v1.ListScansResponse.scans:type_name -> mcpreg.v1.Scan
+	77,  // 75: mcpreg.v1.DriftEvent.changes:type_name -> mcpreg.v1.DriftChange
+	87,  // 76: mcpreg.v1.DriftEvent.created_at:type_name -> google.protobuf.Timestamp
+	87,  // 77: mcpreg.v1.DriftEvent.resolved_at:type_name -> google.protobuf.Timestamp
+	78,  // 78: mcpreg.v1.DriftChange.words:type_name -> mcpreg.v1.DiffSegment
+	79,  // 79: mcpreg.v1.DriftChange.schema:type_name -> mcpreg.v1.JsonChange
+	79,  // 80: mcpreg.v1.DriftChange.annotations:type_name -> mcpreg.v1.JsonChange
+	76,  // 81: mcpreg.v1.ListDriftEventsResponse.events:type_name -> mcpreg.v1.DriftEvent
+	0,   // 82: mcpreg.v1.RegistryService.SubmitVersion:input_type -> mcpreg.v1.SubmitVersionRequest
+	2,   // 83: mcpreg.v1.RegistryService.ListServers:input_type -> mcpreg.v1.ListServersRequest
+	4,   // 84: mcpreg.v1.RegistryService.GetServer:input_type -> mcpreg.v1.GetServerRequest
+	6,   // 85: mcpreg.v1.RegistryService.ListVersions:input_type -> mcpreg.v1.ListVersionsRequest
+	8,   // 86: mcpreg.v1.RegistryService.GetVersion:input_type -> mcpreg.v1.GetVersionRequest
+	9,   // 87: mcpreg.v1.RegistryService.CompareVersions:input_type -> mcpreg.v1.CompareVersionsRequest
+	15,  // 88: mcpreg.v1.RegistryService.ApproveVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 89: mcpreg.v1.RegistryService.RejectVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 90: mcpreg.v1.RegistryService.QuarantineVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 91: mcpreg.v1.RegistryService.ReleaseVersion:input_type -> mcpreg.v1.TransitionRequest
+	15,  // 92: mcpreg.v1.RegistryService.RevokeVersion:input_type -> mcpreg.v1.TransitionRequest
+	21,  // 93: mcpreg.v1.RegistryService.RepinVersion:input_type -> mcpreg.v1.RepinVersionRequest
+	16,  // 94: mcpreg.v1.RegistryService.SetScanCredential:input_type -> mcpreg.v1.SetScanCredentialRequest
+	17,  // 95: mcpreg.v1.RegistryService.ListScanCredentials:input_type -> mcpreg.v1.ListScanCredentialsRequest
+	19,  // 96: mcpreg.v1.RegistryService.DeleteScanCredential:input_type -> mcpreg.v1.DeleteScanCredentialRequest
+	24,  // 97: mcpreg.v1.RegistryService.SetVersionStatus:input_type -> mcpreg.v1.SetVersionStatusRequest
+	26,  // 98: mcpreg.v1.RegistryService.AddUpstream:input_type -> mcpreg.v1.AddUpstreamRequest
+	27,  // 99: mcpreg.v1.RegistryService.ListUpstreams:input_type -> mcpreg.v1.ListUpstreamsRequest
+	29,  // 100: mcpreg.v1.RegistryService.RemoveUpstream:input_type -> mcpreg.v1.RemoveUpstreamRequest
+	30,  // 101: mcpreg.v1.RegistryService.SyncUpstream:input_type -> mcpreg.v1.SyncUpstreamRequest
+	70,  // 102: mcpreg.v1.RegistryService.ScanVersion:input_type -> mcpreg.v1.ScanVersionRequest
+	74,  // 103: mcpreg.v1.RegistryService.ListScans:input_type -> mcpreg.v1.ListScansRequest
+	80,  // 104: mcpreg.v1.RegistryService.ListDriftEvents:input_type -> mcpreg.v1.ListDriftEventsRequest
+	82,  // 105: mcpreg.v1.RegistryService.AcceptDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	82,  // 106: mcpreg.v1.RegistryService.DeclineDrift:input_type -> mcpreg.v1.DriftDecisionRequest
+	54,  // 107: mcpreg.v1.RegistryService.ListAuditEvents:input_type -> mcpreg.v1.ListAuditEventsRequest
+	57,  // 108: mcpreg.v1.RegistryService.VerifyAuditChain:input_type -> mcpreg.v1.VerifyAuditChainRequest
+	59,  // 109: mcpreg.v1.RegistryService.ListAuditCheckpoints:input_type -> mcpreg.v1.ListAuditCheckpointsRequest
+	42,  // 110: mcpreg.v1.RegistryService.GetServerPolicy:input_type -> mcpreg.v1.GetServerPolicyRequest
+	43,  // 111: mcpreg.v1.RegistryService.UpdateServerPolicy:input_type -> mcpreg.v1.UpdateServerPolicyRequest
+	46,  // 112: mcpreg.v1.RegistryService.ConfirmServerPolicy:input_type -> mcpreg.v1.ConfirmServerPolicyRequest
+	35,  // 113: mcpreg.v1.RegistryService.AddAttestation:input_type -> mcpreg.v1.AddAttestationRequest
+	34,  // 114: mcpreg.v1.RegistryService.ConfirmAttestation:input_type -> mcpreg.v1.ConfirmAttestationRequest
+	36,  // 115: mcpreg.v1.RegistryService.VerifyAttestation:input_type -> mcpreg.v1.VerifyAttestationRequest
+	38,  // 116: mcpreg.v1.RegistryService.ReverifyAttestations:input_type -> mcpreg.v1.ReverifyAttestationsRequest
+	62,  // 117: mcpreg.v1.RegistryService.WhoAmI:input_type -> mcpreg.v1.WhoAmIRequest
+	64,  // 118: mcpreg.v1.TokenService.CreateToken:input_type -> mcpreg.v1.CreateTokenRequest
+	66,  // 119: mcpreg.v1.TokenService.ListTokens:input_type -> mcpreg.v1.ListTokensRequest
+	68,  // 120: mcpreg.v1.TokenService.RevokeToken:input_type -> mcpreg.v1.RevokeTokenRequest
+	22,  // 121: mcpreg.v1.RegistryService.SubmitVersion:output_type -> mcpreg.v1.Version
+	3,   // 122: mcpreg.v1.RegistryService.ListServers:output_type -> mcpreg.v1.ListServersResponse
+	5,   // 123: mcpreg.v1.RegistryService.GetServer:output_type -> mcpreg.v1.Server
+	7,   // 124: mcpreg.v1.RegistryService.ListVersions:output_type -> mcpreg.v1.ListVersionsResponse
+	22,  // 125: mcpreg.v1.RegistryService.GetVersion:output_type -> mcpreg.v1.Version
+	10,  // 126: mcpreg.v1.RegistryService.CompareVersions:output_type -> mcpreg.v1.VersionComparison
+	22,  // 127: mcpreg.v1.RegistryService.ApproveVersion:output_type -> mcpreg.v1.Version
+	22,  // 128: mcpreg.v1.RegistryService.RejectVersion:output_type -> mcpreg.v1.Version
+	22,  // 129: mcpreg.v1.RegistryService.QuarantineVersion:output_type -> mcpreg.v1.Version
+	22,  // 130: mcpreg.v1.RegistryService.ReleaseVersion:output_type -> mcpreg.v1.Version
+	22,  // 131: mcpreg.v1.RegistryService.RevokeVersion:output_type -> mcpreg.v1.Version
+	22,  // 132: mcpreg.v1.RegistryService.RepinVersion:output_type -> mcpreg.v1.Version
+	20,  // 133: mcpreg.v1.RegistryService.SetScanCredential:output_type -> mcpreg.v1.ScanCredential
+	18,  // 134: mcpreg.v1.RegistryService.ListScanCredentials:output_type -> mcpreg.v1.ListScanCredentialsResponse
+	20,  // 135: mcpreg.v1.RegistryService.DeleteScanCredential:output_type -> mcpreg.v1.ScanCredential
+	25,  // 136: mcpreg.v1.RegistryService.SetVersionStatus:output_type -> mcpreg.v1.SetVersionStatusResponse
+	31,  // 137: mcpreg.v1.RegistryService.AddUpstream:output_type -> mcpreg.v1.Upstream
+	28,  // 138: mcpreg.v1.RegistryService.ListUpstreams:output_type -> mcpreg.v1.ListUpstreamsResponse
+	31,  // 139: mcpreg.v1.RegistryService.RemoveUpstream:output_type -> mcpreg.v1.Upstream
+	32,  // 140: mcpreg.v1.RegistryService.SyncUpstream:output_type -> mcpreg.v1.UpstreamSyncResult
+	71,  // 141: mcpreg.v1.RegistryService.ScanVersion:output_type -> mcpreg.v1.ScanResult
+	75,  // 142: mcpreg.v1.RegistryService.ListScans:output_type -> mcpreg.v1.ListScansResponse
+	81,  // 143: mcpreg.v1.RegistryService.ListDriftEvents:output_type -> mcpreg.v1.ListDriftEventsResponse
+	22,  // 144: mcpreg.v1.RegistryService.AcceptDrift:output_type -> mcpreg.v1.Version
+	22,  // 145: mcpreg.v1.RegistryService.DeclineDrift:output_type -> mcpreg.v1.Version
+	55,  // 146: mcpreg.v1.RegistryService.ListAuditEvents:output_type -> mcpreg.v1.ListAuditEventsResponse
+	58,  // 147: mcpreg.v1.RegistryService.VerifyAuditChain:output_type -> mcpreg.v1.VerifyAuditChainResponse
+	60,  // 148: mcpreg.v1.RegistryService.ListAuditCheckpoints:output_type -> mcpreg.v1.ListAuditCheckpointsResponse
+	44,  // 149: mcpreg.v1.RegistryService.GetServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	44,  // 150: mcpreg.v1.RegistryService.UpdateServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	44,  // 151: mcpreg.v1.RegistryService.ConfirmServerPolicy:output_type -> mcpreg.v1.ServerPolicy
+	22,  // 152: mcpreg.v1.RegistryService.AddAttestation:output_type -> mcpreg.v1.Version
+	22,  // 153: mcpreg.v1.RegistryService.ConfirmAttestation:output_type -> mcpreg.v1.Version
+	37,  // 154: mcpreg.v1.RegistryService.VerifyAttestation:output_type -> mcpreg.v1.VerifyAttestationResponse
+	39,  // 155: mcpreg.v1.RegistryService.ReverifyAttestations:output_type -> mcpreg.v1.ReverifyAttestationsResponse
+	63,  // 156: mcpreg.v1.RegistryService.WhoAmI:output_type -> mcpreg.v1.Principal
+	65,  // 157: mcpreg.v1.TokenService.CreateToken:output_type -> mcpreg.v1.CreateTokenResponse
+	67,  // 158: mcpreg.v1.TokenService.ListTokens:output_type -> mcpreg.v1.ListTokensResponse
+	69,  // 159: mcpreg.v1.TokenService.RevokeToken:output_type -> mcpreg.v1.Token
+	121, // [121:160] is the sub-list for method output_type
+	82,  // [82:121] is the sub-list for method input_type
+	82,  // [82:82] is the sub-list for extension type_name
+	82,  // [82:82] is the sub-list for extension extendee
+	0,   // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_mcpreg_v1_registry_proto_init() }
@@ -7548,15 +7708,15 @@ func file_mcpreg_v1_registry_proto_init() {
 	if File_mcpreg_v1_registry_proto != nil {
 		return
 	}
-	file_mcpreg_v1_registry_proto_msgTypes[24].OneofWrappers = []any{}
-	file_mcpreg_v1_registry_proto_msgTypes[49].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[26].OneofWrappers = []any{}
+	file_mcpreg_v1_registry_proto_msgTypes[51].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpreg_v1_registry_proto_rawDesc), len(file_mcpreg_v1_registry_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   85,
+			NumMessages:   87,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -34,6 +34,7 @@ const (
 	RegistryService_SetScanCredential_FullMethodName    = "/mcpreg.v1.RegistryService/SetScanCredential"
 	RegistryService_ListScanCredentials_FullMethodName  = "/mcpreg.v1.RegistryService/ListScanCredentials"
 	RegistryService_DeleteScanCredential_FullMethodName = "/mcpreg.v1.RegistryService/DeleteScanCredential"
+	RegistryService_SetVersionStatus_FullMethodName     = "/mcpreg.v1.RegistryService/SetVersionStatus"
 	RegistryService_AddUpstream_FullMethodName          = "/mcpreg.v1.RegistryService/AddUpstream"
 	RegistryService_ListUpstreams_FullMethodName        = "/mcpreg.v1.RegistryService/ListUpstreams"
 	RegistryService_RemoveUpstream_FullMethodName       = "/mcpreg.v1.RegistryService/RemoveUpstream"
@@ -108,6 +109,10 @@ type RegistryServiceClient interface {
 	ListScanCredentials(ctx context.Context, in *ListScanCredentialsRequest, opts ...grpc.CallOption) (*ListScanCredentialsResponse, error)
 	// DeleteScanCredential removes a credential set. Admins only.
 	DeleteScanCredential(ctx context.Context, in *DeleteScanCredentialRequest, opts ...grpc.CallOption) (*ScanCredential, error)
+	// SetVersionStatus deprecates or undeprecates one version, or every
+	// version of a server (version "-" in the path means all). Owners in
+	// their namespaces, reviewers and admins; audited.
+	SetVersionStatus(ctx context.Context, in *SetVersionStatusRequest, opts ...grpc.CallOption) (*SetVersionStatusResponse, error)
 	// AddUpstream registers an upstream registry serving the official /v0.1
 	// API: its servers in the namespaces given are imported into review by
 	// the system principal upstream:NAME. Admins only; the token is sealed
@@ -325,6 +330,16 @@ func (c *registryServiceClient) DeleteScanCredential(ctx context.Context, in *De
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ScanCredential)
 	err := c.cc.Invoke(ctx, RegistryService_DeleteScanCredential_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *registryServiceClient) SetVersionStatus(ctx context.Context, in *SetVersionStatusRequest, opts ...grpc.CallOption) (*SetVersionStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetVersionStatusResponse)
+	err := c.cc.Invoke(ctx, RegistryService_SetVersionStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -583,6 +598,10 @@ type RegistryServiceServer interface {
 	ListScanCredentials(context.Context, *ListScanCredentialsRequest) (*ListScanCredentialsResponse, error)
 	// DeleteScanCredential removes a credential set. Admins only.
 	DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error)
+	// SetVersionStatus deprecates or undeprecates one version, or every
+	// version of a server (version "-" in the path means all). Owners in
+	// their namespaces, reviewers and admins; audited.
+	SetVersionStatus(context.Context, *SetVersionStatusRequest) (*SetVersionStatusResponse, error)
 	// AddUpstream registers an upstream registry serving the official /v0.1
 	// API: its servers in the namespaces given are imported into review by
 	// the system principal upstream:NAME. Admins only; the token is sealed
@@ -700,6 +719,9 @@ func (UnimplementedRegistryServiceServer) ListScanCredentials(context.Context, *
 }
 func (UnimplementedRegistryServiceServer) DeleteScanCredential(context.Context, *DeleteScanCredentialRequest) (*ScanCredential, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteScanCredential not implemented")
+}
+func (UnimplementedRegistryServiceServer) SetVersionStatus(context.Context, *SetVersionStatusRequest) (*SetVersionStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetVersionStatus not implemented")
 }
 func (UnimplementedRegistryServiceServer) AddUpstream(context.Context, *AddUpstreamRequest) (*Upstream, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddUpstream not implemented")
@@ -1048,6 +1070,24 @@ func _RegistryService_DeleteScanCredential_Handler(srv interface{}, ctx context.
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RegistryServiceServer).DeleteScanCredential(ctx, req.(*DeleteScanCredentialRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RegistryService_SetVersionStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetVersionStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RegistryServiceServer).SetVersionStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RegistryService_SetVersionStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RegistryServiceServer).SetVersionStatus(ctx, req.(*SetVersionStatusRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1478,6 +1518,10 @@ var RegistryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteScanCredential",
 			Handler:    _RegistryService_DeleteScanCredential_Handler,
+		},
+		{
+			MethodName: "SetVersionStatus",
+			Handler:    _RegistryService_SetVersionStatus_Handler,
 		},
 		{
 			MethodName: "AddUpstream",
