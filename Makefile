@@ -10,7 +10,7 @@ MCPREG_TEST_POSTGRES_DSN ?=
 MCPREG_TEST_REQUIRE_ALL  ?=
 export MCPREG_TEST_POSTGRES_DSN MCPREG_TEST_REQUIRE_ALL
 
-.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench detector-eval detector-model clean
+.PHONY: all build run replicas test test-go vet lint lint-proto lint-go generate generate-proto generate-ent generate-migrations check-generated bench detector-eval detector-model scale clean
 
 all: build
 
@@ -87,6 +87,22 @@ detector-model:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## scale: the fleet measurements of docs/scale.md (make test runs them at
+## 2,000 servers): for each SCALE_SERVERS, a generated fleet on PostgreSQL
+## (MCPREG_TEST_POSTGRES_DSN) and SQLite, every operation over REST,
+## start-up and RSS, a sync from a fake upstream killed and resumed; the
+## tables go to scale-results.md. Then the SIGKILLed sync at the largest size.
+SCALE_SERVERS ?= 1000 10000 100000
+SCALE_REPS    ?= 200
+scale:
+	@rm -f scale-results.md
+	@for n in $(SCALE_SERVERS); do \
+	  MCPREG_SCALE_SERVERS=$$n MCPREG_SCALE_REPS=$(SCALE_REPS) MCPREG_SCALE_OUT=$(CURDIR)/scale-results.md \
+	    $(GO) test -count=1 -timeout 240m -run '^TestScale$$' ./scripts/scale/ || exit 1; \
+	done
+	MCPREG_SCALE_SERVERS=$(lastword $(SCALE_SERVERS)) $(GO) test -count=1 -timeout 240m -v -run '^TestUpstreamSyncKilledResumes$$' ./cmd/mcpregd/
+	@cat scale-results.md
 
 clean:
 	rm -rf bin

@@ -1,7 +1,9 @@
 package diffreview
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mtibben/confusables"
 
@@ -26,11 +28,16 @@ type toolRef struct {
 
 // Index holds the tools of all approved servers for Shadowing, indexed by
 // exact name, confusable skeleton and name length. Build it once and reuse
-// it for many candidates; it is safe for concurrent use once built.
+// it for many candidates, replacing the servers that change (Replace);
+// it is safe for concurrent use.
 type Index struct {
+	mu         sync.RWMutex
 	byName     map[string][]toolRef
 	bySkeleton map[string][]toolRef
 	byLength   map[int][]lengthEntry // names of minEditLength runes or more
+	// byServer are each server's indexed names with their skeletons, so
+	// Replace finds what to take out without computing them again.
+	byServer map[string][][2]string
 }
 
 // lengthEntry is a tool with its lower-case name as runes.
@@ -45,6 +52,7 @@ func NewIndex(approved []ServerTools) *Index {
 		byName:     map[string][]toolRef{},
 		bySkeleton: map[string][]toolRef{},
 		byLength:   map[int][]lengthEntry{},
+		byServer:   map[string][][2]string{},
 	}
 	for _, st := range approved {
 		for _, t := range st.Tools {
@@ -52,6 +60,30 @@ func NewIndex(approved []ServerTools) *Index {
 		}
 	}
 	return x
+}
+
+// Replace makes server's indexed tools the given names (none: the server
+// leaves the index). Its cost is the server's tools (and the length
+// buckets they sit in), not the fleet's.
+func (x *Index) Replace(server string, names []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, old := range x.byServer[server] {
+		name, skel := old[0], old[1]
+		x.byName[name] = dropServer(x.byName[name], server)
+		x.bySkeleton[skel] = dropServer(x.bySkeleton[skel], server)
+		if n := len([]rune(strings.ToLower(name))); n >= minEditLength {
+			x.byLength[n] = slices.DeleteFunc(x.byLength[n], func(e lengthEntry) bool { return e.ref.server == server })
+		}
+	}
+	delete(x.byServer, server)
+	for _, name := range names {
+		x.add(toolRef{server, name})
+	}
+}
+
+func dropServer(refs []toolRef, server string) []toolRef {
+	return slices.DeleteFunc(refs, func(r toolRef) bool { return r.server == server })
 }
 
 // add indexes one tool.
@@ -63,6 +95,7 @@ func (x *Index) add(ref toolRef) {
 	if n := len(lower); n >= minEditLength {
 		x.byLength[n] = append(x.byLength[n], lengthEntry{ref, lower})
 	}
+	x.byServer[ref.server] = append(x.byServer[ref.server], [2]string{ref.name, k})
 }
 
 // skeletonKey is the case-insensitive TR39 confusable skeleton of a name:

@@ -29,6 +29,8 @@ func Shadowing(candidate ServerTools, approved []ServerTools) []finding.Finding 
 
 // Shadowing reports what candidate shadows among the indexed servers.
 func (x *Index) Shadowing(candidate ServerTools) []finding.Finding {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	sh := &shadowScan{x: x, cand: candidate, own: map[string]bool{}}
 	for _, t := range candidate.Tools {
 		sh.own[t.Name] = true

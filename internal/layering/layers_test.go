@@ -24,8 +24,10 @@ var (
 	// builders may build services: they import the wiring package.
 	builders = []string{"cmd"}
 	// storeOwners may import the store and the migrations: the services
-	// own the store, the wiring opens it, cmd/ migrates it.
-	storeOwners = []string{"internal/registry", "internal/identity", "internal/wiring", "internal/store", "internal/migrations", "cmd"}
+	// own the store, the wiring opens it, cmd/ migrates it, and the
+	// development programs of scripts/ (the scale measurement) seed and
+	// inspect measurement databases.
+	storeOwners = []string{"internal/registry", "internal/identity", "internal/wiring", "internal/store", "internal/migrations", "cmd", "scripts"}
 )
 
 // maxServiceMethods is the most exported methods a service type may have.

@@ -20,9 +20,11 @@ import (
 	"github.com/mcpreg/mcpreg/internal/diffreview"
 	"github.com/mcpreg/mcpreg/internal/ent"
 	"github.com/mcpreg/mcpreg/internal/ent/attestation"
+	"github.com/mcpreg/mcpreg/internal/ent/auditevent"
 	"github.com/mcpreg/mcpreg/internal/ent/audithead"
 	"github.com/mcpreg/mcpreg/internal/ent/pinrevision"
 	"github.com/mcpreg/mcpreg/internal/ent/reviewdecision"
+	"github.com/mcpreg/mcpreg/internal/ent/server"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 )
 
@@ -39,8 +41,11 @@ type discoveryIndex struct {
 	// version text: /v0.1 lists them as deleted when asked to.
 	gone []*goneVersion
 
-	shadowOnce sync.Once
-	shadow     *diffreview.Index
+	// shadow indexes the approved tools for the shadowing check, built on
+	// first use and then carried from index to index, following the
+	// servers each delta touches.
+	shadowMu sync.Mutex
+	shadow   *diffreview.Index
 }
 
 type discoveryServer struct {
@@ -189,6 +194,11 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	if err != nil {
 		return nil, err
 	}
+	if prev != nil && !full {
+		if idx, err := s.buildDelta(ctx, prev, int64(head.Seq)); err != nil || idx != nil {
+			return idx, err
+		}
+	}
 	rows, err := c.Version.Query().Where(version.StateEQ(version.StateApproved)).
 		Select(version.FieldID, version.FieldServerID, version.FieldStateChangedAt, version.FieldPinRevision, version.FieldStatusChangedAt).All(ctx)
 	if err != nil {
@@ -230,18 +240,7 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 		return nil, err
 	}
 	for _, ds := range byServer {
-		ds.byText = slices.SortedFunc(slices.Values(ds.versions), func(a, b *discoveryVersion) int {
-			return strings.Compare(a.entry.Version, b.entry.Version)
-		})
-		slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
-			switch {
-			case higherVersion(a.entry.Version, b.entry.Version):
-				return -1
-			case higherVersion(b.entry.Version, a.entry.Version):
-				return 1
-			}
-			return 0
-		})
+		sortDiscoveryServer(ds)
 		idx.servers = append(idx.servers, *ds)
 	}
 	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
@@ -440,8 +439,20 @@ func (s *Discovery) buildGone(ctx context.Context, prev *discoveryIndex, full bo
 			load = append(load, r.ID)
 		}
 	}
-	for chunk := range slices.Chunk(load, 500) {
-		vs, err := c.Version.Query().Where(version.IDIn(chunk...), version.StateIn(version.StateRevoked, version.StateQuarantined)).
+	loaded, err := s.loadGone(ctx, load)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, loaded...)
+	sortGone(out)
+	return out, nil
+}
+
+// loadGone reads the given versions that are revoked or quarantined.
+func (s *Discovery) loadGone(ctx context.Context, ids []int) ([]*goneVersion, error) {
+	var out []*goneVersion
+	for chunk := range slices.Chunk(ids, 500) {
+		vs, err := s.store.Client.Version.Query().Where(version.IDIn(chunk...), version.StateIn(version.StateRevoked, version.StateQuarantined)).
 			WithServer().All(ctx)
 		if err != nil {
 			return nil, err
@@ -460,11 +471,170 @@ func (s *Discovery) buildGone(ctx context.Context, prev *discoveryIndex, full bo
 			out = append(out, g)
 		}
 	}
-	slices.SortFunc(out, func(a, b *goneVersion) int {
+	return out, nil
+}
+
+// deltaActions are the audited actions whose subject (NAME@VERSION) names
+// the one version whose place in discovery they may change; the index
+// follows them without reading the whole approved set.
+var deltaActions = map[string]bool{"version.approve": true, "version.quarantine": true, "version.release": true,
+	"version.revoke": true, "version.repin": true, "version.deprecate": true, "version.undeprecate": true, "upstream.status": true}
+
+// maxDelta is the most audit events an index follows one by one; past it
+// (or on any other action) it reads the approved set again.
+const maxDelta = 256
+
+// buildDelta makes the next index from prev and the audit events since
+// it: only the versions those events name are read again, so an approval
+// costs its own version, not the fleet. It returns nil (and no error)
+// when the events are not all version changes it can follow.
+func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq int64) (*discoveryIndex, error) {
+	c := s.store.Client
+	if seq == prev.seq {
+		return prev.next(), nil
+	}
+	evs, err := c.AuditEvent.Query().Where(auditevent.SeqGT(prev.seq), auditevent.SeqLTE(seq)).Limit(maxDelta+1).
+		Select(auditevent.FieldAction, auditevent.FieldSubject).All(ctx)
+	if err != nil || len(evs) > maxDelta || int64(len(evs)) != seq-prev.seq {
+		return nil, err
+	}
+	touched := map[[2]string]bool{}
+	for _, ev := range evs {
+		if discoveryNeutral[ev.Action] {
+			continue
+		}
+		name, ver, ok := strings.Cut(ev.Subject, "@")
+		if !deltaActions[ev.Action] || !ok || !serverNameRE.MatchString(name) {
+			return nil, nil
+		}
+		touched[[2]string{name, ver}] = true
+	}
+	servers := map[string]bool{}
+	var approvedIDs, goneIDs []int
+	for k := range touched {
+		servers[k[0]] = true
+		// By the server's id, then (server_id, version): the unique
+		// index answers it, whatever the fleet's size.
+		sid, err := c.Server.Query().Where(server.Name(k[0])).OnlyID(ctx)
+		if ent.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		v, err := c.Version.Query().Where(version.ServerID(sid), version.Version(k[1])).
+			Select(version.FieldID, version.FieldState).Only(ctx)
+		if ent.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		switch v.State {
+		case version.StateApproved:
+			approvedIDs = append(approvedIDs, v.ID)
+		case version.StateRevoked, version.StateQuarantined:
+			goneIDs = append(goneIDs, v.ID)
+		}
+	}
+	loaded, err := s.loadDiscoveryVersions(ctx, approvedIDs)
+	if err != nil {
+		return nil, err
+	}
+	gone, err := s.loadGone(ctx, goneIDs)
+	if err != nil {
+		return nil, err
+	}
+	idx := &discoveryIndex{seq: seq, byName: make(map[string]int, len(prev.byName)+len(servers))}
+	// The touched servers' versions: prev's minus the touched ones, plus
+	// those approved now.
+	changed := map[string]*discoveryServer{}
+	for name := range servers {
+		ds := &discoveryServer{name: name}
+		if i, ok := prev.byName[name]; ok {
+			p := prev.servers[i]
+			ds.namespace, ds.owner = p.namespace, p.owner
+			for _, v := range p.versions {
+				if !touched[[2]string{name, v.entry.Version}] {
+					ds.versions = append(ds.versions, v)
+				}
+			}
+		}
+		changed[name] = ds
+	}
+	for _, dv := range loaded {
+		ds := changed[dv.entry.Name]
+		ds.namespace, ds.owner = dv.entry.Namespace, dv.entry.Owner
+		ds.versions = append(ds.versions, dv)
+	}
+	idx.servers = make([]discoveryServer, 0, len(prev.servers)+len(servers))
+	for _, ds := range prev.servers {
+		if _, ok := changed[ds.name]; !ok {
+			idx.servers = append(idx.servers, ds)
+		}
+	}
+	for _, ds := range changed {
+		if len(ds.versions) > 0 {
+			sortDiscoveryServer(ds)
+			idx.servers = append(idx.servers, *ds)
+		}
+	}
+	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
+	for i, ds := range idx.servers {
+		idx.byName[ds.name] = i
+	}
+	idx.gone = make([]*goneVersion, 0, len(prev.gone)+len(gone))
+	for _, g := range prev.gone {
+		if !touched[[2]string{g.name, g.version}] {
+			idx.gone = append(idx.gone, g)
+		}
+	}
+	idx.gone = append(idx.gone, gone...)
+	sortGone(idx.gone)
+	// The shadowing index follows the touched servers' highest versions.
+	if sh := prev.shadowIfBuilt(); sh != nil {
+		for name := range servers {
+			var tools []string
+			if i, ok := idx.byName[name]; ok {
+				for _, t := range idx.servers[i].versions[0].entry.Pins.Tools {
+					tools = append(tools, t.Name)
+				}
+			}
+			sh.Replace(name, tools)
+		}
+		idx.setShadow(sh)
+	}
+	return idx, nil
+}
+
+// next is a copy of idx at the same sequence, sharing its shadowing index.
+func (idx *discoveryIndex) next() *discoveryIndex {
+	out := &discoveryIndex{seq: idx.seq, servers: idx.servers, byName: idx.byName, gone: idx.gone}
+	if sh := idx.shadowIfBuilt(); sh != nil {
+		out.setShadow(sh)
+	}
+	return out
+}
+
+// sortDiscoveryServer orders a server's versions highest first and by text.
+func sortDiscoveryServer(ds *discoveryServer) {
+	slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
+		switch {
+		case higherVersion(a.entry.Version, b.entry.Version):
+			return -1
+		case higherVersion(b.entry.Version, a.entry.Version):
+			return 1
+		}
+		return 0
+	})
+	ds.byText = slices.SortedFunc(slices.Values(ds.versions), func(a, b *discoveryVersion) int {
+		return strings.Compare(a.entry.Version, b.entry.Version)
+	})
+}
+
+func sortGone(gs []*goneVersion) {
+	slices.SortFunc(gs, func(a, b *goneVersion) int {
 		if c := strings.Compare(a.name, b.name); c != 0 {
 			return c
 		}
 		return strings.Compare(a.version, b.version)
 	})
-	return out, nil
 }

@@ -39,9 +39,11 @@ func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin
 }
 
 // shadowIndex indexes the tool names of each server's highest approved
-// version, built once per discovery index.
+// version: built once, then carried to the next indexes (buildDelta).
 func (idx *discoveryIndex) shadowIndex() *diffreview.Index {
-	idx.shadowOnce.Do(func() {
+	idx.shadowMu.Lock()
+	defer idx.shadowMu.Unlock()
+	if idx.shadow == nil {
 		servers := make([]diffreview.ServerTools, 0, len(idx.servers))
 		for _, ds := range idx.servers {
 			if len(ds.versions) == 0 {
@@ -54,6 +56,19 @@ func (idx *discoveryIndex) shadowIndex() *diffreview.Index {
 			servers = append(servers, st)
 		}
 		idx.shadow = diffreview.NewIndex(servers)
-	})
+	}
 	return idx.shadow
+}
+
+// shadowIfBuilt is the shadowing index if one was built, else nil.
+func (idx *discoveryIndex) shadowIfBuilt() *diffreview.Index {
+	idx.shadowMu.Lock()
+	defer idx.shadowMu.Unlock()
+	return idx.shadow
+}
+
+func (idx *discoveryIndex) setShadow(sh *diffreview.Index) {
+	idx.shadowMu.Lock()
+	defer idx.shadowMu.Unlock()
+	idx.shadow = sh
 }

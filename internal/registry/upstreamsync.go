@@ -68,8 +68,12 @@ const (
 const maxPassErrors = 100
 
 // upstreamLease is how long a pass holds an upstream without renewing
-// (it renews at every page).
-const upstreamLease = 5 * time.Minute
+// (it renews at every page and at least every leaseRenewal while it
+// imports): another replica takes a dead one's pass over after it.
+const (
+	upstreamLease = 2 * time.Minute
+	leaseRenewal  = 20 * time.Second
+)
 
 // SyncResult is what one pass did.
 type SyncResult struct {
@@ -180,8 +184,10 @@ func (s *Upstreams) claim(ctx context.Context, name string) (*ent.Upstream, erro
 		return nil, err
 	}
 	now := s.now()
+	// A lease this replica holds is its own: a process restarted under
+	// the same replica name (after a crash, a kill) resumes at once.
 	n, err := s.store.Client.Upstream.Update().Where(entupstream.ID(u.ID),
-		entupstream.Or(entupstream.LeaseUntilIsNil(), entupstream.LeaseUntilLT(now))).
+		entupstream.Or(entupstream.LeaseUntilIsNil(), entupstream.LeaseUntilLT(now), entupstream.LeaseOwner(s.replica))).
 		SetLeaseOwner(s.replica).SetLeaseUntil(now.Add(upstreamLease)).Save(ctx)
 	if err != nil {
 		return nil, err
@@ -265,12 +271,19 @@ func (s *Upstreams) pages(ctx context.Context, c *Caller, u *ent.Upstream, since
 			return fmt.Errorf("upstream %s: more than %d bytes in one pass; the next pass resumes where this one stopped", u.Name, s.lim.MaxPassBytes)
 		}
 		res.Counts[countPages]++
+		renewed := time.Now()
 		for _, e := range page.Entries {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("upstream %s: the pass ran out of time (%s); the next pass resumes at the last page: %w", u.Name, s.lim.PassTimeout, err)
 			}
 			if err := s.importEntry(ctx, c, u, e, res); err != nil {
 				return err
+			}
+			if time.Since(renewed) > leaseRenewal {
+				renewed = time.Now()
+				if err := s.store.Client.Upstream.UpdateOneID(u.ID).SetLeaseUntil(s.now().Add(upstreamLease)).Exec(ctx); err != nil {
+					return err
+				}
 			}
 		}
 		next := page.NextCursor

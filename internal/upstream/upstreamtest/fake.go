@@ -66,9 +66,15 @@ type Fake struct {
 
 // New starts a fake upstream until the test ends.
 func New(t testing.TB) *Fake {
+	f := Start()
+	t.Cleanup(f.Close)
+	return f
+}
+
+// Start starts a fake upstream; Close stops it.
+func Start() *Fake {
 	f := &Fake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
 	return f
 }
 
