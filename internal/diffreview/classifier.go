@@ -146,9 +146,9 @@ func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
 			return false
 		}
 	case KindInstructionOverride:
-		if !overridesAssistant(ss, text, s.props) {
-			return false
-		}
+		// Judged on the unit, so a parameter's description may report
+		// it too: an override needs no particular place to work.
+		return overridesAssistant(ss, text, s.props)
 	case KindDataCollection:
 		// A scanner or manager that names the secrets it finds or shows
 		// collects nothing, unless it keeps or sends them.
@@ -156,8 +156,9 @@ func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
 			return false
 		}
 	}
-	// Like the rules, only exfiltration counts in a parameter's
-	// description: "call this first" there speaks of the parameter.
+	// Like the rules, only exfiltration (and, above, an override)
+	// counts in a parameter's description: "call this first" there
+	// speaks of the parameter.
 	return !isPropertyDescription(se.sp.pointer)
 }
 
@@ -176,7 +177,8 @@ func (se sentence) text() string {
 // unit ss is about the assistant's own guidance, as the rule requires: the
 // unit speaks of the assistant, its instructions or the user's requests
 // ("rate limit rules do not apply to admin tokens" is a rule of the
-// tool's domain). A tool whose job is setting a prompt (a system_prompt
+// tool's domain), or of the user, agents, refusals or guardrails
+// (overrideUser). A tool whose job is setting a prompt (a system_prompt
 // or persona parameter) may describe the assistant it configures: there
 // the sentence itself must speak to the model reading it.
 func overridesAssistant(ss []sentence, text string, props map[string]bool) bool {
@@ -186,12 +188,17 @@ func overridesAssistant(ss []sentence, text string, props map[string]bool) bool 
 		}
 	}
 	for _, x := range ss {
-		if overrideOwned.MatchString(x.sp.text) || overrideAddressee.MatchString(x.sp.text) {
+		if overrideOwned.MatchString(x.sp.text) || overrideAddressee.MatchString(x.sp.text) ||
+			overrideUser.MatchString(x.sp.text) {
 			return true
 		}
 	}
 	return false
 }
+
+// overrideUser is text that speaks of the user, of agents or assistants,
+// or of their refusals and guardrails: the guidance an override voids.
+var overrideUser = re(`\b(?:users?|user's|agents?|assistants|refusals?|guardrails?)\b|\butilisateurs?\b|\bl'agent\b|\bl'utilisateur\b|用户|对话|智能体`)
 
 // promptParameters are parameters, squashed, that set another model's
 // prompt.
