@@ -15655,6 +15655,7 @@ type ServerMutation struct {
 	typ             string
 	id              *int
 	name            *string
+	name_folded     *string
 	namespace       *string
 	owner           *string
 	description     *string
@@ -15805,6 +15806,42 @@ func (m *ServerMutation) OldName(ctx context.Context) (v string, err error) {
 // ResetName resets all changes to the "name" field.
 func (m *ServerMutation) ResetName() {
 	m.name = nil
+}
+
+// SetNameFolded sets the "name_folded" field.
+func (m *ServerMutation) SetNameFolded(s string) {
+	m.name_folded = &s
+}
+
+// NameFolded returns the value of the "name_folded" field in the mutation.
+func (m *ServerMutation) NameFolded() (r string, exists bool) {
+	v := m.name_folded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameFolded returns the old "name_folded" field's value of the Server entity.
+// If the Server object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServerMutation) OldNameFolded(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameFolded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameFolded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameFolded: %w", err)
+	}
+	return oldValue.NameFolded, nil
+}
+
+// ResetNameFolded resets all changes to the "name_folded" field.
+func (m *ServerMutation) ResetNameFolded() {
+	m.name_folded = nil
 }
 
 // SetNamespace sets the "namespace" field.
@@ -16186,9 +16223,12 @@ func (m *ServerMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ServerMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.name != nil {
 		fields = append(fields, server.FieldName)
+	}
+	if m.name_folded != nil {
+		fields = append(fields, server.FieldNameFolded)
 	}
 	if m.namespace != nil {
 		fields = append(fields, server.FieldNamespace)
@@ -16221,6 +16261,8 @@ func (m *ServerMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case server.FieldName:
 		return m.Name()
+	case server.FieldNameFolded:
+		return m.NameFolded()
 	case server.FieldNamespace:
 		return m.Namespace()
 	case server.FieldOwner:
@@ -16246,6 +16288,8 @@ func (m *ServerMutation) OldField(ctx context.Context, name string) (ent.Value, 
 	switch name {
 	case server.FieldName:
 		return m.OldName(ctx)
+	case server.FieldNameFolded:
+		return m.OldNameFolded(ctx)
 	case server.FieldNamespace:
 		return m.OldNamespace(ctx)
 	case server.FieldOwner:
@@ -16275,6 +16319,13 @@ func (m *ServerMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetName(v)
+		return nil
+	case server.FieldNameFolded:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameFolded(v)
 		return nil
 	case server.FieldNamespace:
 		v, ok := value.(string)
@@ -16376,6 +16427,9 @@ func (m *ServerMutation) ResetField(name string) error {
 	switch name {
 	case server.FieldName:
 		m.ResetName()
+		return nil
+	case server.FieldNameFolded:
+		m.ResetNameFolded()
 		return nil
 	case server.FieldNamespace:
 		m.ResetNamespace()

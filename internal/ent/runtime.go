@@ -391,8 +391,14 @@ func init() {
 			return nil
 		}
 	}()
+	// serverDescNameFolded is the schema descriptor for name_folded field.
+	serverDescNameFolded := serverFields[1].Descriptor()
+	// server.DefaultNameFolded holds the default value on creation for the name_folded field.
+	server.DefaultNameFolded = serverDescNameFolded.Default.(string)
+	// server.NameFoldedValidator is a validator for the "name_folded" field. It is called by the builders before save.
+	server.NameFoldedValidator = serverDescNameFolded.Validators[0].(func(string) error)
 	// serverDescNamespace is the schema descriptor for namespace field.
-	serverDescNamespace := serverFields[1].Descriptor()
+	serverDescNamespace := serverFields[2].Descriptor()
 	// server.NamespaceValidator is a validator for the "namespace" field. It is called by the builders before save.
 	server.NamespaceValidator = func() func(string) error {
 		validators := serverDescNamespace.Validators
@@ -410,7 +416,7 @@ func init() {
 		}
 	}()
 	// serverDescOwner is the schema descriptor for owner field.
-	serverDescOwner := serverFields[2].Descriptor()
+	serverDescOwner := serverFields[3].Descriptor()
 	// server.OwnerValidator is a validator for the "owner" field. It is called by the builders before save.
 	server.OwnerValidator = func() func(string) error {
 		validators := serverDescOwner.Validators
@@ -428,29 +434,29 @@ func init() {
 		}
 	}()
 	// serverDescDescription is the schema descriptor for description field.
-	serverDescDescription := serverFields[3].Descriptor()
+	serverDescDescription := serverFields[4].Descriptor()
 	// server.DefaultDescription holds the default value on creation for the description field.
 	server.DefaultDescription = serverDescDescription.Default.(string)
 	// server.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	server.DescriptionValidator = serverDescDescription.Validators[0].(func(string) error)
 	// serverDescTitle is the schema descriptor for title field.
-	serverDescTitle := serverFields[4].Descriptor()
+	serverDescTitle := serverFields[5].Descriptor()
 	// server.DefaultTitle holds the default value on creation for the title field.
 	server.DefaultTitle = serverDescTitle.Default.(string)
 	// server.TitleValidator is a validator for the "title" field. It is called by the builders before save.
 	server.TitleValidator = serverDescTitle.Validators[0].(func(string) error)
 	// serverDescLatestVersion is the schema descriptor for latest_version field.
-	serverDescLatestVersion := serverFields[5].Descriptor()
+	serverDescLatestVersion := serverFields[6].Descriptor()
 	// server.DefaultLatestVersion holds the default value on creation for the latest_version field.
 	server.DefaultLatestVersion = serverDescLatestVersion.Default.(string)
 	// server.LatestVersionValidator is a validator for the "latest_version" field. It is called by the builders before save.
 	server.LatestVersionValidator = serverDescLatestVersion.Validators[0].(func(string) error)
 	// serverDescCreatedAt is the schema descriptor for created_at field.
-	serverDescCreatedAt := serverFields[6].Descriptor()
+	serverDescCreatedAt := serverFields[7].Descriptor()
 	// server.DefaultCreatedAt holds the default value on creation for the created_at field.
 	server.DefaultCreatedAt = serverDescCreatedAt.Default.(func() time.Time)
 	// serverDescUpdatedAt is the schema descriptor for updated_at field.
-	serverDescUpdatedAt := serverFields[7].Descriptor()
+	serverDescUpdatedAt := serverFields[8].Descriptor()
 	// server.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	server.DefaultUpdatedAt = serverDescUpdatedAt.Default.(func() time.Time)
 	serverpolicyFields := schema.ServerPolicy{}.Fields()

@@ -20,6 +20,8 @@ type Server struct {
 	ID int `json:"id,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
+	// NameFolded holds the value of the "name_folded" field.
+	NameFolded string `json:"name_folded,omitempty"`
 	// Namespace holds the value of the "namespace" field.
 	Namespace string `json:"namespace,omitempty"`
 	// Owner holds the value of the "owner" field.
@@ -78,7 +80,7 @@ func (*Server) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case server.FieldID:
 			values[i] = new(sql.NullInt64)
-		case server.FieldName, server.FieldNamespace, server.FieldOwner, server.FieldDescription, server.FieldTitle, server.FieldLatestVersion:
+		case server.FieldName, server.FieldNameFolded, server.FieldNamespace, server.FieldOwner, server.FieldDescription, server.FieldTitle, server.FieldLatestVersion:
 			values[i] = new(sql.NullString)
 		case server.FieldCreatedAt, server.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -108,6 +110,12 @@ func (_m *Server) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field name", values[i])
 			} else if value.Valid {
 				_m.Name = value.String
+			}
+		case server.FieldNameFolded:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field name_folded", values[i])
+			} else if value.Valid {
+				_m.NameFolded = value.String
 			}
 		case server.FieldNamespace:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -199,6 +207,9 @@ func (_m *Server) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)
+	builder.WriteString(", ")
+	builder.WriteString("name_folded=")
+	builder.WriteString(_m.NameFolded)
 	builder.WriteString(", ")
 	builder.WriteString("namespace=")
 	builder.WriteString(_m.Namespace)

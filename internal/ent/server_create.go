@@ -30,6 +30,20 @@ func (_c *ServerCreate) SetName(v string) *ServerCreate {
 	return _c
 }
 
+// SetNameFolded sets the "name_folded" field.
+func (_c *ServerCreate) SetNameFolded(v string) *ServerCreate {
+	_c.mutation.SetNameFolded(v)
+	return _c
+}
+
+// SetNillableNameFolded sets the "name_folded" field if the given value is not nil.
+func (_c *ServerCreate) SetNillableNameFolded(v *string) *ServerCreate {
+	if v != nil {
+		_c.SetNameFolded(*v)
+	}
+	return _c
+}
+
 // SetNamespace sets the "namespace" field.
 func (_c *ServerCreate) SetNamespace(v string) *ServerCreate {
 	_c.mutation.SetNamespace(v)
@@ -181,6 +195,10 @@ func (_c *ServerCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ServerCreate) defaults() {
+	if _, ok := _c.mutation.NameFolded(); !ok {
+		v := server.DefaultNameFolded
+		_c.mutation.SetNameFolded(v)
+	}
 	if _, ok := _c.mutation.Description(); !ok {
 		v := server.DefaultDescription
 		_c.mutation.SetDescription(v)
@@ -211,6 +229,14 @@ func (_c *ServerCreate) check() error {
 	if v, ok := _c.mutation.Name(); ok {
 		if err := server.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Server.name": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.NameFolded(); !ok {
+		return &ValidationError{Name: "name_folded", err: errors.New(`ent: missing required field "Server.name_folded"`)}
+	}
+	if v, ok := _c.mutation.NameFolded(); ok {
+		if err := server.NameFoldedValidator(v); err != nil {
+			return &ValidationError{Name: "name_folded", err: fmt.Errorf(`ent: validator failed for field "Server.name_folded": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.Namespace(); !ok {
@@ -289,6 +315,10 @@ func (_c *ServerCreate) createSpec() (*Server, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(server.FieldName, field.TypeString, value)
 		_node.Name = value
+	}
+	if value, ok := _c.mutation.NameFolded(); ok {
+		_spec.SetField(server.FieldNameFolded, field.TypeString, value)
+		_node.NameFolded = value
 	}
 	if value, ok := _c.mutation.Namespace(); ok {
 		_spec.SetField(server.FieldNamespace, field.TypeString, value)
@@ -475,6 +505,9 @@ func (u *ServerUpsertOne) UpdateNewValues() *ServerUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.Name(); exists {
 			s.SetIgnore(server.FieldName)
+		}
+		if _, exists := u.create.mutation.NameFolded(); exists {
+			s.SetIgnore(server.FieldNameFolded)
 		}
 		if _, exists := u.create.mutation.Namespace(); exists {
 			s.SetIgnore(server.FieldNamespace)
@@ -761,6 +794,9 @@ func (u *ServerUpsertBulk) UpdateNewValues() *ServerUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.Name(); exists {
 				s.SetIgnore(server.FieldName)
+			}
+			if _, exists := b.mutation.NameFolded(); exists {
+				s.SetIgnore(server.FieldNameFolded)
 			}
 			if _, exists := b.mutation.Namespace(); exists {
 				s.SetIgnore(server.FieldNamespace)

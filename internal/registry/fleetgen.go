@@ -111,7 +111,7 @@ func (s *Review) generateServer(ctx context.Context, tx *ent.Tx, spec FleetSpec,
 	ns, _, _ := strings.Cut(name, "/")
 	now := s.now()
 	versions := 1 + i%4
-	srv, err := tx.Server.Create().SetName(name).SetNamespace(ns).SetOwner(spec.Owner).SetDescription(fleetWords(uint64(i), 6)).
+	srv, err := tx.Server.Create().SetName(name).SetNameFolded(strings.ToLower(name)).SetNamespace(ns).SetOwner(spec.Owner).SetDescription(fleetWords(uint64(i), 6)).
 		SetLatestVersion(fmt.Sprintf("1.%d.0", versions-1)).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
 		return err

@@ -143,6 +143,9 @@ func New(ctx context.Context, st *store.Store, opts ...Option) (*Services, error
 	if err := c.ensureAuditHead(ctx); err != nil {
 		return nil, err
 	}
+	if err := c.foldServerNames(ctx); err != nil {
+		return nil, err
+	}
 	att, err := newAttestations(c, o.verifier, o.npm)
 	if err != nil {
 		return nil, err

@@ -70,3 +70,21 @@ func TestSetStatus(t *testing.T) {
 		t.Errorf("audited:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestCaseVariantOfServerStoredBeforeFolding: servers stored before
+// name_folded existed (the migration leaves it empty) are folded when the
+// services start, so a case variant of their names is still refused.
+func TestCaseVariantOfServerStoredBeforeFolding(t *testing.T) {
+	storetest.ForEachDialect(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		submit(t, newService(t, st), owner, "io.github.acme/weather", "1.0.0")
+		if _, err := st.Client.ExecContext(ctx, "UPDATE servers SET name_folded = ''"); err != nil {
+			t.Fatal(err)
+		}
+		svc := newService(t, st)
+		_, err := svc.Review.Submit(ctx, owner, registry.Submission{ServerJSON: serverJSON("io.github.acme/Weather", "1.0.0"), Tools: []byte(tools)})
+		if !errors.Is(err, registry.ErrAlreadyExists) || !strings.Contains(err.Error(), "only in case") {
+			t.Fatalf("case variant after folding: %v", err)
+		}
+	})
+}

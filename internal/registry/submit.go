@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"github.com/mcpreg/mcpreg/attest"
 	"github.com/mcpreg/mcpreg/finding"
 	"github.com/mcpreg/mcpreg/internal/contract"
@@ -289,7 +287,7 @@ func (s *Review) serverFor(ctx context.Context, tx *ent.Tx, c *Caller, p *parsed
 		if err := s.refuseCaseVariant(ctx, tx, sj.Name); err != nil {
 			return nil, err
 		}
-		id, cerr := tx.Server.Create().SetName(sj.Name).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
+		id, cerr := tx.Server.Create().SetName(sj.Name).SetNameFolded(strings.ToLower(sj.Name)).SetNamespace(p.doc.Namespace).SetOwner(c.Principal).
 			SetDescription(sj.Description).SetTitle(sj.Title).SetLatestVersion(sj.Version).
 			SetCreatedAt(s.now()).SetUpdatedAt(s.now()).OnConflictColumns(server.FieldName).DoNothing().ID(ctx)
 		if cerr == nil {
@@ -317,9 +315,7 @@ func (s *Review) refuseCaseVariant(ctx context.Context, tx *ent.Tx, name string)
 			return fmt.Errorf("lock server name: %w", err)
 		}
 	}
-	other, err := tx.Server.Query().Where(func(q *entsql.Selector) {
-		q.Where(entsql.EQ(entsql.Lower(q.C(server.FieldName)), strings.ToLower(name)))
-	}).Select(server.FieldName).Strings(ctx)
+	other, err := tx.Server.Query().Where(server.NameFolded(strings.ToLower(name))).Select(server.FieldName).Strings(ctx)
 	if err != nil {
 		return err
 	}

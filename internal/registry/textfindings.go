@@ -72,3 +72,15 @@ func (idx *discoveryIndex) setShadow(sh *diffreview.Index) {
 	defer idx.shadowMu.Unlock()
 	idx.shadow = sh
 }
+
+// Warm builds the discovery index and its shadowing index now, so the
+// first resolve or submission after a start does not pay for them (the
+// service calls it when it starts; it is safe to call at any time).
+func (s *Discovery) Warm(ctx context.Context) error {
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return err
+	}
+	idx.shadowIndex()
+	return nil
+}

@@ -111,6 +111,14 @@ func Run(ctx context.Context, cfg config.Config, l *Listeners, db Database, svcs
 	g.Go(func() error { return serveHTTP(httpSrv, l.HTTP, tlsCfg != nil) })
 	g.Go(func() error { return serveHTTP(metricsSrv, l.Metrics, false) })
 	g.Go(func() error { return svc.Scans.RunScheduler(gctx) })
+	g.Go(func() error {
+		// Build the discovery and shadowing indexes in the background, so
+		// the first resolve or submission does not wait for them.
+		if err := svc.Discovery.Warm(gctx); err != nil && gctx.Err() == nil {
+			log.WarnContext(gctx, "discovery index", "err", err)
+		}
+		return nil
+	})
 	g.Go(func() error { return svc.Upstreams.RunUpstreamSchedule(gctx, time.Minute) })
 	g.Go(func() error { return svc.Audit.WatchChanges(gctx, registry.DefaultChangePoll) })
 	g.Go(func() error { return svc.Audit.RunCheckpoints(gctx) })

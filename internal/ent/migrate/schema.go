@@ -505,6 +505,7 @@ var (
 	ServersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "name", Type: field.TypeString, Unique: true, Size: 200},
+		{Name: "name_folded", Type: field.TypeString, Size: 200, Default: ""},
 		{Name: "namespace", Type: field.TypeString, Size: 200},
 		{Name: "owner", Type: field.TypeString, Size: 128},
 		{Name: "description", Type: field.TypeString, Size: 1000, Default: ""},
@@ -522,12 +523,17 @@ var (
 			{
 				Name:    "server_namespace",
 				Unique:  false,
-				Columns: []*schema.Column{ServersColumns[2]},
+				Columns: []*schema.Column{ServersColumns[3]},
 			},
 			{
 				Name:    "server_owner",
 				Unique:  false,
-				Columns: []*schema.Column{ServersColumns[3]},
+				Columns: []*schema.Column{ServersColumns[4]},
+			},
+			{
+				Name:    "server_name_folded",
+				Unique:  false,
+				Columns: []*schema.Column{ServersColumns[2]},
 			},
 		},
 	}

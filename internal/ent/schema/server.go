@@ -14,6 +14,10 @@ type Server struct{ ent.Schema }
 func (Server) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name").Unique().NotEmpty().MaxLen(200).Immutable(),
+		// name_folded is the name in lower case (names are ASCII), indexed
+		// so refusing a case variant of an existing name reads one index
+		// entry, not every server.
+		field.String("name_folded").Default("").MaxLen(200).Immutable(),
 		field.String("namespace").NotEmpty().MaxLen(200).Immutable(),
 		field.String("owner").NotEmpty().MaxLen(128),
 		field.String("description").Default("").MaxLen(1000),
@@ -31,5 +35,5 @@ func (Server) Edges() []ent.Edge {
 
 // Indexes of Server.
 func (Server) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("namespace"), index.Fields("owner")}
+	return []ent.Index{index.Fields("namespace"), index.Fields("owner"), index.Fields("name_folded")}
 }

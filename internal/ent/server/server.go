@@ -16,6 +16,8 @@ const (
 	FieldID = "id"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
+	// FieldNameFolded holds the string denoting the name_folded field in the database.
+	FieldNameFolded = "name_folded"
 	// FieldNamespace holds the string denoting the namespace field in the database.
 	FieldNamespace = "namespace"
 	// FieldOwner holds the string denoting the owner field in the database.
@@ -56,6 +58,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldName,
+	FieldNameFolded,
 	FieldNamespace,
 	FieldOwner,
 	FieldDescription,
@@ -78,6 +81,10 @@ func ValidColumn(column string) bool {
 var (
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultNameFolded holds the default value on creation for the "name_folded" field.
+	DefaultNameFolded string
+	// NameFoldedValidator is a validator for the "name_folded" field. It is called by the builders before save.
+	NameFoldedValidator func(string) error
 	// NamespaceValidator is a validator for the "namespace" field. It is called by the builders before save.
 	NamespaceValidator func(string) error
 	// OwnerValidator is a validator for the "owner" field. It is called by the builders before save.
@@ -111,6 +118,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByName orders the results by the name field.
 func ByName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldName, opts...).ToFunc()
+}
+
+// ByNameFolded orders the results by the name_folded field.
+func ByNameFolded(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNameFolded, opts...).ToFunc()
 }
 
 // ByNamespace orders the results by the namespace field.

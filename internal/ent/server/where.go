@@ -60,6 +60,11 @@ func Name(v string) predicate.Server {
 	return predicate.Server(sql.FieldEQ(FieldName, v))
 }
 
+// NameFolded applies equality check predicate on the "name_folded" field. It's identical to NameFoldedEQ.
+func NameFolded(v string) predicate.Server {
+	return predicate.Server(sql.FieldEQ(FieldNameFolded, v))
+}
+
 // Namespace applies equality check predicate on the "namespace" field. It's identical to NamespaceEQ.
 func Namespace(v string) predicate.Server {
 	return predicate.Server(sql.FieldEQ(FieldNamespace, v))
@@ -158,6 +163,71 @@ func NameEqualFold(v string) predicate.Server {
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Server {
 	return predicate.Server(sql.FieldContainsFold(FieldName, v))
+}
+
+// NameFoldedEQ applies the EQ predicate on the "name_folded" field.
+func NameFoldedEQ(v string) predicate.Server {
+	return predicate.Server(sql.FieldEQ(FieldNameFolded, v))
+}
+
+// NameFoldedNEQ applies the NEQ predicate on the "name_folded" field.
+func NameFoldedNEQ(v string) predicate.Server {
+	return predicate.Server(sql.FieldNEQ(FieldNameFolded, v))
+}
+
+// NameFoldedIn applies the In predicate on the "name_folded" field.
+func NameFoldedIn(vs ...string) predicate.Server {
+	return predicate.Server(sql.FieldIn(FieldNameFolded, vs...))
+}
+
+// NameFoldedNotIn applies the NotIn predicate on the "name_folded" field.
+func NameFoldedNotIn(vs ...string) predicate.Server {
+	return predicate.Server(sql.FieldNotIn(FieldNameFolded, vs...))
+}
+
+// NameFoldedGT applies the GT predicate on the "name_folded" field.
+func NameFoldedGT(v string) predicate.Server {
+	return predicate.Server(sql.FieldGT(FieldNameFolded, v))
+}
+
+// NameFoldedGTE applies the GTE predicate on the "name_folded" field.
+func NameFoldedGTE(v string) predicate.Server {
+	return predicate.Server(sql.FieldGTE(FieldNameFolded, v))
+}
+
+// NameFoldedLT applies the LT predicate on the "name_folded" field.
+func NameFoldedLT(v string) predicate.Server {
+	return predicate.Server(sql.FieldLT(FieldNameFolded, v))
+}
+
+// NameFoldedLTE applies the LTE predicate on the "name_folded" field.
+func NameFoldedLTE(v string) predicate.Server {
+	return predicate.Server(sql.FieldLTE(FieldNameFolded, v))
+}
+
+// NameFoldedContains applies the Contains predicate on the "name_folded" field.
+func NameFoldedContains(v string) predicate.Server {
+	return predicate.Server(sql.FieldContains(FieldNameFolded, v))
+}
+
+// NameFoldedHasPrefix applies the HasPrefix predicate on the "name_folded" field.
+func NameFoldedHasPrefix(v string) predicate.Server {
+	return predicate.Server(sql.FieldHasPrefix(FieldNameFolded, v))
+}
+
+// NameFoldedHasSuffix applies the HasSuffix predicate on the "name_folded" field.
+func NameFoldedHasSuffix(v string) predicate.Server {
+	return predicate.Server(sql.FieldHasSuffix(FieldNameFolded, v))
+}
+
+// NameFoldedEqualFold applies the EqualFold predicate on the "name_folded" field.
+func NameFoldedEqualFold(v string) predicate.Server {
+	return predicate.Server(sql.FieldEqualFold(FieldNameFolded, v))
+}
+
+// NameFoldedContainsFold applies the ContainsFold predicate on the "name_folded" field.
+func NameFoldedContainsFold(v string) predicate.Server {
+	return predicate.Server(sql.FieldContainsFold(FieldNameFolded, v))
 }
 
 // NamespaceEQ applies the EQ predicate on the "namespace" field.
