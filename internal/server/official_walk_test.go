@@ -192,3 +192,25 @@ func TestOfficialWalk(t *testing.T) {
 		path = loc
 	}
 }
+
+// TestOfficialDeletedKeepsVisibility: a host token holder asking for
+// deleted versions learns nothing its environment labels hide: a revoked
+// prod-only version is listed (as deleted) for the prod host, not for a
+// host without the label, and not through the version endpoints either.
+func TestOfficialDeletedKeepsVisibility(t *testing.T) {
+	e := startDiscovery(t, store.DialectSQLite)
+	ok(t, "revoke", e.transition(t, "revoke", "io.github.acme/billing", "2.0.0"))
+	enc := url.PathEscape("io.github.acme/billing")
+	for _, c := range []struct {
+		token string
+		see   bool
+	}{{e.prodHost, true}, {e.host, false}} {
+		for _, path := range []string{"/v0.1/servers?include_deleted=true", "/v0.1/servers?updated_since=2000-01-01T00:00:00Z",
+			"/v0.1/servers/" + enc + "/versions?include_deleted=true", "/v0.1/servers/" + enc + "/versions/2.0.0?include_deleted=true"} {
+			r := call(t, "GET", e.in.URL+path, c.token, nil)
+			if got := strings.Contains(string(r.Body), `"io.github.acme/billing"`); got != c.see {
+				t.Errorf("%s (sees prod: %v): billing listed %v: %d %s", path, c.see, got, r.Status, r.Body)
+			}
+		}
+	}
+}
