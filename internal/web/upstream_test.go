@@ -44,3 +44,16 @@ func TestReviewShowsUpstreamProvenance(t *testing.T) {
 		t.Errorf("state %s after approving a version without a tool snapshot", got)
 	}
 }
+
+// TestReviewShowsDeprecation: a version its owner deprecated says so on
+// the review page, with the message (escaped) and since when.
+func TestReviewShowsDeprecation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.submit(t, owner, weather, "1.0.0", tools)
+	if _, err := e.svc.Review.SetStatus(context.Background(), owner, weather, "1.0.0", "deprecated", "use <b>forecast</b> instead"); err != nil {
+		t.Fatal(err)
+	}
+	page := e.browser(t).signIn("alice").get("/review/" + weather + "/1.0.0").Body
+	mustContain(t, page, "deprecated", "use &lt;b&gt;forecast&lt;/b&gt; instead", "hosts see the message")
+}
