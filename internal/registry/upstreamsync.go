@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -229,7 +228,7 @@ func (s *Upstreams) pass(ctx context.Context, c *Caller, u *ent.Upstream, res *S
 		upd.SetSince(passStart.Add(-s.lim.Skew)).ClearPassStartedAt().ClearPassSince().SetCursor("").
 			SetLastSuccessAt(now).SetLastError("")
 	} else {
-		upd.SetLastError(truncateText(printable(stop.Error()), 2000))
+		upd.SetLastError(upstream.Truncate(printable(stop.Error()), 2000))
 	}
 	if err := upd.Exec(context.WithoutCancel(ctx)); err != nil {
 		return errors.Join(stop, err)
@@ -291,7 +290,7 @@ func (s *Upstreams) pages(ctx context.Context, c *Caller, u *ent.Upstream, since
 			return nil
 		}
 		if seen[next] {
-			return fmt.Errorf("%w: upstream %s repeated the cursor %q: it pages in a loop", upstream.ErrUpstream, u.Name, truncateText(next, 100))
+			return fmt.Errorf("%w: upstream %s repeated the cursor %q: it pages in a loop", upstream.ErrUpstream, u.Name, upstream.Truncate(next, 100))
 		}
 		seen[next] = true
 		cursor = next
@@ -411,7 +410,7 @@ func (s *Upstreams) importEntry(ctx context.Context, c *Caller, u *ent.Upstream,
 		// ErrAlreadyExists: a case variant of a local name, or a version
 		// submitted here meanwhile.
 		res.entryError(countInvalid, "%s: %v", subject, err)
-		return s.record(ctx, imp, rec, outcomeInvalid, truncateText(err.Error(), 2000))
+		return s.record(ctx, imp, rec, outcomeInvalid, upstream.Truncate(err.Error(), 2000))
 	default:
 		return fmt.Errorf("importing %s from upstream %s: %w", subject, u.Name, err)
 	}
@@ -481,13 +480,13 @@ func (imp *upstreamImport) findings() []recorded {
 	var out []recorded
 	if imp.noSnapshot != "" {
 		out = append(out, recorded{Source: SourceUpstream, Finding: finding.Finding{Kind: KindUpstreamNoSnapshot, Severity: finding.High,
-			Message: "no tool snapshot: the registry could not read this version's tools (" + truncateText(printable(imp.noSnapshot), 500) +
+			Message: "no tool snapshot: the registry could not read this version's tools (" + upstream.Truncate(printable(imp.noSnapshot), 500) +
 				"); it cannot be approved, since nothing would be pinned"}})
 	}
 	if imp.entry.Status == upstream.StatusDeprecated {
 		msg := fmt.Sprintf("upstream %s lists %s as deprecated", imp.up.Name, subjectOf(imp.entry.Name, imp.entry.Version))
 		if imp.entry.StatusMessage != "" {
-			msg += ": " + truncateText(printable(imp.entry.StatusMessage), 500)
+			msg += ": " + upstream.Truncate(printable(imp.entry.StatusMessage), 500)
 		}
 		out = append(out, recorded{Source: SourceUpstream, Finding: finding.Finding{Kind: KindUpstreamDeprecated, Severity: finding.Medium, Message: msg}})
 	}
@@ -607,7 +606,7 @@ func (s *Upstreams) statusChanged(ctx context.Context, c *Caller, u *ent.Upstrea
 		}
 		said := ""
 		if e.StatusMessage != "" {
-			said = ": " + truncateText(printable(e.StatusMessage), 500)
+			said = ": " + upstream.Truncate(printable(e.StatusMessage), 500)
 		}
 		switch e.Status {
 		case upstream.StatusDeprecated:
@@ -682,18 +681,6 @@ func (s *Upstreams) readLiveCapped(ctx context.Context, by *Caller, sub *Submiss
 	}
 }
 
-// truncateText cuts s to n bytes on a rune boundary.
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
 // checkUpstreamFindings refuses to admit an imported version whose tools
 // were never read (its pins would cover no tool at all), or that its
 // upstream says is deleted (approving, releasing or accepting its drift
@@ -712,7 +699,7 @@ func checkUpstreamFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, a Ac
 	}
 	msg := ""
 	if recs[0].StatusMessage != "" {
-		msg = ": " + truncateText(printable(recs[0].StatusMessage), 500)
+		msg = ": " + upstream.Truncate(printable(recs[0].StatusMessage), 500)
 	}
 	return fmt.Errorf("%w: cannot %s %s: upstream %s deleted it%s; it is admitted only once the upstream reinstates it",
 		ErrFailedPrecondition, a, subject, recs[0].Upstream, msg)

@@ -256,11 +256,7 @@ func excerpt(b []byte) string {
 	const n = 200
 	s := string(b)
 	if len(s) > n {
-		s = s[:n]
-		for !utf8.ValidString(s) && s != "" {
-			s = s[:len(s)-1]
-		}
-		s += "…"
+		s = Truncate(s, n) + "…"
 	}
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
@@ -362,7 +358,7 @@ func parseEntry(i int, raw json.RawMessage) Entry {
 				e.Status = o.Status
 			}
 			if o.StatusMessage != nil {
-				e.StatusMessage = truncate(*o.StatusMessage, 1000)
+				e.StatusMessage = Truncate(*o.StatusMessage, 1000)
 			}
 			e.PublishedAt, e.UpdatedAt = o.PublishedAt, o.UpdatedAt
 		}
@@ -370,8 +366,8 @@ func parseEntry(i int, raw json.RawMessage) Entry {
 	return e
 }
 
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes on a rune boundary.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
