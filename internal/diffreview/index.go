@@ -27,23 +27,19 @@ type toolRef struct {
 }
 
 // Index holds the tools of all approved servers for Shadowing, indexed by
-// exact name, confusable skeleton and name length. Build it once and reuse
+// exact name, confusable skeleton and (for bounded edit distance) the
+// halves of their lower-case names. Build it once and reuse
 // it for many candidates, replacing the servers that change (Replace);
 // it is safe for concurrent use.
 type Index struct {
 	mu         sync.RWMutex
 	byName     map[string][]toolRef
 	bySkeleton map[string][]toolRef
-	byLength   map[int][]lengthEntry // names of minEditLength runes or more
+	byLower    map[string][]toolRef // by lower-case name
+	edit       *editIndex           // lower-case names of minEditLength runes or more
 	// byServer are each server's indexed names with their skeletons, so
 	// Replace finds what to take out without computing them again.
 	byServer map[string][][2]string
-}
-
-// lengthEntry is a tool with its lower-case name as runes.
-type lengthEntry struct {
-	ref   toolRef
-	lower []rune
 }
 
 // NewIndex indexes the tools of the approved servers.
@@ -51,7 +47,8 @@ func NewIndex(approved []ServerTools) *Index {
 	x := &Index{
 		byName:     map[string][]toolRef{},
 		bySkeleton: map[string][]toolRef{},
-		byLength:   map[int][]lengthEntry{},
+		byLower:    map[string][]toolRef{},
+		edit:       newEditIndex(),
 		byServer:   map[string][][2]string{},
 	}
 	for _, st := range approved {
@@ -63,8 +60,8 @@ func NewIndex(approved []ServerTools) *Index {
 }
 
 // Replace makes server's indexed tools the given names (none: the server
-// leaves the index). Its cost is the server's tools (and the length
-// buckets they sit in), not the fleet's.
+// leaves the index). Its cost is the server's tools (and the index
+// entries they share), not the fleet's.
 func (x *Index) Replace(server string, names []string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -72,8 +69,12 @@ func (x *Index) Replace(server string, names []string) {
 		name, skel := old[0], old[1]
 		x.byName[name] = dropServer(x.byName[name], server)
 		x.bySkeleton[skel] = dropServer(x.bySkeleton[skel], server)
-		if n := len([]rune(strings.ToLower(name))); n >= minEditLength {
-			x.byLength[n] = slices.DeleteFunc(x.byLength[n], func(e lengthEntry) bool { return e.ref.server == server })
+		lower := strings.ToLower(name)
+		if refs := dropServer(x.byLower[lower], server); len(refs) > 0 {
+			x.byLower[lower] = refs
+		} else {
+			delete(x.byLower, lower)
+			x.edit.remove([]rune(lower))
 		}
 	}
 	delete(x.byServer, server)
@@ -91,9 +92,10 @@ func (x *Index) add(ref toolRef) {
 	x.byName[ref.name] = append(x.byName[ref.name], ref)
 	k := skeletonKey(ref.name)
 	x.bySkeleton[k] = append(x.bySkeleton[k], ref)
-	lower := []rune(strings.ToLower(ref.name))
-	if n := len(lower); n >= minEditLength {
-		x.byLength[n] = append(x.byLength[n], lengthEntry{ref, lower})
+	lower := strings.ToLower(ref.name)
+	x.byLower[lower] = append(x.byLower[lower], ref)
+	if runes := []rune(lower); len(runes) >= minEditLength {
+		x.edit.add(runes)
 	}
 	x.byServer[ref.server] = append(x.byServer[ref.server], [2]string{ref.name, k})
 }
@@ -127,15 +129,9 @@ func (x *Index) near(name string) []toolRef {
 	if n < minEditLength {
 		return nil
 	}
-	k := maxEdits(n)
 	var out []toolRef
-	var scratch editScratch
-	for m := max(n-k, minEditLength); m <= n+k; m++ {
-		for _, e := range x.byLength[m] {
-			if d := scratch.distance(lower, e.lower, k); d > 0 && d <= k {
-				out = append(out, e.ref)
-			}
-		}
+	for _, other := range x.edit.within(lower, maxEdits(n)) {
+		out = append(out, x.byLower[other]...)
 	}
 	return out
 }
