@@ -75,6 +75,9 @@ type Entry struct {
 	StatusMessage string `json:"statusMessage,omitempty"`
 }
 
+// StatusDeprecated is Entry.Status for a deprecated version.
+const StatusDeprecated = "deprecated"
+
 // Package is how to obtain and start a package, and the digest its
 // artifact must have.
 type Package struct {

@@ -262,6 +262,13 @@ func (g *globals) gateEntry(ctx context.Context, o gateOptions, command []string
 	if note != "" {
 		fmt.Fprintln(g.io.Err, "mcpreg gate: warning:", note)
 	}
+	if entry.Status == discovery.StatusDeprecated {
+		why := ""
+		if entry.StatusMessage != "" {
+			why = ": " + cell(entry.StatusMessage) // the message is the owner's text: no terminal controls
+		}
+		fmt.Fprintf(g.io.Err, "mcpreg gate: warning: %s@%s is deprecated%s\n", entry.Name, entry.Version, why)
+	}
 	return entry, c, doc.ExpiresAt, nil
 }
 

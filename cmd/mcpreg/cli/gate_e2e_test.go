@@ -485,3 +485,31 @@ func TestGatePromptRugPull(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestGateWarnsOfDeprecation: a deprecated version stays usable through
+// the gate, which says on stderr that it is deprecated and why, with the
+// owner's message stripped of terminal control characters.
+func TestGateWarnsOfDeprecation(t *testing.T) {
+	e := startGateEnv(t)
+	mustRun(t, e.in.URL, e.reviewer, "deprecate", gateServerName, "1.0.0", "--message", "use 2.0 \x1b]0;pwned\x07instead")
+	g := e.startGate(t, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
+	}
+	if res, err := session.ListTools(ctx, &mcp.ListToolsParams{}); err != nil || len(res.Tools) == 0 {
+		t.Fatalf("listing a deprecated version's tools: %v %+v\nstderr:\n%s", err, res, g.stderr)
+	}
+	_ = session.Close()
+	_ = g.hostIn.Close()
+	if err := g.wait(t); err != nil {
+		t.Errorf("the gate ended with %v", err)
+	}
+	const want = "mcpreg gate: warning: " + gateServerName + "@1.0.0 is deprecated: use 2.0 \uFFFD]0;pwned\uFFFDinstead\n"
+	if stderr := g.stderr.String(); !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not contain %q:\n%s", want, stderr)
+	}
+}
