@@ -25,7 +25,8 @@ func main() {
 	flag.StringVar(&c.syncDB, "sync-db", "", "empty database the sync imports into (none: no sync measured)")
 	flag.IntVar(&c.servers, "servers", 1000, "servers in the fleet (2.5 versions each on average)")
 	flag.Float64Var(&c.approved, "approved", 0.8, "share of versions approved")
-	flag.IntVar(&c.reps, "reps", 200, "requests per operation")
+	flag.IntVar(&c.reps, "reps", 200, "requests per operation and round")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds of the operations; each figure is the median over them")
 	flag.Parse()
 	if c.db == "" {
 		fmt.Fprintln(os.Stderr, "scale: -db is required (an empty database)")

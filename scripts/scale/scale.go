@@ -29,6 +29,7 @@ type config struct {
 	servers         int
 	approved        float64
 	reps            int
+	rounds          int // the operations are measured this many times; the table has each figure's median
 }
 
 // op is one operation's latencies over REST, one client.
@@ -44,6 +45,7 @@ type result struct {
 	generate, startup, warm     time.Duration
 	rssMiB, peakMiB             float64
 	ops                         []op
+	rounds                      int
 	sync                        *syncResult
 }
 
@@ -119,9 +121,15 @@ func run(c config, log io.Writer) (*result, error) {
 		return nil, fmt.Errorf("first /v0.1 request: status %d", code)
 	}
 	res.warm = time.Since(t1) + res.startup
-	if err := measure(p.URL, tokens, c, res); err != nil {
-		return nil, err
+	var rounds [][]op
+	for round := range max(c.rounds, 1) {
+		ops, err := measure(p.URL, tokens, c, round, res.versions)
+		if err != nil {
+			return nil, err
+		}
+		rounds = append(rounds, ops)
 	}
+	res.ops, res.rounds = medianOps(rounds), len(rounds)
 	res.rssMiB, res.peakMiB = memory(p.PID())
 	if err := p.Stop(30 * time.Second); err != nil {
 		return nil, err
@@ -212,11 +220,29 @@ func percentiles(name string, ds []time.Duration) op {
 	return op{name: name, n: n, p50: ds[n/2], p99: ds[min(n-1, n*99/100)]}
 }
 
-func measure(base string, tokens map[string]string, c config, res *result) error {
+// medianOps is each operation's median p50 and median p99 over rounds
+// (each round measures the same operations in the same order).
+func medianOps(rounds [][]op) []op {
+	out := slices.Clone(rounds[0])
+	for i := range out {
+		var p50s, p99s []time.Duration
+		for _, r := range rounds {
+			p50s, p99s = append(p50s, r[i].p50), append(p99s, r[i].p99)
+		}
+		slices.Sort(p50s)
+		slices.Sort(p99s)
+		out[i].p50, out[i].p99 = p50s[len(p50s)/2], p99s[len(p99s)/2]
+	}
+	return out
+}
+
+// measure times every operation once (round numbers the new servers'
+// names, so each round submits servers of its own).
+func measure(base string, tokens map[string]string, c config, round, versions int) ([]op, error) {
 	cl := client{base: base, http: &http.Client{Timeout: time.Minute}}
 	owner, reviewer, host := tokens["owner"], tokens["reviewer"], tokens["host"]
 	const tools = `{"tools":[{"name":"scale_echo","description":"Echo text back for the scale run.","inputSchema":{"type":"object"}}]}`
-	newName := func(i int) string { return fmt.Sprintf("io.github.scale/new-%06d", i) }
+	newName := func(i int) string { return fmt.Sprintf("io.github.scale/new-%d-%06d", round, i) }
 	var ops []op
 	add := func(o op, err error) error {
 		if err == nil {
@@ -232,17 +258,17 @@ func measure(base string, tokens map[string]string, c config, res *result) error
 		t := time.Now()
 		code, body, _, err := cl.do("POST", "/v1/versions", owner, map[string]any{"serverJson": sj, "tools": tools})
 		if err != nil {
-			return fmt.Errorf("submit: %w", err)
+			return nil, fmt.Errorf("submit: %w", err)
 		} else if code != http.StatusOK {
-			return fmt.Errorf("submit: %d %s", code, body)
+			return nil, fmt.Errorf("submit: %d %s", code, body)
 		}
 		subs = append(subs, time.Since(t))
 		t = time.Now()
 		code, body, _, err = cl.do("POST", "/v1/servers/"+newName(i)+"/versions/1.0.0/approve", reviewer, map[string]any{"reason": "scale"})
 		if err != nil {
-			return fmt.Errorf("approve: %w", err)
+			return nil, fmt.Errorf("approve: %w", err)
 		} else if code != http.StatusOK {
-			return fmt.Errorf("approve: %d %s", code, body)
+			return nil, fmt.Errorf("approve: %d %s", code, body)
 		}
 		apps = append(apps, time.Since(t))
 	}
@@ -252,36 +278,36 @@ func measure(base string, tokens map[string]string, c config, res *result) error
 		code, _, _, err := cl.do("GET", "/v1/servers/"+registry.FleetServerName(k)+"/versions/1.0.0", reviewer, nil)
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := add(timed("list, first page", c.reps, func(int) (int, error) {
 		code, _, _, err := cl.do("GET", "/v1/versions?pageSize=30", reviewer, nil)
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
-	token, depth, err := deepToken(cl, reviewer, min(deepDepth, res.versions/2))
+	token, depth, err := deepToken(cl, reviewer, min(deepDepth, versions/2))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := add(timed(fmt.Sprintf("list, page at depth %d", depth), c.reps, func(int) (int, error) {
 		code, _, _, err := cl.do("GET", "/v1/versions?pageSize=30&pageToken="+url.QueryEscape(token), reviewer, nil)
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := add(timed("/v0.1/servers?limit=30", c.reps, func(int) (int, error) {
 		code, _, _, err := cl.do("GET", "/v0.1/servers?limit=30", host, nil)
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
 	cursor := url.QueryEscape(registry.FleetServerName(c.servers/2) + ":1.0.0")
 	if err := add(timed("/v0.1/servers?limit=30, deep cursor", c.reps, func(int) (int, error) {
 		code, _, _, err := cl.do("GET", "/v0.1/servers?limit=30&cursor="+cursor, host, nil)
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
 	var etag string
 	if err := add(timed("resolve, first page", c.reps, func(int) (int, error) {
@@ -289,16 +315,15 @@ func measure(base string, tokens map[string]string, c config, res *result) error
 		etag = h.Get("ETag")
 		return code, err
 	}, 200)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := add(timed("resolve, 304", c.reps, func(int) (int, error) {
 		code, _, _, err := cl.do("GET", "/v1/discovery/servers?pageSize=100", host, nil, "If-None-Match", etag)
 		return code, err
 	}, http.StatusNotModified)); err != nil {
-		return err
+		return nil, err
 	}
-	res.ops = ops
-	return nil
+	return ops, nil
 }
 
 // deepToken walks the version list to depth (pages of 200) and returns
@@ -390,6 +415,7 @@ func (r *result) markdown(w io.Writer) {
 	fmt.Fprintf(w, "%s, %d servers, %d versions (%d approved): seeded in %s; mcpregd start-up %s to /healthz, %s to the first /v0.1 answer (discovery index built); RSS %.0f MiB (peak %.0f MiB)\n\n",
 		r.dialect, r.servers, r.versions, r.approved, r.generate.Round(time.Millisecond), r.startup.Round(time.Millisecond),
 		r.warm.Round(time.Millisecond), r.rssMiB, r.peakMiB)
+	fmt.Fprintf(w, "Each figure is the median of %d rounds of n requests.\n\n", r.rounds)
 	fmt.Fprintln(w, "| operation | n | p50 | p99 |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, o := range r.ops {

@@ -34,13 +34,14 @@ func envInt(t *testing.T, name string, def int) int {
 func TestScale(t *testing.T) {
 	servers := envInt(t, "MCPREG_SCALE_SERVERS", 2000)
 	reps := envInt(t, "MCPREG_SCALE_REPS", 20)
+	rounds := envInt(t, "MCPREG_SCALE_ROUNDS", 3)
 	bin, _, err := daemon.Build(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	sync := os.Getenv("MCPREG_SCALE_SYNC") != "0" // MCPREG_SCALE_SYNC=0: the operations alone
 	storetest.EachDialect(t, func(t *testing.T, dialect string) {
-		c := config{bin: bin, db: storetest.EmptyDSN(t, dialect), servers: servers, approved: 0.8, reps: reps}
+		c := config{bin: bin, db: storetest.EmptyDSN(t, dialect), servers: servers, approved: 0.8, reps: reps, rounds: rounds}
 		if sync {
 			c.syncDB = storetest.EmptyDSN(t, dialect)
 		}
