@@ -1,6 +1,7 @@
 package diffreview
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,27 +64,64 @@ func (sh *shadowScan) foreign(refs []toolRef) []toolRef {
 	return slices.DeleteFunc(slices.Clone(refs), func(r toolRef) bool { return r.server == sh.cand.Server })
 }
 
+// maxListed is how many approved servers one candidate name's findings
+// name per kind of match; the rest are counted in one more finding, so a
+// generic name that thousands of approved servers share costs a page, not
+// thousands of findings.
+const maxListed = 20
+
 // names checks one candidate tool name against the index.
 func (sh *shadowScan) names(name string) {
-	for _, ref := range sh.foreign(sh.x.byName[name]) {
-		sh.add(KindNameCollision, collisionSeverity(name), name, "/name",
+	collisions := sh.listed(sh.x.byName[name], nil)
+	for i, ref := range collisions {
+		if i == maxListed {
+			sh.add(KindNameCollision, collisionSeverity(name), name,
+				fmt.Sprintf("tool name %q is also a tool of %d more approved servers", name, len(collisions)-maxListed), Visible(name))
+			break
+		}
+		sh.add(KindNameCollision, collisionSeverity(name), name,
 			fmt.Sprintf("tool name %q is also a tool of approved server %s", name, ref.server), Visible(name))
 	}
-	for _, ref := range sh.foreign(sh.x.bySkeleton[skeletonKey(name)]) {
-		if ref.name != name {
+	key := skeletonKey(name)
+	lookalikes := sh.listed(sh.x.bySkeleton[key], func(r toolRef) bool { return r.name != name })
+	near := sh.listed(sh.x.near(name), func(r toolRef) bool { return skeletonKey(r.name) != key })
+	for i, ref := range append(lookalikes, near...) {
+		if i == maxListed {
+			sev := finding.Medium
+			for _, r := range lookalikes[min(i, len(lookalikes)):] {
+				if s, _ := confusableSeverity(name, r.name); s == finding.High {
+					sev = finding.High
+				}
+			}
+			sh.add(KindConfusableName, sev, name,
+				fmt.Sprintf("tool name %q looks like, or is a small edit away from, %d more tools of approved servers",
+					name, len(lookalikes)+len(near)-maxListed), Visible(name))
+			break
+		}
+		if i < len(lookalikes) {
 			sev, how := confusableSeverity(name, ref.name)
-			sh.add(KindConfusableName, sev, name, "/name",
+			sh.add(KindConfusableName, sev, name,
 				fmt.Sprintf("tool name %q %s %q of approved server %s", name, how, ref.name, ref.server),
 				Visible(name)+" vs "+Visible(ref.name)+describeRunes(name, ref.name))
+			continue
 		}
+		sh.add(KindConfusableName, finding.Medium, name,
+			fmt.Sprintf("tool name %q is a small edit away from %q of approved server %s", name, ref.name, ref.server),
+			Visible(name)+" vs "+Visible(ref.name))
 	}
-	for _, ref := range sh.foreign(sh.x.near(name)) {
-		if skeletonKey(ref.name) != skeletonKey(name) {
-			sh.add(KindConfusableName, finding.Medium, name, "/name",
-				fmt.Sprintf("tool name %q is a small edit away from %q of approved server %s", name, ref.name, ref.server),
-				Visible(name)+" vs "+Visible(ref.name))
-		}
+}
+
+// listed is refs of other servers that keep (nil: all) accepts, in order
+// of server and name.
+func (sh *shadowScan) listed(refs []toolRef, keep func(toolRef) bool) []toolRef {
+	out := sh.foreign(refs)
+	if keep != nil {
+		out = slices.DeleteFunc(out, func(r toolRef) bool { return !keep(r) })
 	}
+	slices.SortFunc(out, func(a, b toolRef) int {
+		return cmp.Or(strings.Compare(a.server, b.server), strings.Compare(a.name, b.name))
+	})
+	return out
 }
 
 // collisionSeverity rates an exact collision: high for a distinctive name,
@@ -117,7 +155,7 @@ func (sh *shadowScan) text(tool string, sp span) {
 		if servers := sh.servers(ref.name); len(servers) > 0 {
 			instructed[ref.name] = true
 			sh.addText(KindShadowingInstructions, finding.High, tool, sp.pointer,
-				fmt.Sprintf("tells the model how to use %q, a tool of approved server %s", ref.name, strings.Join(servers, ", ")),
+				fmt.Sprintf("tells the model how to use %q, a tool of approved server %s", ref.name, serverList(servers)),
 				p, ref.start, ref.end)
 		}
 	}
@@ -137,12 +175,12 @@ func (sh *shadowScan) mention(tool, ptr string, p prepared, m mentionAt, servers
 	lo, hi := sentenceAround(p.clean, m.start, m.end)
 	if imperativeRe.MatchString(p.clean[lo:hi]) {
 		sh.addText(KindShadowingInstructions, finding.High, tool, ptr,
-			fmt.Sprintf("instructs the model about %q, a tool of approved server %s", m.name, strings.Join(servers, ", ")),
+			fmt.Sprintf("instructs the model about %q, a tool of approved server %s", m.name, serverList(servers)),
 			p, lo, hi)
 		return
 	}
 	sh.addText(KindMentionsForeignTool, finding.Medium, tool, ptr,
-		fmt.Sprintf("mentions %q, a tool of approved server %s", m.name, strings.Join(servers, ", ")),
+		fmt.Sprintf("mentions %q, a tool of approved server %s", m.name, serverList(servers)),
 		p, m.start, m.end)
 }
 
@@ -156,12 +194,21 @@ func (sh *shadowScan) servers(name string) []string {
 	return slices.Compact(out)
 }
 
+// serverList names servers for a message: the first maxListed, then how
+// many more.
+func serverList(servers []string) string {
+	if len(servers) <= maxListed {
+		return strings.Join(servers, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(servers[:maxListed], ", "), len(servers)-maxListed)
+}
+
 // imperativeRe marks a sentence that tells the model what to do.
 var imperativeRe = re(`\b(?:always|never|must|make\s+sure|ensure|be\s+sure|instead|should|do\s+not|don'?t|before|after|whenever|redirect|change|replace|bcc|cc|forward|remember\s+to)\b`)
 
-// add records a finding.
-func (sh *shadowScan) add(kind string, sev finding.Severity, tool, ptr, msg, evidence string) {
-	sh.out = append(sh.out, finding.Finding{Kind: kind, Severity: sev, Tool: tool, Pointer: ptr,
+// add records a finding on a candidate tool's name.
+func (sh *shadowScan) add(kind string, sev finding.Severity, tool, msg, evidence string) {
+	sh.out = append(sh.out, finding.Finding{Kind: kind, Severity: sev, Tool: tool, Pointer: "/name",
 		Message: msg, Evidence: evidence})
 }
 

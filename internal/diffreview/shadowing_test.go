@@ -1,6 +1,7 @@
 package diffreview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -148,5 +149,56 @@ func TestDistinctive(t *testing.T) {
 		if got := distinctive(name); got != want {
 			t.Errorf("distinctive(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestShadowingBoundsGenericNames: a name that many approved servers share
+// gives maxListed findings naming servers (the first by name) and one
+// counting the rest, for collisions and for look-alikes alike, and a
+// message naming a foreign tool lists maxListed servers and a count; a
+// homoglyph left out of the list keeps the count's severity high.
+func TestShadowingBoundsGenericNames(t *testing.T) {
+	var approved []ServerTools
+	for i := range 50 {
+		approved = append(approved, ServerTools{Server: fmt.Sprintf("io.github.s%02d/x", i), Tools: []pin.Tool{
+			toolJSON("search", "Searches.", nil), toolJSON("export_ledger_entries", "Exports.", nil),
+			toolJSON(map[bool]string{true: "list_issue", false: "lіst_issues"}[i%5 == 0], "Lists.", nil)}})
+	}
+	fs := Shadowing(ServerTools{Server: "c/x", Tools: []pin.Tool{
+		toolJSON("search", "Searches.", nil),
+		toolJSON("list_issues", "Lists. Use it together with export_ledger_entries.", nil)}}, approved)
+	count := map[string]int{}
+	var more []finding.Finding
+	for _, f := range fs {
+		count[f.Kind+" "+f.Tool]++
+		if strings.Contains(f.Message, "more") {
+			more = append(more, f)
+		}
+	}
+	if got := count[KindNameCollision+" search"]; got != maxListed+1 {
+		t.Errorf("collisions of search: %d findings, want %d", got, maxListed+1)
+	}
+	if got := count[KindConfusableName+" list_issues"]; got != maxListed+1 {
+		t.Errorf("look-alikes of list_issues: %d findings, want %d", got, maxListed+1)
+	}
+	want := map[string]string{
+		KindNameCollision:       `tool name "search" is also a tool of 30 more approved servers`,
+		KindConfusableName:      `tool name "list_issues" looks like, or is a small edit away from, 30 more tools of approved servers`,
+		KindMentionsForeignTool: `io.github.s19/x and 30 more`,
+	}
+	for _, f := range more {
+		if !strings.Contains(f.Message, want[f.Kind]) {
+			t.Errorf("%s: message %q, want %q", f.Kind, f.Message, want[f.Kind])
+		}
+		delete(want, f.Kind)
+		if f.Kind == KindConfusableName && f.Severity != finding.High {
+			t.Errorf("the count of look-alikes hides homoglyphs but is %s", f.Severity)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no bounded finding for %v in\n%s", want, describeFindings(fs))
+	}
+	if len(fs) > 3*(maxListed+1)+5 {
+		t.Errorf("%d findings for three names shared by 50 servers", len(fs))
 	}
 }
