@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,10 +34,11 @@ import (
 // audit sequence seq. It is immutable once built.
 type discoveryIndex struct {
 	// gen is the invalidation count read before building it.
-	gen     int64
-	seq     int64
-	servers []discoveryServer // sorted by name
-	byName  map[string]int
+	gen int64
+	seq int64
+	// servers are sorted by name: a change replaces the pointers of the
+	// servers it touches in a copy of the slice, sharing the rest.
+	servers []*discoveryServer
 	// gone are the revoked and quarantined versions, sorted by name then
 	// version text: /v0.1 lists them as deleted when asked to.
 	gone []*goneVersion
@@ -235,18 +237,15 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 		}
 		ds.versions = append(ds.versions, dv)
 	}
-	idx := &discoveryIndex{seq: int64(head.Seq), byName: map[string]int{}}
+	idx := &discoveryIndex{seq: int64(head.Seq)}
 	if idx.gone, err = s.buildGone(ctx, prev, full); err != nil {
 		return nil, err
 	}
 	for _, ds := range byServer {
 		sortDiscoveryServer(ds)
-		idx.servers = append(idx.servers, *ds)
+		idx.servers = append(idx.servers, ds)
 	}
-	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
-	for i, ds := range idx.servers {
-		idx.byName[ds.name] = i
-	}
+	slices.SortFunc(idx.servers, func(a, b *discoveryServer) int { return strings.Compare(a.name, b.name) })
 	return idx, nil
 }
 
@@ -543,14 +542,13 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 	if err != nil {
 		return nil, err
 	}
-	idx := &discoveryIndex{seq: seq, byName: make(map[string]int, len(prev.byName)+len(servers))}
+	idx := &discoveryIndex{seq: seq}
 	// The touched servers' versions: prev's minus the touched ones, plus
 	// those approved now.
 	changed := map[string]*discoveryServer{}
 	for name := range servers {
 		ds := &discoveryServer{name: name}
-		if i, ok := prev.byName[name]; ok {
-			p := prev.servers[i]
+		if p := prev.server(name); p != nil {
 			ds.namespace, ds.owner = p.namespace, p.owner
 			for _, v := range p.versions {
 				if !touched[[2]string{name, v.entry.Version}] {
@@ -565,22 +563,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		ds.namespace, ds.owner = dv.entry.Namespace, dv.entry.Owner
 		ds.versions = append(ds.versions, dv)
 	}
-	idx.servers = make([]discoveryServer, 0, len(prev.servers)+len(servers))
-	for _, ds := range prev.servers {
-		if _, ok := changed[ds.name]; !ok {
-			idx.servers = append(idx.servers, ds)
-		}
-	}
-	for _, ds := range changed {
-		if len(ds.versions) > 0 {
-			sortDiscoveryServer(ds)
-			idx.servers = append(idx.servers, *ds)
-		}
-	}
-	slices.SortFunc(idx.servers, func(a, b discoveryServer) int { return strings.Compare(a.name, b.name) })
-	for i, ds := range idx.servers {
-		idx.byName[ds.name] = i
-	}
+	idx.servers = mergeServers(prev.servers, changed)
 	idx.gone = make([]*goneVersion, 0, len(prev.gone)+len(gone))
 	for _, g := range prev.gone {
 		if !touched[[2]string{g.name, g.version}] {
@@ -593,8 +576,8 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 	if sh := prev.shadowIfBuilt(); sh != nil {
 		for name := range servers {
 			var tools []string
-			if i, ok := idx.byName[name]; ok {
-				for _, t := range idx.servers[i].versions[0].entry.Pins.Tools {
+			if ds := idx.server(name); ds != nil {
+				for _, t := range ds.versions[0].entry.Pins.Tools {
 					tools = append(tools, t.Name)
 				}
 			}
@@ -607,11 +590,46 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 
 // next is a copy of idx at the same sequence, sharing its shadowing index.
 func (idx *discoveryIndex) next() *discoveryIndex {
-	out := &discoveryIndex{seq: idx.seq, servers: idx.servers, byName: idx.byName, gone: idx.gone}
+	out := &discoveryIndex{seq: idx.seq, servers: idx.servers, gone: idx.gone}
 	if sh := idx.shadowIfBuilt(); sh != nil {
 		out.setShadow(sh)
 	}
 	return out
+}
+
+// find is the position of the server named name, and whether it is there.
+func (idx *discoveryIndex) find(name string) (int, bool) {
+	return slices.BinarySearchFunc(idx.servers, name, func(ds *discoveryServer, n string) int { return strings.Compare(ds.name, n) })
+}
+
+// server is the server named name, or nil.
+func (idx *discoveryIndex) server(name string) *discoveryServer {
+	if i, ok := idx.find(name); ok {
+		return idx.servers[i]
+	}
+	return nil
+}
+
+// mergeServers is prev (sorted by name) with the changed servers in place
+// of prev's: those with no version left leave, new names are inserted in
+// order. It copies pointers, one pass over prev, without sorting the fleet.
+func mergeServers(prev []*discoveryServer, changed map[string]*discoveryServer) []*discoveryServer {
+	names := slices.Sorted(maps.Keys(changed))
+	out := make([]*discoveryServer, 0, len(prev)+len(names))
+	i := 0
+	for _, name := range names {
+		j, found := slices.BinarySearchFunc(prev[i:], name, func(ds *discoveryServer, n string) int { return strings.Compare(ds.name, n) })
+		out = append(out, prev[i:i+j]...)
+		i += j
+		if found {
+			i++ // changed replaces it
+		}
+		if ds := changed[name]; len(ds.versions) > 0 {
+			sortDiscoveryServer(ds)
+			out = append(out, ds)
+		}
+	}
+	return append(out, prev[i:]...)
 }
 
 // sortDiscoveryServer orders a server's versions highest first and by text.

@@ -62,12 +62,12 @@ func (s *Scans) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (
 	out := &mcpregv1.CheckConnectionResponse{Name: in.Name, Version: in.Version, Receipt: &mcpregv1.CheckReceipt{
 		ObservedToolDefinitionHash: observedPins.ToolDefinitionHash, ObservedDigest: sha256Text(in.Tools), CheckedAt: ts(s.now())}}
 	var dv *discoveryVersion
-	if i, ok := idx.byName[in.Name]; ok {
+	if ds := idx.server(in.Name); ds != nil {
 		ver := in.Version
 		if ver == "latest" {
 			ver = ""
 		}
-		dv = idx.servers[i].pick(ver, c.EnvLabels, c.Role != RoleHost)
+		dv = ds.pick(ver, c.EnvLabels, c.Role != RoleHost)
 	}
 	if dv == nil {
 		out.Verdict, out.Message = VerdictUnknown, fmt.Sprintf("%s has no approved version this host may use%s", in.Name, versionNote(in.Version))

@@ -139,7 +139,7 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 		return name > afterName || (name == afterName && ver > afterVersion)
 	}
 	// Seek both sorted lists to the cursor, then merge them.
-	i, _ := slices.BinarySearchFunc(idx.servers, afterName, func(ds discoveryServer, n string) int { return strings.Compare(ds.name, n) })
+	i, _ := idx.find(afterName)
 	j := 0
 	if include {
 		j, _ = slices.BinarySearchFunc(idx.gone, afterName, func(g *goneVersion, n string) int { return strings.Compare(g.name, n) })
@@ -152,7 +152,7 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 	peekV := func() *discoveryVersion {
 		for ; i < len(idx.servers); i++ {
 			if loaded != i {
-				ds := &idx.servers[i]
+				ds := idx.servers[i]
 				cur, curLatest, loaded = ds.byText, ds.pick("", labels, all), i
 			}
 			for ; len(cur) > 0; cur = cur[1:] {
@@ -284,8 +284,7 @@ func (s *Discovery) officialServer(ctx context.Context, c *Caller, name string, 
 		}
 	}
 	visible := func(v *discoveryVersion) bool { return all || v.visibleTo(labels) }
-	if i, ok := idx.byName[name]; ok {
-		ds := &idx.servers[i]
+	if ds := idx.server(name); ds != nil {
 		fn(ds, visible, ds.pick("", labels, all), gone)
 	} else if len(gone) > 0 {
 		fn(nil, visible, nil, gone)

@@ -95,8 +95,8 @@ func (s *Receipts) Post(ctx context.Context, c *Caller, in []*mcpregv1.CallRecei
 // resolvable reports whether the caller may resolve name@version: an
 // approved version its environment may see (admins see every one).
 func (s *Receipts) resolvable(idx *discoveryIndex, c *Caller, name, version string) bool {
-	i, ok := idx.byName[name]
-	return ok && idx.servers[i].pick(version, c.EnvLabels, c.Role != RoleHost) != nil
+	ds := idx.server(name)
+	return ds != nil && ds.pick(version, c.EnvLabels, c.Role != RoleHost) != nil
 }
 
 // checkReceipt says what is wrong with a posted receipt ("" when

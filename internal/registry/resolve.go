@@ -201,21 +201,20 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 	}
 	servers := idx.servers
 	if q.Name != "" {
-		i, ok := idx.byName[q.Name]
+		i, ok := idx.find(q.Name)
 		if !ok {
 			servers = nil
 		} else {
 			servers = idx.servers[i : i+1]
 		}
 	}
-	start, _ := slices.BinarySearchFunc(servers, after, func(s discoveryServer, name string) int {
+	start, _ := slices.BinarySearchFunc(servers, after, func(s *discoveryServer, name string) int {
 		if s.name <= name {
 			return -1
 		}
 		return 1
 	})
-	for i := range servers {
-		ds := &servers[i]
+	for i, ds := range servers {
 		if (q.Namespace != "" && ds.namespace != q.Namespace) || (q.Owner != "" && ds.owner != q.Owner) {
 			continue
 		}

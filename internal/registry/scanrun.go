@@ -132,7 +132,7 @@ func (s *Scans) hostMayScan(ctx context.Context, c *Caller, name, ver string) er
 	if err != nil {
 		return err
 	}
-	if i, ok := idx.byName[name]; ok && idx.servers[i].pick(ver, c.EnvLabels, false) != nil {
+	if ds := idx.server(name); ds != nil && ds.pick(ver, c.EnvLabels, false) != nil {
 		return nil
 	}
 	return deniedf("host %s may scan only versions it may resolve, and %s is not one of them", c.Principal, subjectOf(name, ver))

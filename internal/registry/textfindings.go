@@ -23,8 +23,8 @@ func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin
 		return nil, err
 	}
 	var approved []string // the server's tools as approved (its highest approved version)
-	if i, ok := idx.byName[serverName]; ok && len(idx.servers[i].versions) > 0 {
-		for _, t := range idx.servers[i].versions[0].entry.Pins.Tools {
+	if ds := idx.server(serverName); ds != nil && len(ds.versions) > 0 {
+		for _, t := range ds.versions[0].entry.Pins.Tools {
 			approved = append(approved, t.Name)
 		}
 	}
