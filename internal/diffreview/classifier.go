@@ -44,13 +44,25 @@ var ClassifierClasses = []struct{ Name, Kind, Means string }{
 // for its instructions, in that order: the features of each sentence.
 func ClassifierFeatures(l *pin.ToolsList) [][][]string {
 	l = orEmpty(l)
+	own := make(map[string]bool, len(l.Tools))
+	for _, t := range l.Tools {
+		own[t.Name] = true
+	}
 	var out [][][]string
 	for _, t := range l.Tools {
 		spans, _ := toolSpans(t.Raw)
-		out = append(out, features(classifierSentences(classifierSpans(spans))))
+		props := map[string]bool{}
+		for _, sp := range spans {
+			if sp.name {
+				props[sp.text] = true
+			}
+		}
+		ctx := cueContext{own: squashedSet(own), props: squashedSet(props)}
+		out = append(out, features(classifierSentences(classifierSpans(spans), ctx)))
 	}
 	if l.Instructions != nil {
-		out = append(out, features(classifierSentences([]span{{pointer: instructionsPointer, text: *l.Instructions}})))
+		out = append(out, features(classifierSentences([]span{{pointer: instructionsPointer, text: *l.Instructions}},
+			cueContext{own: squashedSet(own)})))
 	}
 	return out
 }
@@ -61,11 +73,14 @@ type sentence struct {
 	textclf.Sentence
 }
 
-// classifierSentences are the sentences of spans.
-func classifierSentences(spans []span) []sentence {
+// classifierSentences are the sentences of spans, each with its words
+// and its cues (addCues).
+func classifierSentences(spans []span, ctx cueContext) []sentence {
 	var out []sentence
 	for _, sp := range spans {
-		for _, se := range textclf.Sentences(sp.text) {
+		ss := textclf.Sentences(sp.text)
+		addCues(sp.text, ss, ctx)
+		for _, se := range ss {
 			out = append(out, sentence{sp, se})
 		}
 	}
@@ -102,7 +117,10 @@ func classifierSpans(spans []span) []span {
 // evidence is the sentence the model finds least benign.
 func (s *scanner) classify(tool string, spans []span) {
 	m := s.model
-	ss := classifierSentences(classifierSpans(spans))
+	if s.ownSquashed == nil {
+		s.ownSquashed = squashedSet(s.own)
+	}
+	ss := classifierSentences(classifierSpans(spans), cueContext{own: s.ownSquashed, props: squashedSet(s.props)})
 	v := textclf.Verdict{Sentence: -1}
 	for i, se := range ss {
 		class, mal := m.Rate(se.Features)
@@ -123,10 +141,11 @@ func (s *scanner) classify(tool string, spans []span) {
 		}
 	}
 	se := ss[v.Sentence]
+	words := topFeatures(m, se.Features, v.Class, 3)
 	start, end := se.bytes()
 	s.add(finding.Finding{Kind: class.Kind, Severity: finding.Medium, Tool: tool, Pointer: se.sp.pointer,
 		Message: fmt.Sprintf("reads like %s (word model: %.0f%% not benign, flagged from %.0f%%; words that weigh most: %s)",
-			class.Means, 100*v.Malicious, 100*m.Threshold, strings.Join(topFeatures(m, se.Features, v.Class, 3), ", ")),
+			class.Means, 100*v.Malicious, 100*m.Threshold, strings.Join(words, ", ")),
 		Evidence: excerptOf(se.sp.text, start, end, excerptMatch), Span: finding.Span{Start: se.Start, End: se.End}})
 }
 
@@ -247,6 +266,10 @@ func topFeatures(m *textclf.Model, feats []string, c, n int) []string {
 	slices.SortFunc(ws, func(a, b fw) int { return cmp.Or(cmp.Compare(b.w, a.w), cmp.Compare(a.f, b.f)) })
 	var out []string
 	for i := 0; i < len(ws) && i < n; i++ {
+		if label, ok := cueLabels[ws[i].f]; ok {
+			out = append(out, "("+label+")")
+			continue
+		}
 		out = append(out, fmt.Sprintf("%q", ws[i].f))
 	}
 	return out

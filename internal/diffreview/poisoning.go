@@ -33,6 +33,9 @@ type scanner struct {
 	props map[string]bool
 	out   []finding.Finding
 	model *textclf.Model // the word model
+	// ownSquashed is own with the names squashed, made when the word
+	// model first needs it.
+	ownSquashed map[string]bool
 }
 
 func newScanner(tools []pin.Tool) *scanner {

@@ -8,7 +8,13 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
+
+// CuePrefix starts a feature that is no word but a cue the caller derived
+// from the sentence (what it does rather than how it is worded). MaxDF
+// keeps cues: a frequent cue is not a matter of style.
+const CuePrefix = "#"
 
 // Example is one training case: a text (a tool definition, a server's
 // instructions) given as the features of each sentence, and its class.
@@ -173,7 +179,7 @@ func common(examples []Example, idx []int, maxDF float64) map[string]bool {
 	}
 	for g, fs := range df {
 		for f, n := range fs {
-			if float64(n) > maxDF*float64(size[g]) {
+			if float64(n) > maxDF*float64(size[g]) && !strings.HasPrefix(f, CuePrefix) {
 				stop[f] = true
 			}
 		}
