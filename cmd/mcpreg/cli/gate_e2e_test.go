@@ -188,6 +188,20 @@ func (e *gateEnv) startGate(t *testing.T, args ...string) *runningGate {
 	return g
 }
 
+// connect connects a host to the gate, with a minute for what the test
+// does through it.
+func (g *runningGate) connect(t *testing.T) (context.Context, *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
+	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
+	}
+	return ctx, session
+}
+
 // wait returns the gate's error once it stopped.
 func (g *runningGate) wait(t *testing.T) error {
 	t.Helper()
@@ -215,13 +229,7 @@ func (e *gateEnv) gateArgs(command ...string) []string {
 func TestGateStdio(t *testing.T) {
 	e := startGateEnv(t)
 	g := e.startGate(t, append([]string{"--scope", "read,write"}, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
-	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
-	if err != nil {
-		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
-	}
+	ctx, session := g.connect(t)
 	names := func() []string {
 		t.Helper()
 		res, err := session.ListTools(ctx, &mcp.ListToolsParams{})
@@ -364,10 +372,7 @@ func TestGateStdio(t *testing.T) {
 
 	// A read-only session (the default scope) is not shown the write tool.
 	ro := e.startGate(t, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)
-	session, err = host.Connect(ctx, &mcp.IOTransport{Reader: ro.hostOut, Writer: ro.hostIn}, nil)
-	if err != nil {
-		t.Fatalf("connecting a read-only session: %v\nstderr:\n%s", err, ro.stderr)
-	}
+	_, session = ro.connect(t)
 	if got := strings.Join(names(), ","); got != "get_forecast" {
 		t.Errorf("a read-only session was shown %s, want only get_forecast", got)
 	}
@@ -413,13 +418,7 @@ func TestGateRefusesOtherCommands(t *testing.T) {
 func TestGateWithholdsAQuarantinedVersion(t *testing.T) {
 	e := startGateEnv(t)
 	g := e.startGate(t, append([]string{"--refresh", "1s", "--scope", "read,write"}, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
-	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
-	if err != nil {
-		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
-	}
+	ctx, session := g.connect(t)
 	if res, err := session.ListTools(ctx, &mcp.ListToolsParams{}); err != nil || len(res.Tools) != 2 {
 		t.Fatalf("listing before the quarantine: %v %+v", err, res)
 	}
@@ -429,7 +428,7 @@ func TestGateWithholdsAQuarantinedVersion(t *testing.T) {
 		_, err := session.ListTools(ctx, &mcp.ListToolsParams{})
 		return err != nil && strings.Contains(err.Error(), why)
 	}, "the quarantined version's tools are still listed")
-	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "get_forecast", Arguments: map[string]any{"city": "Paris"}})
+	_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "get_forecast", Arguments: map[string]any{"city": "Paris"}})
 	if err == nil || !strings.Contains(err.Error(), why) {
 		t.Errorf("calling a tool of the quarantined version: %v", err)
 	}
@@ -493,13 +492,7 @@ func TestGateWarnsOfDeprecation(t *testing.T) {
 	e := startGateEnv(t)
 	mustRun(t, e.in.URL, e.reviewer, "deprecate", gateServerName, "1.0.0", "--message", "use 2.0 \x1b]0;pwned\x07instead")
 	g := e.startGate(t, e.gateArgs("npx", "-y", gatePackage+"@1.0.0")...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	host := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1.0.0"}, nil)
-	session, err := host.Connect(ctx, &mcp.IOTransport{Reader: g.hostOut, Writer: g.hostIn}, nil)
-	if err != nil {
-		t.Fatalf("connecting through the gate: %v\nstderr:\n%s", err, g.stderr)
-	}
+	ctx, session := g.connect(t)
 	if res, err := session.ListTools(ctx, &mcp.ListToolsParams{}); err != nil || len(res.Tools) == 0 {
 		t.Fatalf("listing a deprecated version's tools: %v %+v\nstderr:\n%s", err, res, g.stderr)
 	}
