@@ -39,6 +39,8 @@ type discoveryIndex struct {
 	// servers are sorted by name: a change replaces the pointers of the
 	// servers it touches in a copy of the slice, sharing the rest.
 	servers []*discoveryServer
+	// counts say how many servers a host sees without reading them all.
+	counts serverCounts
 	// gone are the revoked and quarantined versions, sorted by name then
 	// version text: /v0.1 lists them as deleted when asked to.
 	gone []*goneVersion
@@ -246,6 +248,7 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 		idx.servers = append(idx.servers, ds)
 	}
 	slices.SortFunc(idx.servers, func(a, b *discoveryServer) int { return strings.Compare(a.name, b.name) })
+	idx.counts = countServers(idx.servers)
 	return idx, nil
 }
 
@@ -564,6 +567,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		ds.versions = append(ds.versions, dv)
 	}
 	idx.servers = mergeServers(prev.servers, changed)
+	idx.counts = prev.counts.apply(prev, changed)
 	idx.gone = make([]*goneVersion, 0, len(prev.gone)+len(gone))
 	for _, g := range prev.gone {
 		if !touched[[2]string{g.name, g.version}] {
@@ -590,7 +594,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 
 // next is a copy of idx at the same sequence, sharing its shadowing index.
 func (idx *discoveryIndex) next() *discoveryIndex {
-	out := &discoveryIndex{seq: idx.seq, servers: idx.servers, gone: idx.gone}
+	out := &discoveryIndex{seq: idx.seq, servers: idx.servers, counts: idx.counts, gone: idx.gone}
 	if sh := idx.shadowIfBuilt(); sh != nil {
 		out.setShadow(sh)
 	}
@@ -630,6 +634,69 @@ func mergeServers(prev []*discoveryServer, changed map[string]*discoveryServer) 
 		}
 	}
 	return append(out, prev[i:]...)
+}
+
+// serverCounts count the servers of an index by who may see them: open
+// is how many have a version every host may use (no environment
+// restriction); closed are the others, which a host sees only through
+// its labels. Usually almost every server is open, so counting what a
+// host sees costs the closed ones, not the fleet.
+type serverCounts struct {
+	open   int
+	closed []*discoveryServer
+}
+
+// openServer reports whether a version of ds is unrestricted.
+func openServer(ds *discoveryServer) bool {
+	return slices.ContainsFunc(ds.versions, func(v *discoveryVersion) bool { return !v.restricted })
+}
+
+func countServers(servers []*discoveryServer) serverCounts {
+	var c serverCounts
+	for _, ds := range servers {
+		if openServer(ds) {
+			c.open++
+		} else {
+			c.closed = append(c.closed, ds)
+		}
+	}
+	return c
+}
+
+// apply is c after the changed servers replaced prev's (mergeServers).
+func (c serverCounts) apply(prev *discoveryIndex, changed map[string]*discoveryServer) serverCounts {
+	out := serverCounts{open: c.open, closed: slices.DeleteFunc(slices.Clone(c.closed), func(ds *discoveryServer) bool {
+		_, ok := changed[ds.name]
+		return ok
+	})}
+	for name, ds := range changed {
+		if p := prev.server(name); p != nil && openServer(p) {
+			out.open--
+		}
+		switch {
+		case len(ds.versions) == 0:
+		case openServer(ds):
+			out.open++
+		default:
+			out.closed = append(out.closed, ds)
+		}
+	}
+	return out
+}
+
+// visible is how many of the index's servers a caller with labels (all:
+// every environment) may use a version of.
+func (idx *discoveryIndex) visible(labels []string, all bool) int {
+	if all {
+		return len(idx.servers)
+	}
+	n := idx.counts.open
+	for _, ds := range idx.counts.closed {
+		if ds.pick("", labels, false) != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // sortDiscoveryServer orders a server's versions highest first and by text.

@@ -214,6 +214,24 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 		}
 		return 1
 	})
+	if q.Name == "" && q.Namespace == "" && q.Owner == "" && q.Version == "" {
+		// Every server the caller sees: count them without reading them
+		// all, and read only the page.
+		doc.TotalSize = idx.visible(labels, all)
+		for _, ds := range servers[start:] {
+			v := ds.pick("", labels, all)
+			if v == nil {
+				continue
+			}
+			if len(doc.Servers) == q.PageSize {
+				doc.NextPageToken = discoveryPageToken(doc.Servers[len(doc.Servers)-1].Name)
+				break
+			}
+			doc.Servers = append(doc.Servers, v.entry)
+			doc.Servers[len(doc.Servers)-1].Latest = true
+		}
+		return doc, nil
+	}
 	for i, ds := range servers {
 		if (q.Namespace != "" && ds.namespace != q.Namespace) || (q.Owner != "" && ds.owner != q.Owner) {
 			continue
