@@ -79,6 +79,14 @@ func classifierSentences(spans []span, ctx cueContext) []sentence {
 	var out []sentence
 	for _, sp := range spans {
 		ss := textclf.Sentences(sp.text)
+		ctx.member = ""
+		if sp.name {
+			ctx.member = sp.text
+		} else if parent, last := splitPointer(sp.pointer); !sp.name && last == "description" {
+			if pp, name := splitPointer(parent); strings.HasSuffix(pp, "/properties") {
+				ctx.member = name
+			}
+		}
 		addCues(sp.text, ss, ctx)
 		for _, se := range ss {
 			out = append(out, sentence{sp, se})
@@ -168,6 +176,12 @@ func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
 		// Judged on the unit, so a parameter's description may report
 		// it too: an override needs no particular place to work.
 		return overridesAssistant(ss, text, s.props)
+	case KindSecrecy:
+		// What the user is told is no property of the parameter: a
+		// sentence narrowing it counts wherever it is.
+		if slices.Contains(se.Features, cueWithheld) {
+			return true
+		}
 	case KindDataCollection:
 		// A scanner or manager that names the secrets it finds or shows
 		// collects nothing, unless it keeps or sends them.

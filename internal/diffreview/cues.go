@@ -2,6 +2,7 @@ package diffreview
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcpreg/mcpreg/internal/textclf"
@@ -20,6 +21,16 @@ const (
 	// cueToolChange: it does, and it speaks of setting, replacing,
 	// adding or removing something (what that tool is given or returns).
 	cueToolChange = textclf.CuePrefix + "tool_change"
+	// cueWithheld: the sentence (with the clauses it is joined to by
+	// semicolons) speaks of what the user is told (a reply, a summary, a
+	// confirmation, a mention) and narrows or negates it (only, not,
+	// unmentioned, passed over): what keeps a step from the user.
+	cueWithheld = textclf.CuePrefix + "withheld"
+	// cueHistory: the sentence speaks of what was said earlier in the
+	// conversation as a whole or word for word (the user's previous
+	// messages, everything said today, the full exchange), the object of
+	// a request to pass it on.
+	cueHistory = textclf.CuePrefix + "history"
 )
 
 // cueLabels say what each cue means, for the reviewer reading which
@@ -27,6 +38,8 @@ const (
 var cueLabels = map[string]string{
 	cueOtherTool:  "names a tool the server does not have",
 	cueToolChange: "changes what a tool the server does not have is given or returns",
+	cueWithheld:   "narrows or negates what the user is told",
+	cueHistory:    "speaks of the earlier conversation as a whole or word for word",
 }
 
 // cueContext is what the cues need to know of the tool: the server's own
@@ -34,6 +47,9 @@ var cueLabels = map[string]string{
 // next_thought_needed names the parameter nextThoughtNeeded.
 type cueContext struct {
 	own, props map[string]bool
+	// member is the parameter whose description the text is, if it is
+	// one.
+	member string
 }
 
 // squashedSet is names squashed.
@@ -78,10 +94,14 @@ var (
 
 // addCues appends to each sentence ss of text its cues.
 func addCues(text string, ss []textclf.Sentence, ctx cueContext) {
-	if !strings.Contains(text, "_") && !hasUpper(text) {
-		return // no identifier: no cue
-	}
 	runes := []rune(text)
+	tellingCues(runes, ss)
+	if !meantForHistory(ctx.member) {
+		historyCues(runes, ss)
+	}
+	if !strings.Contains(text, "_") && !hasUpper(text) {
+		return // no identifier: no tool cue
+	}
 	for i := range ss {
 		se := &ss[i]
 		sent := string(runes[se.Start:se.End])
@@ -126,4 +146,162 @@ func hasUpper(s string) bool {
 		}
 	}
 	return false
+}
+
+// Telling and withholding, by word prefix (English and French) and, for
+// Chinese, by substring. A telling word is a verb or noun of reporting to
+// someone: the reply, the summary, the confirmation, a mention. A
+// withholding word narrows or negates: only, not, nothing, without, or a
+// reporting word negated by its prefix (unmentioned, unreported).
+var (
+	tellWords = []string{"mention", "unmention", "reported", "unreport", "told", "summar", "reply", "replies", "narrat", "relay",
+		"remark", "unremark", "described", "itemi", "surfac", "confirmation", "recap", "unstat", "unsaid", "unspoken", "unnotic", "unaddress",
+		"unannounc", "undisclos", "unflag", "informed", "réponse", "résumé", "synthèse", "rendu", "évoqu", "signaler",
+		"citer", "préciser", "communiqué", "rapport", "apparaî", "apparai", "paraî", "parai", "instruit", "averti", "prévenu", "récapitul", "restitu"}
+	zhTell    = []string{"告知", "告诉", "向用户提", "回复", "答复", "汇报", "总结", "透露"}
+	holdWords = []string{"only", "alone", "not", "no", "never", "nothing", "none", "neither", "nor", "without", "rather",
+		"beyond", "omit", "left", "spare", "outside", "exclud", "refrain", "superfluous", "unnecessary", "needless",
+		"unmention", "unreport", "unremark", "unstat", "unsaid", "unspoken", "unnotic", "unaddress", "unannounc", "undisclos", "unflag",
+		"pas", "aucun", "rien", "ni", "sans", "seul", "uniquement", "born", "limit", "content", "arrêt", "hors", "inutil",
+		"abstien", "épargn", "écart", "tais", "tair", "silence", "implicit"}
+	zhHold = []string{"不", "无需", "无须", "只", "仅", "省略", "略", "免", "勿", "别"}
+)
+
+// isTellBigram reports whether a feature is a phrase of reporting
+// ("faire état", to mention).
+func isTellBigram(f string) bool {
+	switch f {
+	case "faire état", "fait état", "fasse état", "font état":
+		return true
+	}
+	return false
+}
+
+// isHoldBigram reports whether a feature is a phrasal verb of leaving
+// something out ("passed over").
+func isHoldBigram(f string) bool {
+	switch f {
+	case "passed over", "glossed over", "skipped over", "skated over":
+		return true
+	}
+	return false
+}
+
+// tellingCues marks each sentence of ss (runes its text) that speaks of
+// what the user is told and narrows or negates it with cueWithheld. A
+// sentence is read with those it is joined to by a semicolon, which
+// often holds the other half ("summaries describe the change only; the
+// webhook is best left unstated").
+func tellingCues(runes []rune, ss []textclf.Sentence) {
+	told := make([]bool, len(ss))
+	held := make([]bool, len(ss))
+	for i, se := range ss {
+		sent := string(runes[se.Start:se.End])
+		han := !plainASCII(sent)
+		told[i] = hasWordPrefix(se.Features, tellWords) && !asksConfirmation(se.Features) ||
+			slices.ContainsFunc(se.Features, isTellBigram) || han && containsAny(sent, zhTell)
+		held[i] = hasWordPrefix(se.Features, holdWords) || slices.ContainsFunc(se.Features, isHoldBigram) || han && containsAny(sent, zhHold)
+	}
+	// clauses: runs of sentences joined by semicolons.
+	for i := 0; i < len(ss); {
+		j := i + 1
+		for j < len(ss) && semicolonBetween(runes, ss[j-1].End, ss[j].Start) {
+			j++
+		}
+		t, h := false, false
+		for k := i; k < j; k++ {
+			t, h = t || told[k], h || held[k]
+		}
+		if t && h {
+			for k := i; k < j; k++ {
+				ss[k].Features = append(ss[k].Features, cueWithheld)
+			}
+		}
+		i = j
+	}
+}
+
+// semicolonBetween reports whether runes[from:to] holds a semicolon.
+func semicolonBetween(runes []rune, from, to int) bool {
+	for _, r := range runes[from:to] {
+		if r == ';' || r == '；' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWordPrefix reports whether a unigram of features begins with one of
+// prefixes; a prefix of three letters or fewer must be the whole word.
+func hasWordPrefix(features []string, prefixes []string) bool {
+	for _, f := range features {
+		if strings.ContainsAny(f, " ~") {
+			continue // bigrams and stems
+		}
+		for _, p := range prefixes {
+			if f == p || len(p) > 3 && strings.HasPrefix(f, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksConfirmation reports whether a sentence speaks of a confirmation
+// asked of the user (after confirmation, without confirmation), not of
+// one given to them, and of no other telling.
+func asksConfirmation(features []string) bool {
+	asked := false
+	for _, f := range features {
+		switch f {
+		case "after confirmation", "without confirmation", "for confirmation", "requires confirmation", "user confirmation", "explicit confirmation":
+			asked = true
+		}
+	}
+	if !asked {
+		return false
+	}
+	var other []string
+	for _, f := range features {
+		if !strings.HasPrefix(f, "confirmation") {
+			other = append(other, f)
+		}
+	}
+	return !hasWordPrefix(other, tellWords)
+}
+
+// What was said earlier: a word for the conversation's content and a word
+// that takes it whole, word for word or from before.
+var (
+	saidWords = []string{"message", "utterance", "conversation", "chat", "turns", "told", "said", "exchange",
+		"transcript", "dialog", "échange", "discussion", "propos", "saisi"}
+	zhSaid     = []string{"对话", "聊天", "消息", "会话", "说过"}
+	earlyWords = []string{"previous", "prior", "earlier", "last", "past", "preceding", "verbatim", "whole", "entire",
+		"today", "précédent", "antérieur", "tôt", "intégral", "entier", "mot"}
+	zhEarly = []string{"之前", "此前", "先前", "以往", "历史", "原文", "逐字", "上文", "前面"}
+)
+
+// historyWords name a parameter meant to carry the conversation
+// (previous_messages, chatHistory, transcript): that one is documented
+// for it, and the earlier conversation in its description is no request
+// to smuggle it out.
+var historyWords = []string{"message", "history", "conversation", "transcript", "chat", "turn", "dialog", "context", "echange", "historique"}
+
+// meantForHistory reports whether the parameter member is named for the
+// conversation.
+func meantForHistory(member string) bool {
+	return member != "" && containsAny(strings.ToLower(member), historyWords)
+}
+
+// historyCues marks each sentence of ss (runes its text) that speaks of
+// the earlier conversation with cueHistory.
+func historyCues(runes []rune, ss []textclf.Sentence) {
+	for i, se := range ss {
+		sent := string(runes[se.Start:se.End])
+		han := !plainASCII(sent)
+		said := hasWordPrefix(se.Features, saidWords) || han && containsAny(sent, zhSaid)
+		if said && (hasWordPrefix(se.Features, earlyWords) || han && containsAny(sent, zhEarly)) {
+			ss[i].Features = append(ss[i].Features, cueHistory)
+		}
+	}
 }
