@@ -132,7 +132,7 @@ func (s *scanner) classify(tool string, spans []span) {
 	v := textclf.Verdict{Sentence: -1}
 	for i, se := range ss {
 		class, mal := m.Rate(se.Features)
-		if !s.eligible(ss, se, ClassifierClasses[class].Kind) {
+		if !s.eligible(tool, ss, se, ClassifierClasses[class].Kind) {
 			continue
 		}
 		if mal > v.Malicious || v.Sentence < 0 {
@@ -161,7 +161,7 @@ func (s *scanner) classify(tool string, spans []span) {
 // the word model holds to what the rules hold to, judged on the sentence
 // itself (a word elsewhere in the description must not switch a check
 // off).
-func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
+func (s *scanner) eligible(tool string, ss []sentence, se sentence, kind string) bool {
 	text := se.text()
 	switch kind {
 	case KindExfiltrationRequest:
@@ -171,6 +171,13 @@ func (s *scanner) eligible(ss []sentence, se sentence, kind string) bool {
 		// coercive ordering.
 		if ownServerOnly(text) {
 			return false
+		}
+		// A parameter's description that says when the tool itself is
+		// to be called ("call this tool before any other", 调用本工具)
+		// speaks of the tool, not of the parameter. The description is
+		// short: the tool may be named in the clause before the order.
+		if isPropertyDescription(se.sp.pointer) {
+			return namesItself(se.sp.text, tool)
 		}
 	case KindInstructionOverride:
 		// Judged on the unit, so a parameter's description may report

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcpreg/mcpreg/internal/textclf"
 )
@@ -31,6 +32,10 @@ const (
 	// messages, everything said today, the full exchange), the object of
 	// a request to pass it on.
 	cueHistory = textclf.CuePrefix + "history"
+	// cueHistoryArg: the sentence speaks of the earlier conversation
+	// (cueHistory) and names a member of the tool that is not named for
+	// it: what is said earlier is to go into that argument.
+	cueHistoryArg = textclf.CuePrefix + "history_arg"
 )
 
 // cueLabels say what each cue means, for the reviewer reading which
@@ -40,6 +45,7 @@ var cueLabels = map[string]string{
 	cueToolChange: "changes what a tool the server does not have is given or returns",
 	cueWithheld:   "narrows or negates what the user is told",
 	cueHistory:    "speaks of the earlier conversation as a whole or word for word",
+	cueHistoryArg: "puts the earlier conversation into an argument not meant for it",
 }
 
 // cueContext is what the cues need to know of the tool: the server's own
@@ -97,7 +103,7 @@ func addCues(text string, ss []textclf.Sentence, ctx cueContext) {
 	runes := []rune(text)
 	tellingCues(runes, ss)
 	if !meantForHistory(ctx.member) {
-		historyCues(runes, ss)
+		historyCues(runes, ss, ctx.props)
 	}
 	if !strings.Contains(text, "_") && !hasUpper(text) {
 		return // no identifier: no tool cue
@@ -276,7 +282,7 @@ var (
 	saidWords = []string{"message", "utterance", "conversation", "chat", "turns", "told", "said", "exchange",
 		"transcript", "dialog", "échange", "discussion", "propos", "saisi"}
 	zhSaid     = []string{"对话", "聊天", "消息", "会话", "说过"}
-	earlyWords = []string{"previous", "prior", "earlier", "last", "past", "preceding", "verbatim", "whole", "entire",
+	earlyWords = []string{"previous", "prior", "earlier", "last", "past", "preceding", "verbatim", "whole", "entire", "complete",
 		"today", "précédent", "antérieur", "tôt", "intégral", "entier", "mot"}
 	zhEarly = []string{"之前", "此前", "先前", "以往", "历史", "原文", "逐字", "上文", "前面"}
 )
@@ -294,14 +300,35 @@ func meantForHistory(member string) bool {
 }
 
 // historyCues marks each sentence of ss (runes its text) that speaks of
-// the earlier conversation with cueHistory.
-func historyCues(runes []rune, ss []textclf.Sentence) {
+// the earlier conversation with cueHistory, and with cueHistoryArg too
+// when it names one of props (squashed member names) not meant for the
+// conversation.
+func historyCues(runes []rune, ss []textclf.Sentence, props map[string]bool) {
 	for i, se := range ss {
 		sent := string(runes[se.Start:se.End])
 		han := !plainASCII(sent)
 		said := hasWordPrefix(se.Features, saidWords) || han && containsAny(sent, zhSaid)
 		if said && (hasWordPrefix(se.Features, earlyWords) || han && containsAny(sent, zhEarly)) {
 			ss[i].Features = append(ss[i].Features, cueHistory)
+			if namesMember(sent, props) {
+				ss[i].Features = append(ss[i].Features, cueHistoryArg)
+			}
 		}
 	}
+}
+
+// namesMember reports whether sent holds, as a whole word, one of props
+// (squashed member names) that is not named for the conversation.
+func namesMember(sent string, props map[string]bool) bool {
+	if len(props) == 0 {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(sent, func(r rune) bool {
+		return !(r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		if n := squash(w); props[n] && !containsAny(n, historyWords) {
+			return true
+		}
+	}
+	return false
 }

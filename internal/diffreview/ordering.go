@@ -26,7 +26,7 @@ var (
 		`|\b(?:tout|toute|tous|toutes|chaque|chacun(?:e)?|n'importe\s+quel(?:le)?|la\s+moindre|le\s+moindre|aucune?)\s+(?:(?:les|autre|autres|nouvelle?|de\s+vos|tour\s+de)\s+)?(?:outils?|appels?|réponses?|conversations?|sessions?|tours?|questions?|actions?|messages?|textes?|résultats?|modifications?|démarches?|mentions?|command(?:e|es)|recherches?)\b` +
 		`|quel(?:le)?s?\s+que\s+soi(?:t|ent)|d'où\s+qu|tous\s+serveurs|sans\s+exception|même\s+non|même\s+d'ordre|tout\s+premier|qu'il\s+vienne` +
 		// Chinese
-		`|任何|所有|每次|每一次|每当|其他|其它|每个|凡是|无论|没有例外|即便|一切`)
+		`|任何|任意|任一|所有|每次|每一次|每当|其他|其它|每个|凡是|无论|不管|不论|没有例外|即便|即使|哪怕|一切`)
 	orderingRelation = regexp.MustCompile(`(?i)` +
 		`\b(?:before|after|first|following|prior\s+to|preceding|at\s+the\s+(?:start|beginning|end)\s+of|begin|supersedes?|instead\s+of|rather\s+than|in\s+place\s+of|preferred|left\s+unused|precedence|only\s+after|once\s+\S+\s+has\s+returned)\b` +
 		`|\b(?:avant|après|d'abord|en\s+premier|au\s+début|à\s+l'issue|premi(?:er|ère)|précède|précéder|préalable|suivie?s?\s+d|à\s+la\s+place|au\s+lieu|prime\s+sur|prévaut|à\s+préférer|de\s+préférence|tant\s+que|en\s+fin\s+de|commence)` +
@@ -39,6 +39,35 @@ var (
 	// orderingAct: the sentence is about using or calling tools.
 	orderingAct = regexp.MustCompile(`(?i)\b(?:call|invok|run|execut|use|using|used|consult|submit|route|go\s+through|appel|lanc|exécut|utilis|consult|soumi|recour|passer\s+par|s'exécute)|调用|使用|执行|运行|处理|作答|交给`)
 )
+
+// orderingSelf: the sentence speaks of the tool it describes (this
+// tool, cet outil, 本工具, call it), not of some step of a task.
+var orderingSelf = regexp.MustCompile(`(?i)\b(?:this|the\s+present)\s+tool\b|\b(?:cet|le\s+présent)\s+outil\b|(?:本|该|此|这个)工具|(?:调用|使用|运行|执行)它`)
+
+// namesItself reports whether text speaks of the tool named tool itself:
+// by orderingSelf or by its name, as a whole word.
+func namesItself(text, tool string) bool {
+	if orderingSelf.MatchString(text) {
+		return true
+	}
+	for i := 0; tool != "" && i < len(text); {
+		j := strings.Index(text[i:], tool)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(tool)
+		if (start == 0 || !nameByte(text[start-1])) && (end == len(text) || !nameByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
+}
+
+// nameByte reports whether c may be part of a tool name.
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // orderingTriggers gate the rule cheaply (lower-cased text).
 var orderingTriggers = []string{"before", "after", "first", "following", "prior", "preced", "start", "begin", "supersed", "instead",

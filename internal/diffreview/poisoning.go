@@ -160,6 +160,12 @@ func (s *scanner) phrases(tool string, sp span, p prepared, via string) {
 		if h, ok := s.steering(p.clean, lower, s.props); ok {
 			consider(h)
 		}
+	} else if namesItself(p.clean, tool) {
+		// A parameter's description may still order the tool itself
+		// to be called first or after every call.
+		if h, ok := coerciveOrdering(p.clean, lower); ok {
+			consider(h)
+		}
 	}
 	if !sp.name {
 		if h, ok := exfilProse(p.clean, lower, isPropertyDescription(sp.pointer)); ok {
