@@ -36,7 +36,7 @@ func newEditIndex() *editIndex {
 	return &editIndex{seed: maphash.MakeSeed(), names: map[string]int32{}, keys: map[uint64][]int32{}}
 }
 
-// add indexes a lower-case name of minEditLength runes or more, once.
+// add indexes a lower-case name (of an editable length), once.
 func (e *editIndex) add(lower []rune) {
 	s := string(lower)
 	if _, ok := e.names[s]; ok {

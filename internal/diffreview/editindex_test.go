@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/pin"
@@ -158,5 +159,31 @@ func BenchmarkIndexNear(b *testing.B) {
 				x.near("scale_echo")
 			}
 		})
+	}
+}
+
+// TestIndexSkipsOverlongNames: a tool name longer than maxEditLength
+// (hostile input: the edit index's work grows with the square of a name's
+// length) is neither indexed nor looked up by distance, yet an exact or
+// look-alike copy of it is still found.
+func TestIndexSkipsOverlongNames(t *testing.T) {
+	long := strings.Repeat("ab", 50_000) // no two equal runes side by side: the costly case
+	x := NewIndex([]ServerTools{{Server: "a/one", Tools: []pin.Tool{toolJSON(long, "x", nil), toolJSON("send_email", "x", nil)}}})
+	if n := len(x.edit.names); n != 1 {
+		t.Fatalf("the edit index holds %d names, want only send_email", n)
+	}
+	if got := x.near(long[1:] + "b"); len(got) != 0 {
+		t.Fatalf("an overlong name was compared by distance: %v", got)
+	}
+	fs := x.Shadowing(ServerTools{Server: "b/two", Tools: []pin.Tool{toolJSON(long, "x", nil), toolJSON(strings.ToUpper(long[:200])+long[200:], "x", nil)}})
+	kinds := map[string]int{}
+	for _, f := range fs {
+		kinds[f.Kind]++
+	}
+	if kinds[KindNameCollision] != 1 || kinds[KindConfusableName] != 1 {
+		t.Errorf("findings %v, want the exact and the case-variant copies found", kinds)
+	}
+	if !editable(maxEditLength) || editable(maxEditLength+1) || editable(minEditLength-1) {
+		t.Error("editable does not bound names to [minEditLength, maxEditLength]")
 	}
 }

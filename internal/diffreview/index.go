@@ -36,7 +36,7 @@ type Index struct {
 	byName     map[string][]toolRef
 	bySkeleton map[string][]toolRef
 	byLower    map[string][]toolRef // by lower-case name
-	edit       *editIndex           // lower-case names of minEditLength runes or more
+	edit       *editIndex           // lower-case names of an editable length
 	// byServer are each server's indexed names with their skeletons, so
 	// Replace finds what to take out without computing them again.
 	byServer map[string][][2]string
@@ -94,7 +94,7 @@ func (x *Index) add(ref toolRef) {
 	x.bySkeleton[k] = append(x.bySkeleton[k], ref)
 	lower := strings.ToLower(ref.name)
 	x.byLower[lower] = append(x.byLower[lower], ref)
-	if runes := []rune(lower); len(runes) >= minEditLength {
+	if runes := []rune(lower); editable(len(runes)) {
 		x.edit.add(runes)
 	}
 	x.byServer[ref.server] = append(x.byServer[ref.server], [2]string{ref.name, k})
@@ -110,7 +110,15 @@ func skeletonKey(name string) string {
 const (
 	minEditLength = 5  // shorter names are not compared by distance
 	longName      = 10 // names this long may differ by two edits
+	// maxEditLength: longer names are not compared by distance (exact and
+	// look-alike matches still apply). A name costs the edit index work
+	// in the square of its length, and a submitted name is hostile input;
+	// tool names are meant to be at most 128 characters.
+	maxEditLength = 128
 )
+
+// editable reports whether a name of n runes is compared by distance.
+func editable(n int) bool { return n >= minEditLength && n <= maxEditLength }
 
 // maxEdits is the largest edit distance at which names of n runes count
 // as confusable.
@@ -126,7 +134,7 @@ func maxEdits(n int) int {
 func (x *Index) near(name string) []toolRef {
 	lower := []rune(strings.ToLower(name))
 	n := len(lower)
-	if n < minEditLength {
+	if !editable(n) {
 		return nil
 	}
 	var out []toolRef
