@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/mcpreg/mcpreg/internal/textclf"
 )
@@ -323,9 +322,7 @@ func namesMember(sent string, props map[string]bool) bool {
 	if len(props) == 0 {
 		return false
 	}
-	for _, w := range strings.FieldsFunc(sent, func(r rune) bool {
-		return !(r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
-	}) {
+	for _, w := range strings.FieldsFunc(sent, func(r rune) bool { return !isWordRune(r) }) {
 		if n := squash(w); props[n] && !containsAny(n, historyWords) {
 			return true
 		}

@@ -41,7 +41,13 @@ func mentions(text string) []mentionAt {
 
 // isNameRune reports runes that may appear in a tool name.
 func isNameRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'
+	return isWordRune(r) || r == '.'
+}
+
+// isWordRune reports runes of an identifier word (a tool or parameter
+// name without dotted parts).
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'
 }
 
 // appendToken adds text[start:end], trimmed, and its dotted parts.

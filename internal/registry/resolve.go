@@ -214,25 +214,15 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 		}
 		return 1
 	})
-	if q.Name == "" && q.Namespace == "" && q.Owner == "" && q.Version == "" {
-		// Every server the caller sees: count them without reading them
-		// all, and read only the page.
-		doc.TotalSize = idx.visible(labels, all)
-		for _, ds := range servers[start:] {
-			v := ds.pick("", labels, all)
-			if v == nil {
-				continue
-			}
-			if len(doc.Servers) == q.PageSize {
-				doc.NextPageToken = discoveryPageToken(doc.Servers[len(doc.Servers)-1].Name)
-				break
-			}
-			doc.Servers = append(doc.Servers, v.entry)
-			doc.Servers[len(doc.Servers)-1].Latest = true
-		}
-		return doc, nil
+	// Every server the caller sees (no filter): the index counts them, so
+	// only the page is read; otherwise every server is counted here.
+	counted := q.Name == "" && q.Namespace == "" && q.Owner == "" && q.Version == ""
+	from := 0
+	if counted {
+		doc.TotalSize, from = idx.visible(labels, all), start
 	}
-	for i, ds := range servers {
+	for i := from; i < len(servers); i++ {
+		ds := servers[i]
 		if (q.Namespace != "" && ds.namespace != q.Namespace) || (q.Owner != "" && ds.owner != q.Owner) {
 			continue
 		}
@@ -240,12 +230,17 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 		if v == nil {
 			continue
 		}
-		doc.TotalSize++
+		if !counted {
+			doc.TotalSize++
+		}
 		if i < start {
 			continue
 		}
 		if len(doc.Servers) == q.PageSize {
 			doc.NextPageToken = discoveryPageToken(doc.Servers[len(doc.Servers)-1].Name)
+			if counted {
+				break
+			}
 			continue
 		}
 		doc.Servers = append(doc.Servers, v.entry)

@@ -121,9 +121,14 @@ func run(c config, log io.Writer) (*result, error) {
 		return nil, fmt.Errorf("first /v0.1 request: status %d", code)
 	}
 	res.warm = time.Since(t1) + res.startup
+	// The deep page's token, walked to once: every round reads that page.
+	deep, depth, err := deepToken(client{base: p.URL, http: &http.Client{Timeout: time.Minute}}, tokens["reviewer"], min(deepDepth, res.versions/2))
+	if err != nil {
+		return nil, err
+	}
 	var rounds [][]op
 	for round := range max(c.rounds, 1) {
-		ops, err := measure(p.URL, tokens, c, round, res.versions)
+		ops, err := measure(p.URL, tokens, c, round, deep, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -237,8 +242,9 @@ func medianOps(rounds [][]op) []op {
 }
 
 // measure times every operation once (round numbers the new servers'
-// names, so each round submits servers of its own).
-func measure(base string, tokens map[string]string, c config, round, versions int) ([]op, error) {
+// names, so each round submits servers of its own; deep is the page token
+// at depth in the version list).
+func measure(base string, tokens map[string]string, c config, round int, deep string, depth int) ([]op, error) {
 	cl := client{base: base, http: &http.Client{Timeout: time.Minute}}
 	owner, reviewer, host := tokens["owner"], tokens["reviewer"], tokens["host"]
 	const tools = `{"tools":[{"name":"scale_echo","description":"Echo text back for the scale run.","inputSchema":{"type":"object"}}]}`
@@ -286,12 +292,8 @@ func measure(base string, tokens map[string]string, c config, round, versions in
 	}, 200)); err != nil {
 		return nil, err
 	}
-	token, depth, err := deepToken(cl, reviewer, min(deepDepth, versions/2))
-	if err != nil {
-		return nil, err
-	}
 	if err := add(timed(fmt.Sprintf("list, page at depth %d", depth), c.reps, func(int) (int, error) {
-		code, _, _, err := cl.do("GET", "/v1/versions?pageSize=30&pageToken="+url.QueryEscape(token), reviewer, nil)
+		code, _, _, err := cl.do("GET", "/v1/versions?pageSize=30&pageToken="+url.QueryEscape(deep), reviewer, nil)
 		return code, err
 	}, 200)); err != nil {
 		return nil, err
