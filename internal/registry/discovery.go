@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -36,9 +36,9 @@ type discoveryIndex struct {
 	// gen is the invalidation count read before building it.
 	gen int64
 	seq int64
-	// servers are sorted by name: a change replaces the pointers of the
-	// servers it touches in a copy of the slice, sharing the rest.
-	servers []*discoveryServer
+	// servers are sorted by name: a change replaces the servers it
+	// touches in copies of their chunks, sharing the rest.
+	servers serverList
 	// counts say how many servers a host sees without reading them all.
 	counts serverCounts
 	// gone are the revoked and quarantined versions, sorted by name then
@@ -210,7 +210,7 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	}
 	old := map[int]*discoveryVersion{}
 	if prev != nil && !full {
-		for _, ds := range prev.servers {
+		for ds := range prev.servers.all() {
 			for _, dv := range ds.versions {
 				old[dv.id] = dv
 			}
@@ -243,12 +243,14 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	if idx.gone, err = s.buildGone(ctx, prev, full); err != nil {
 		return nil, err
 	}
+	servers := make([]*discoveryServer, 0, len(byServer))
 	for _, ds := range byServer {
 		sortDiscoveryServer(ds)
-		idx.servers = append(idx.servers, ds)
+		servers = append(servers, ds)
 	}
-	slices.SortFunc(idx.servers, func(a, b *discoveryServer) int { return strings.Compare(a.name, b.name) })
-	idx.counts = countServers(idx.servers)
+	slices.SortFunc(servers, func(a, b *discoveryServer) int { return strings.Compare(a.name, b.name) })
+	idx.servers = newServerList(servers, serverChunk)
+	idx.counts = countServers(idx.servers.all())
 	return idx, nil
 }
 
@@ -566,7 +568,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		ds.namespace, ds.owner = dv.entry.Namespace, dv.entry.Owner
 		ds.versions = append(ds.versions, dv)
 	}
-	idx.servers = mergeServers(prev.servers, changed)
+	idx.servers = prev.servers.merge(changed)
 	idx.counts = prev.counts.apply(prev, changed)
 	idx.gone = make([]*goneVersion, 0, len(prev.gone)+len(gone))
 	for _, g := range prev.gone {
@@ -601,39 +603,12 @@ func (idx *discoveryIndex) next() *discoveryIndex {
 	return out
 }
 
-// find is the position of the server named name, and whether it is there.
-func (idx *discoveryIndex) find(name string) (int, bool) {
-	return slices.BinarySearchFunc(idx.servers, name, func(ds *discoveryServer, n string) int { return strings.Compare(ds.name, n) })
-}
-
 // server is the server named name, or nil.
 func (idx *discoveryIndex) server(name string) *discoveryServer {
-	if i, ok := idx.find(name); ok {
-		return idx.servers[i]
+	if i, ok := idx.servers.search(name); ok {
+		return idx.servers.at(i)
 	}
 	return nil
-}
-
-// mergeServers is prev (sorted by name) with the changed servers in place
-// of prev's: those with no version left leave, new names are inserted in
-// order. It copies pointers, one pass over prev, without sorting the fleet.
-func mergeServers(prev []*discoveryServer, changed map[string]*discoveryServer) []*discoveryServer {
-	names := slices.Sorted(maps.Keys(changed))
-	out := make([]*discoveryServer, 0, len(prev)+len(names))
-	i := 0
-	for _, name := range names {
-		j, found := slices.BinarySearchFunc(prev[i:], name, func(ds *discoveryServer, n string) int { return strings.Compare(ds.name, n) })
-		out = append(out, prev[i:i+j]...)
-		i += j
-		if found {
-			i++ // changed replaces it
-		}
-		if ds := changed[name]; len(ds.versions) > 0 {
-			sortDiscoveryServer(ds)
-			out = append(out, ds)
-		}
-	}
-	return append(out, prev[i:]...)
 }
 
 // serverCounts count the servers of an index by who may see them: open
@@ -651,9 +626,9 @@ func openServer(ds *discoveryServer) bool {
 	return slices.ContainsFunc(ds.versions, func(v *discoveryVersion) bool { return !v.restricted })
 }
 
-func countServers(servers []*discoveryServer) serverCounts {
+func countServers(servers iter.Seq[*discoveryServer]) serverCounts {
 	var c serverCounts
-	for _, ds := range servers {
+	for ds := range servers {
 		if openServer(ds) {
 			c.open++
 		} else {
@@ -688,7 +663,7 @@ func (c serverCounts) apply(prev *discoveryIndex, changed map[string]*discoveryS
 // every environment) may use a version of.
 func (idx *discoveryIndex) visible(labels []string, all bool) int {
 	if all {
-		return len(idx.servers)
+		return idx.servers.len()
 	}
 	n := idx.counts.open
 	for _, ds := range idx.counts.closed {

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -139,22 +140,19 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 		return name > afterName || (name == afterName && ver > afterVersion)
 	}
 	// Seek both sorted lists to the cursor, then merge them.
-	i, _ := idx.find(afterName)
+	first, _ := idx.servers.search(afterName)
+	next, stop := iter.Pull2(idx.servers.from(first))
+	defer stop()
 	j := 0
 	if include {
 		j, _ = slices.BinarySearchFunc(idx.gone, afterName, func(g *goneVersion, n string) int { return strings.Compare(g.name, n) })
 	}
 	// peekV and peekG are the next record of each list that the caller
 	// may see and the query keeps, without taking it.
-	var cur []*discoveryVersion // the versions of idx.servers[i] still to list
+	var cur []*discoveryVersion // the versions of the current server still to list
 	var curLatest *discoveryVersion
-	loaded := -1
 	peekV := func() *discoveryVersion {
-		for ; i < len(idx.servers); i++ {
-			if loaded != i {
-				ds := idx.servers[i]
-				cur, curLatest, loaded = ds.byText, ds.pick("", labels, all), i
-			}
+		for {
 			for ; len(cur) > 0; cur = cur[1:] {
 				v := cur[0]
 				if (all || v.visibleTo(labels)) && after(v.entry.Name, v.entry.Version) &&
@@ -162,8 +160,12 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 					return v
 				}
 			}
+			_, ds, ok := next()
+			if !ok {
+				return nil
+			}
+			cur, curLatest = ds.byText, ds.pick("", labels, all)
 		}
-		return nil
 	}
 	peekG := func() *goneVersion {
 		for ; include && j < len(idx.gone); j++ {

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -199,30 +198,29 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 	if doc.Environments == nil {
 		doc.Environments = []string{}
 	}
-	servers := idx.servers
+	servers, n := idx.servers.from(0), idx.servers.len()
 	if q.Name != "" {
-		i, ok := idx.find(q.Name)
-		if !ok {
-			servers = nil
-		} else {
-			servers = idx.servers[i : i+1]
+		i, ok := idx.servers.search(q.Name)
+		servers, n = idx.servers.from(i), 0
+		if ok {
+			n = i + 1
 		}
 	}
-	start, _ := slices.BinarySearchFunc(servers, after, func(s *discoveryServer, name string) int {
-		if s.name <= name {
-			return -1
-		}
-		return 1
-	})
+	// start is the position of the first server after the page token's.
+	start, found := idx.servers.search(after)
+	if found {
+		start++
+	}
 	// Every server the caller sees (no filter): the index counts them, so
 	// only the page is read; otherwise every server is counted here.
 	counted := q.Name == "" && q.Namespace == "" && q.Owner == "" && q.Version == ""
-	from := 0
 	if counted {
-		doc.TotalSize, from = idx.visible(labels, all), start
+		doc.TotalSize, servers = idx.visible(labels, all), idx.servers.from(start)
 	}
-	for i := from; i < len(servers); i++ {
-		ds := servers[i]
+	for i, ds := range servers {
+		if i >= n {
+			break
+		}
 		if (q.Namespace != "" && ds.namespace != q.Namespace) || (q.Owner != "" && ds.owner != q.Owner) {
 			continue
 		}

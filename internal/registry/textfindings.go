@@ -44,8 +44,8 @@ func (idx *discoveryIndex) shadowIndex() *diffreview.Index {
 	idx.shadowMu.Lock()
 	defer idx.shadowMu.Unlock()
 	if idx.shadow == nil {
-		servers := make([]diffreview.ServerTools, 0, len(idx.servers))
-		for _, ds := range idx.servers {
+		servers := make([]diffreview.ServerTools, 0, idx.servers.len())
+		for ds := range idx.servers.all() {
 			if len(ds.versions) == 0 {
 				continue
 			}
