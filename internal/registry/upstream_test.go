@@ -22,6 +22,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/storetest"
 	"github.com/mcpreg/mcpreg/internal/upstream"
 	"github.com/mcpreg/mcpreg/internal/upstream/upstreamtest"
+	mcpregv1 "github.com/mcpreg/mcpreg/proto/mcpreg/v1"
 )
 
 // upstreamLimits are small caps, so the hostile cases trip them fast.
@@ -383,6 +384,9 @@ func TestUpstreamAdminInput(t *testing.T) {
 		if _, err := svc.Upstreams.SyncUpstream(ctx, c, "up"); !errors.Is(err, registry.ErrPermissionDenied) {
 			t.Errorf("%s syncing an upstream: %v", c.Principal, err)
 		}
+		if _, err := svc.Upstreams.StartSync(ctx, c, "up"); !errors.Is(err, registry.ErrPermissionDenied) {
+			t.Errorf("%s starting a pass: %v", c.Principal, err)
+		}
 	}
 	if _, err := svc.Upstreams.AddUpstream(ctx, admin, ok); err != nil {
 		t.Fatal(err)
@@ -415,5 +419,61 @@ func TestUpstreamAdminInput(t *testing.T) {
 	}
 	if !slices.Equal(actions, []string{"upstream.add", "upstream.remove", "upstream.add"}) {
 		t.Errorf("audited %v", actions)
+	}
+}
+
+// TestUpstreamStartSyncNeedsTheSchedule: a pass started in the background
+// runs under the upstream schedule of this process; without one it is
+// refused and leaves the upstream free (no lease, no mark); with one it
+// runs and, once it ends, the upstream is free again.
+func TestUpstreamStartSyncNeedsTheSchedule(t *testing.T) {
+	st := storetest.Open(t, store.DialectSQLite)
+	svc := newUpstreamService(t, st)
+	f := upstreamtest.New(t)
+	f.Put(upstreamtest.Server{Name: "io.github.acme/a", Version: "1.0.0"})
+	addFake(t, svc, f, "")
+	ctx := context.Background()
+	if _, err := svc.Upstreams.StartSync(ctx, admin, "fake"); !errors.Is(err, registry.ErrFailedPrecondition) || !strings.Contains(err.Error(), "background") {
+		t.Fatalf("starting a pass with no schedule running: %v", err)
+	}
+	if res := syncFake(t, svc); res.Counts["imported"] != 1 {
+		t.Fatalf("a pass after the refused start: %+v", res)
+	}
+	f.Put(upstreamtest.Server{Name: "io.github.acme/b", Version: "1.0.0"})
+	schedCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- svc.Upstreams.RunUpstreamSchedule(schedCtx, time.Hour) }()
+	var up *mcpregv1.Upstream
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if up, err = svc.Upstreams.StartSync(ctx, admin, "fake"); err == nil || time.Now().After(end) {
+			if err != nil {
+				t.Fatalf("starting a pass with the schedule running: %v", err)
+			}
+			break
+		}
+	}
+	if up.GetSyncingOn() == "" {
+		t.Errorf("the started pass is not shown under way: %v", up)
+	}
+	var ups []*mcpregv1.Upstream
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if ups, err = svc.Upstreams.ListUpstreams(ctx, admin); err != nil {
+			t.Fatal(err)
+		}
+		if ups[0].GetSyncingOn() == "" {
+			break
+		}
+	}
+	if got := importedVersions(t, st); ups[0].GetSyncingOn() != "" || len(got) != 2 {
+		t.Errorf("after the background pass: %v, imported %v", ups, got)
+	}
+	if res := syncFake(t, svc); res.Counts["imported"] != 0 {
+		t.Errorf("a pass after the background one: %+v", res)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

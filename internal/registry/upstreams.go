@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpreg/mcpreg/internal/ent"
@@ -28,6 +29,13 @@ type Upstreams struct {
 	scanning *Scanning
 	lim      upstream.Limits
 	replica  string
+	// background runs the passes StartSync starts.
+	background passRunner
+	// passing holds the upstreams whose pass runs in this process: the
+	// lease is this replica's either way (a restart resumes at once), so
+	// it alone cannot keep two requests from running two passes.
+	passingMu sync.Mutex
+	passing   map[int]bool
 }
 
 func newUpstreams(c *core, r *Review, sc *Scanning, lim upstream.Limits) *Upstreams {
@@ -35,7 +43,7 @@ func newUpstreams(c *core, r *Review, sc *Scanning, lim upstream.Limits) *Upstre
 	if sc != nil && sc.Replica != "" {
 		replica = sc.Replica
 	}
-	return &Upstreams{core: c, review: r, scanning: sc, lim: lim, replica: replica}
+	return &Upstreams{core: c, review: r, scanning: sc, lim: lim, replica: replica, passing: map[int]bool{}}
 }
 
 // WithUpstreamLimits sets the caps of a sync pass (default
@@ -177,7 +185,7 @@ func (s *Upstreams) AddUpstream(ctx context.Context, c *Caller, in UpstreamInput
 	if err != nil {
 		return nil, err
 	}
-	return upstreamProto(out), nil
+	return upstreamProto(out, time.Time{}), nil
 }
 
 // ensureUpstreamPrincipal creates (or re-scopes) the system principal
@@ -211,9 +219,9 @@ func (s *Upstreams) ListUpstreams(ctx context.Context, c *Caller) ([]*mcpregv1.U
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*mcpregv1.Upstream, len(ups))
+	out, now := make([]*mcpregv1.Upstream, len(ups)), s.now()
 	for i, u := range ups {
-		out[i] = upstreamProto(u)
+		out[i] = upstreamProto(u, now)
 	}
 	return out, nil
 }
@@ -246,14 +254,19 @@ func (s *Upstreams) RemoveUpstream(ctx context.Context, c *Caller, name string) 
 	if err != nil {
 		return nil, err
 	}
-	return upstreamProto(out), nil
+	return upstreamProto(out, time.Time{}), nil
 }
 
-func upstreamProto(u *ent.Upstream) *mcpregv1.Upstream {
+// upstreamProto is the API form of an upstream; a lease still held at now
+// is a pass under way (the zero now: after the pass ended).
+func upstreamProto(u *ent.Upstream, now time.Time) *mcpregv1.Upstream {
 	out := &mcpregv1.Upstream{Name: u.Name, Url: u.URL, Namespaces: u.Namespaces, IntervalSeconds: u.IntervalSeconds,
 		Principal: UpstreamPrincipal(u.Name), HasToken: len(u.TokenSealed) > 0, Tools: u.Tools,
 		CreatedBy: u.CreatedBy, CreatedAt: ts(u.CreatedAt), Since: tsPtr(u.Since), ResumeCursor: u.Cursor,
 		LastPassAt: tsPtr(u.LastPassAt), LastSuccessAt: tsPtr(u.LastSuccessAt), LastError: u.LastError}
+	if !now.IsZero() && u.LeaseUntil != nil && u.LeaseUntil.After(now) {
+		out.SyncingOn = u.LeaseOwner
+	}
 	if u.Allow != "" {
 		out.Allow = strings.Split(u.Allow, ",")
 	}

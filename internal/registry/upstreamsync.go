@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -105,9 +106,75 @@ func (s *Upstreams) SyncUpstream(ctx context.Context, c *Caller, name string) (*
 	return s.sync(ctx, c, name)
 }
 
+// StartSync claims the named upstream now and runs its pass in the
+// background, under the context of this process's upstream schedule
+// (RunUpstreamSchedule), so a long pass neither holds the request nor
+// dies with it; a shutdown cuts it short and the next pass resumes. The
+// answer is the upstream with the pass under way. Admins only.
+func (s *Upstreams) StartSync(ctx context.Context, c *Caller, name string) (*mcpregv1.Upstream, error) {
+	if c.Role != RoleAdmin {
+		return nil, deniedf("only admins sync upstream registries")
+	}
+	u, err := s.claim(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	by := *c
+	if !s.background.run(func(bg context.Context) {
+		res, err := s.passClaimed(bg, &by, u)
+		switch {
+		case err != nil:
+			s.log.WarnContext(bg, "upstream sync", "upstream", name, "err", err)
+		case res.Stopped != "":
+			s.log.WarnContext(bg, "upstream sync stopped early", "upstream", name, "reason", res.Stopped)
+		}
+	}) {
+		s.releaseLease(context.WithoutCancel(ctx), u.ID)
+		return nil, fmt.Errorf("%w: this process runs no background sync passes (mcpregd serve does); ask with wait, or run mcpregd upstream sync", ErrFailedPrecondition)
+	}
+	return upstreamProto(u, s.now()), nil
+}
+
+// passRunner runs passes started by requests under the schedule's context;
+// the schedule waits for them as it ends.
+type passRunner struct {
+	mu  sync.Mutex
+	ctx context.Context // nil while no schedule runs
+	wg  sync.WaitGroup
+}
+
+// run starts f in the background; false when no schedule runs.
+func (r *passRunner) run(f func(context.Context)) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx == nil {
+		return false
+	}
+	ctx := r.ctx
+	r.wg.Go(func() { f(ctx) })
+	return true
+}
+
+// open lets run start passes under ctx until the returned function, which
+// waits for them, is called.
+func (r *passRunner) open(ctx context.Context) (closeAndWait func()) {
+	r.mu.Lock()
+	r.ctx = ctx
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.ctx = nil
+		r.mu.Unlock()
+		r.wg.Wait()
+	}
+}
+
 // RunUpstreamSchedule syncs every upstream whose interval has passed,
-// until ctx ends; replicas take turns through the upstream's lease.
+// until ctx ends; replicas take turns through the upstream's lease. The
+// passes StartSync hands it run beside it, and it returns when they have
+// ended too.
 func (s *Upstreams) RunUpstreamSchedule(ctx context.Context, poll time.Duration) error {
+	defer s.background.open(ctx)()
 	sys := &Caller{Principal: "system:upstream-schedule", Role: RoleAdmin}
 	for {
 		ups, err := s.store.Client.Upstream.Query().Where(entupstream.IntervalSecondsGT(0)).All(ctx)
@@ -142,18 +209,24 @@ func (s *Upstreams) sync(ctx context.Context, c *Caller, name string) (*SyncResu
 	if err != nil {
 		return nil, err
 	}
+	return s.passClaimed(ctx, c, u)
+}
+
+// passClaimed runs one pass of an upstream whose lease this replica has
+// just claimed, audits it and releases the lease.
+func (s *Upstreams) passClaimed(ctx context.Context, c *Caller, u *ent.Upstream) (*SyncResult, error) {
 	defer s.releaseLease(context.WithoutCancel(ctx), u.ID)
 	res := &SyncResult{Counts: map[string]int{}}
 	stop := s.pass(ctx, c, u, res)
 	if stop != nil {
 		res.Stopped = printable(stop.Error())
 	}
-	err = s.store.WithTx(context.WithoutCancel(ctx), func(tx *ent.Tx) error {
+	err := s.store.WithTx(context.WithoutCancel(ctx), func(tx *ent.Tx) error {
 		details := countsText(res.Counts)
 		if res.Stopped != "" {
 			details += "; stopped: " + res.Stopped
 		}
-		return s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "upstream.sync", Subject: "upstream/" + name,
+		return s.appendAudit(ctx, tx, AuditRecord{Actor: c.Principal, Action: "upstream.sync", Subject: "upstream/" + u.Name,
 			RequestID: c.RequestID, Details: details})
 	})
 	if err != nil {
@@ -162,7 +235,7 @@ func (s *Upstreams) sync(ctx context.Context, c *Caller, name string) (*SyncResu
 	if u, err = s.store.Client.Upstream.Get(context.WithoutCancel(ctx), u.ID); err != nil {
 		return nil, err
 	}
-	res.Upstream = upstreamProto(u)
+	res.Upstream = upstreamProto(u, time.Time{})
 	return res, nil
 }
 
@@ -182,22 +255,52 @@ func (s *Upstreams) claim(ctx context.Context, name string) (*ent.Upstream, erro
 	} else if err != nil {
 		return nil, err
 	}
+	busy := fmt.Errorf("%w: %w of upstream %s on %s; try again when it ends", ErrFailedPrecondition, errUpstreamBusy, name, u.LeaseOwner)
+	id := u.ID
+	if !s.markPassing(id, true) {
+		return nil, busy
+	}
 	now := s.now()
 	// A lease this replica holds is its own: a process restarted under
 	// the same replica name (after a crash, a kill) resumes at once.
-	n, err := s.store.Client.Upstream.Update().Where(entupstream.ID(u.ID),
+	n, err := s.store.Client.Upstream.Update().Where(entupstream.ID(id),
 		entupstream.Or(entupstream.LeaseUntilIsNil(), entupstream.LeaseUntilLT(now), entupstream.LeaseOwner(s.replica))).
 		SetLeaseOwner(s.replica).SetLeaseUntil(now.Add(upstreamLease)).Save(ctx)
-	if err != nil {
+	switch {
+	case err != nil:
+		s.releaseLease(context.WithoutCancel(ctx), id)
+		return nil, err
+	case n == 0: // another replica's: leave its lease alone
+		s.markPassing(id, false)
+		return nil, busy
+	}
+	if u, err = s.store.Client.Upstream.Get(ctx, id); err != nil {
+		s.releaseLease(context.WithoutCancel(ctx), id)
 		return nil, err
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("%w: %w of upstream %s on %s; try again when it ends", ErrFailedPrecondition, errUpstreamBusy, name, u.LeaseOwner)
-	}
-	return s.store.Client.Upstream.Get(ctx, u.ID)
+	return u, nil
 }
 
+// markPassing marks (on) or clears the upstream's pass in this process;
+// marking one already marked is false.
+func (s *Upstreams) markPassing(id int, on bool) bool {
+	s.passingMu.Lock()
+	defer s.passingMu.Unlock()
+	if on && s.passing[id] {
+		return false
+	}
+	if on {
+		s.passing[id] = true
+	} else {
+		delete(s.passing, id)
+	}
+	return true
+}
+
+// releaseLease gives up this replica's lease (if it still holds it) and
+// its in-process mark.
 func (s *Upstreams) releaseLease(ctx context.Context, id int) {
+	defer s.markPassing(id, false)
 	err := s.store.Client.Upstream.Update().Where(entupstream.ID(id), entupstream.LeaseOwner(s.replica)).
 		ClearLeaseUntil().SetLeaseOwner("").Exec(ctx)
 	if err != nil {

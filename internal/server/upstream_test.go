@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
@@ -59,7 +60,7 @@ func TestRegistryImportsFromAnotherRegistry(t *testing.T) {
 		if r := call(t, "POST", a.URL+"/v1/upstreams/b/sync", aReviewer, map[string]any{}); r.Status != http.StatusForbidden {
 			t.Errorf("reviewer syncing: %d %s", r.Status, r.Body)
 		}
-		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{})
+		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{"wait": true})
 		if r.Status != http.StatusOK {
 			t.Fatalf("sync: %d %s", r.Status, r.Body)
 		}
@@ -104,7 +105,7 @@ func TestRegistryImportsFromAnotherRegistry(t *testing.T) {
 			map[string]any{"reason": "leaks tokens"}); r.Status != http.StatusOK {
 			t.Fatalf("B: revoke: %d %s", r.Status, r.Body)
 		}
-		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{})
+		r = call(t, "POST", a.URL+"/v1/upstreams/b/sync", aAdmin, map[string]any{"wait": true})
 		counts, _ = r.json(t)["counts"].(map[string]any)
 		if r.Status != http.StatusOK || counts["imported"] != "1" || counts["status_changes"] != "2" {
 			t.Errorf("second pass: %d %s", r.Status, r.Body)
@@ -176,7 +177,7 @@ func TestUpstreamStatusFlowsDown(t *testing.T) {
 	}
 	sync := func() map[string]any {
 		t.Helper()
-		r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{})
+		r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{"wait": true})
 		if r.Status != http.StatusOK {
 			t.Fatalf("sync: %d %s", r.Status, r.Body)
 		}
@@ -247,4 +248,80 @@ func findingKinds(v map[string]any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestUpstreamSyncRunsInTheBackground: asked through the API, a pass runs
+// in the background and the answer comes at once, showing the pass under
+// way; while it runs, no second pass starts (however it is asked) and
+// the upstream cannot be removed; when it ends, the upstream shows its
+// counts and the audit log the pass, by the admin who asked.
+func TestUpstreamSyncRunsInTheBackground(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	admin := in.Token(t, "root", registry.RoleAdmin)
+	f := upstreamtest.New(t)
+	for _, n := range []string{"io.github.acme/a", "io.github.acme/b", "io.github.acme/c"} {
+		f.Put(upstreamtest.Server{Name: n, Version: "1.0.0"})
+	}
+	release, held := make(chan struct{}), make(chan struct{}, 1)
+	f.Intercept = func(_ http.ResponseWriter, _ *http.Request, page int) bool {
+		if page == 1 {
+			held <- struct{}{}
+			select {
+			case <-release:
+			case <-time.After(time.Minute):
+			}
+		}
+		return false
+	}
+	r := call(t, "POST", in.URL+"/v1/upstreams", admin, map[string]any{"name": "pub", "url": f.URL,
+		"namespaces": []string{"io.github.acme"}, "allow": []string{"127.0.0.1"}, "tools": "none", "intervalSeconds": 0})
+	if r.Status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	r = call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{})
+	started := r.json(t)
+	up, _ := started["upstream"].(map[string]any)
+	if counts, _ := started["counts"].(map[string]any); r.Status != http.StatusOK || started["running"] != true || up["syncingOn"] == "" || len(counts) != 0 {
+		t.Fatalf("starting a pass: %d %s", r.Status, r.Body)
+	}
+	select {
+	case <-held: // the pass reads its first page: it is under way
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pass started in the background never read a page")
+	}
+	for _, body := range []map[string]any{{}, {"wait": true}} {
+		if r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, body); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "under way") {
+			t.Errorf("a second pass asked (%v) while one runs: %d %s", body, r.Status, r.Body)
+		}
+	}
+	if r := call(t, "DELETE", in.URL+"/v1/upstreams/pub", admin, nil); r.Status != http.StatusConflict {
+		t.Errorf("removing an upstream while its pass runs: %d %s", r.Status, r.Body)
+	}
+	if l := call(t, "GET", in.URL+"/v1/upstreams", admin, nil); !strings.Contains(string(l.Body), `"syncingOn":"`+up["syncingOn"].(string)+`"`) {
+		t.Errorf("the list does not show the pass under way: %s", l.Body)
+	}
+	close(release)
+	var last map[string]any
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		ups, _ := call(t, "GET", in.URL+"/v1/upstreams", admin, nil).json(t)["upstreams"].([]any)
+		if len(ups) == 1 {
+			if last = ups[0].(map[string]any); last["syncingOn"] == "" && last["lastPassAt"] != nil {
+				break
+			}
+		}
+	}
+	counts, _ := last["lastCounts"].(map[string]any)
+	if last["syncingOn"] != "" || counts["imported"] != "3" || last["lastError"] != "" {
+		t.Fatalf("after the background pass: %v", last)
+	}
+	if f.Pages() != 1 {
+		t.Errorf("%d pages read: one pass, one page, and no second pass", f.Pages())
+	}
+	ev := call(t, "GET", in.URL+"/v1/audit/events?pageSize=500", admin, nil)
+	if !strings.Contains(string(ev.Body), `"actor":"root","action":"upstream.sync"`) {
+		t.Errorf("the background pass is not audited as the admin's: %s", ev.Body)
+	}
+	if r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{"wait": true}); r.Status != http.StatusOK || r.json(t)["running"] != false {
+		t.Errorf("a pass after it, waited for: %d %s", r.Status, r.Body)
+	}
 }

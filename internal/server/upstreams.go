@@ -36,6 +36,13 @@ func (s *registryServer) RemoveUpstream(ctx context.Context, r *mcpregv1.RemoveU
 }
 
 func (s *registryServer) SyncUpstream(ctx context.Context, r *mcpregv1.SyncUpstreamRequest) (*mcpregv1.UpstreamSyncResult, error) {
+	if !r.GetWait() {
+		up, err := s.svc.Upstreams.StartSync(ctx, s.caller(ctx), r.GetName())
+		if err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+		return &mcpregv1.UpstreamSyncResult{Upstream: up, Running: true}, nil
+	}
 	res, err := s.svc.Upstreams.SyncUpstream(ctx, s.caller(ctx), r.GetName())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)

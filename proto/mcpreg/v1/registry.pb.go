@@ -2462,8 +2462,11 @@ func (x *RemoveUpstreamRequest) GetName() string {
 }
 
 type SyncUpstreamRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// wait: answer when the pass ends (bounded by the request's deadline;
+	// a pass cut short resumes at the next one).
+	Wait          bool `protobuf:"varint,2,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2505,6 +2508,13 @@ func (x *SyncUpstreamRequest) GetName() string {
 	return ""
 }
 
+func (x *SyncUpstreamRequest) GetWait() bool {
+	if x != nil {
+		return x.Wait
+	}
+	return false
+}
+
 // Upstream is a registered upstream registry and its sync state.
 type Upstream struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -2529,7 +2539,9 @@ type Upstream struct {
 	LastError     string                 `protobuf:"bytes,15,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
 	// last_counts are the last pass's counts: pages, listed, imported,
 	// skipped, unchanged, invalid, conflicts, status_changes.
-	LastCounts    map[string]int64 `protobuf:"bytes,16,rep,name=last_counts,json=lastCounts,proto3" json:"last_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	LastCounts map[string]int64 `protobuf:"bytes,16,rep,name=last_counts,json=lastCounts,proto3" json:"last_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// syncing_on names the replica running a pass now (empty when none).
+	SyncingOn     string `protobuf:"bytes,17,opt,name=syncing_on,json=syncingOn,proto3" json:"syncing_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2676,6 +2688,13 @@ func (x *Upstream) GetLastCounts() map[string]int64 {
 	return nil
 }
 
+func (x *Upstream) GetSyncingOn() string {
+	if x != nil {
+		return x.SyncingOn
+	}
+	return ""
+}
+
 // UpstreamSyncResult is what one pass did.
 type UpstreamSyncResult struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -2686,7 +2705,10 @@ type UpstreamSyncResult struct {
 	Errors []string `protobuf:"bytes,3,rep,name=errors,proto3" json:"errors,omitempty"`
 	// error is why the pass stopped early, empty when it completed; the next
 	// pass resumes from its last good cursor.
-	Error         string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	// running: the pass was started in the background (the request did not
+	// wait); counts, errors and error are empty, the upstream shows it.
+	Running       bool `protobuf:"varint,5,opt,name=running,proto3" json:"running,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2747,6 +2769,13 @@ func (x *UpstreamSyncResult) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *UpstreamSyncResult) GetRunning() bool {
+	if x != nil {
+		return x.Running
+	}
+	return false
 }
 
 // Attestation is a stored bundle and its latest verification receipt.
@@ -6978,9 +7007,10 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\x15ListUpstreamsResponse\x121\n" +
 	"\tupstreams\x18\x01 \x03(\v2\x13.mcpreg.v1.UpstreamR\tupstreams\"+\n" +
 	"\x15RemoveUpstreamRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\")\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"=\n" +
 	"\x13SyncUpstreamRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\xb9\x05\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04wait\x18\x02 \x01(\bR\x04wait\"\xd8\x05\n" +
 	"\bUpstream\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1e\n" +
@@ -7005,15 +7035,18 @@ const file_mcpreg_v1_registry_proto_rawDesc = "" +
 	"\n" +
 	"last_error\x18\x0f \x01(\tR\tlastError\x12D\n" +
 	"\vlast_counts\x18\x10 \x03(\v2#.mcpreg.v1.Upstream.LastCountsEntryR\n" +
-	"lastCounts\x1a=\n" +
+	"lastCounts\x12\x1d\n" +
+	"\n" +
+	"syncing_on\x18\x11 \x01(\tR\tsyncingOn\x1a=\n" +
 	"\x0fLastCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf1\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x8b\x02\n" +
 	"\x12UpstreamSyncResult\x12/\n" +
 	"\bupstream\x18\x01 \x01(\v2\x13.mcpreg.v1.UpstreamR\bupstream\x12A\n" +
 	"\x06counts\x18\x02 \x03(\v2).mcpreg.v1.UpstreamSyncResult.CountsEntryR\x06counts\x12\x16\n" +
 	"\x06errors\x18\x03 \x03(\tR\x06errors\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\x1a9\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12\x18\n" +
+	"\arunning\x18\x05 \x01(\bR\arunning\x1a9\n" +
 	"\vCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xd2\x06\n" +

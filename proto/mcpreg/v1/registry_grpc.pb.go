@@ -123,8 +123,12 @@ type RegistryServiceClient interface {
 	// RemoveUpstream stops syncing an upstream. Versions it imported stay,
 	// with their provenance. Admins only.
 	RemoveUpstream(ctx context.Context, in *RemoveUpstreamRequest, opts ...grpc.CallOption) (*Upstream, error)
-	// SyncUpstream runs a sync pass now (resuming one cut short) and answers
-	// when it ends. Admins only.
+	// SyncUpstream starts a sync pass now (resuming one cut short). The pass
+	// runs in the background and the answer comes at once, with the upstream
+	// showing the pass under way (syncing_on); its counts and error land in
+	// the upstream's last_counts and last_error and in the audit log. With
+	// wait, the answer comes when the pass ends, with its result. A pass
+	// already under way is a FailedPrecondition. Admins only.
 	SyncUpstream(ctx context.Context, in *SyncUpstreamRequest, opts ...grpc.CallOption) (*UpstreamSyncResult, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
@@ -612,8 +616,12 @@ type RegistryServiceServer interface {
 	// RemoveUpstream stops syncing an upstream. Versions it imported stay,
 	// with their provenance. Admins only.
 	RemoveUpstream(context.Context, *RemoveUpstreamRequest) (*Upstream, error)
-	// SyncUpstream runs a sync pass now (resuming one cut short) and answers
-	// when it ends. Admins only.
+	// SyncUpstream starts a sync pass now (resuming one cut short). The pass
+	// runs in the background and the answer comes at once, with the upstream
+	// showing the pass under way (syncing_on); its counts and error land in
+	// the upstream's last_counts and last_error and in the audit log. With
+	// wait, the answer comes when the pass ends, with its result. A pass
+	// already under way is a FailedPrecondition. Admins only.
 	SyncUpstream(context.Context, *SyncUpstreamRequest) (*UpstreamSyncResult, error)
 	// ScanVersion reads the version's server live now (merged with a scan
 	// already running or just finished) and compares it with the pins.
