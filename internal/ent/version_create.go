@@ -904,6 +904,24 @@ func (u *VersionUpsert) AddPinRevision(v int) *VersionUpsert {
 	return u
 }
 
+// SetContract sets the "contract" field.
+func (u *VersionUpsert) SetContract(v []byte) *VersionUpsert {
+	u.Set(version.FieldContract, v)
+	return u
+}
+
+// UpdateContract sets the "contract" field to the value that was provided on create.
+func (u *VersionUpsert) UpdateContract() *VersionUpsert {
+	u.SetExcluded(version.FieldContract)
+	return u
+}
+
+// ClearContract clears the value of the "contract" field.
+func (u *VersionUpsert) ClearContract() *VersionUpsert {
+	u.SetNull(version.FieldContract)
+	return u
+}
+
 // SetQuarantineKind sets the "quarantine_kind" field.
 func (u *VersionUpsert) SetQuarantineKind(v string) *VersionUpsert {
 	u.Set(version.FieldQuarantineKind, v)
@@ -1014,9 +1032,6 @@ func (u *VersionUpsertOne) UpdateNewValues() *VersionUpsertOne {
 		if _, exists := u.create.mutation.RequestHash(); exists {
 			s.SetIgnore(version.FieldRequestHash)
 		}
-		if _, exists := u.create.mutation.Contract(); exists {
-			s.SetIgnore(version.FieldContract)
-		}
 		if _, exists := u.create.mutation.ContractSource(); exists {
 			s.SetIgnore(version.FieldContractSource)
 		}
@@ -1117,6 +1132,27 @@ func (u *VersionUpsertOne) AddPinRevision(v int) *VersionUpsertOne {
 func (u *VersionUpsertOne) UpdatePinRevision() *VersionUpsertOne {
 	return u.Update(func(s *VersionUpsert) {
 		s.UpdatePinRevision()
+	})
+}
+
+// SetContract sets the "contract" field.
+func (u *VersionUpsertOne) SetContract(v []byte) *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetContract(v)
+	})
+}
+
+// UpdateContract sets the "contract" field to the value that was provided on create.
+func (u *VersionUpsertOne) UpdateContract() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateContract()
+	})
+}
+
+// ClearContract clears the value of the "contract" field.
+func (u *VersionUpsertOne) ClearContract() *VersionUpsertOne {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearContract()
 	})
 }
 
@@ -1408,9 +1444,6 @@ func (u *VersionUpsertBulk) UpdateNewValues() *VersionUpsertBulk {
 			if _, exists := b.mutation.RequestHash(); exists {
 				s.SetIgnore(version.FieldRequestHash)
 			}
-			if _, exists := b.mutation.Contract(); exists {
-				s.SetIgnore(version.FieldContract)
-			}
 			if _, exists := b.mutation.ContractSource(); exists {
 				s.SetIgnore(version.FieldContractSource)
 			}
@@ -1512,6 +1545,27 @@ func (u *VersionUpsertBulk) AddPinRevision(v int) *VersionUpsertBulk {
 func (u *VersionUpsertBulk) UpdatePinRevision() *VersionUpsertBulk {
 	return u.Update(func(s *VersionUpsert) {
 		s.UpdatePinRevision()
+	})
+}
+
+// SetContract sets the "contract" field.
+func (u *VersionUpsertBulk) SetContract(v []byte) *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.SetContract(v)
+	})
+}
+
+// UpdateContract sets the "contract" field to the value that was provided on create.
+func (u *VersionUpsertBulk) UpdateContract() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.UpdateContract()
+	})
+}
+
+// ClearContract clears the value of the "contract" field.
+func (u *VersionUpsertBulk) ClearContract() *VersionUpsertBulk {
+	return u.Update(func(s *VersionUpsert) {
+		s.ClearContract()
 	})
 }
 

@@ -99,6 +99,18 @@ func (_u *VersionUpdate) AddPinRevision(v int) *VersionUpdate {
 	return _u
 }
 
+// SetContract sets the "contract" field.
+func (_u *VersionUpdate) SetContract(v []byte) *VersionUpdate {
+	_u.mutation.SetContract(v)
+	return _u
+}
+
+// ClearContract clears the value of the "contract" field.
+func (_u *VersionUpdate) ClearContract() *VersionUpdate {
+	_u.mutation.ClearContract()
+	return _u
+}
+
 // SetQuarantineKind sets the "quarantine_kind" field.
 func (_u *VersionUpdate) SetQuarantineKind(v string) *VersionUpdate {
 	_u.mutation.SetQuarantineKind(v)
@@ -541,6 +553,9 @@ func (_u *VersionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedPinRevision(); ok {
 		_spec.AddField(version.FieldPinRevision, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Contract(); ok {
+		_spec.SetField(version.FieldContract, field.TypeBytes, value)
 	}
 	if _u.mutation.ContractCleared() {
 		_spec.ClearField(version.FieldContract, field.TypeBytes)
@@ -996,6 +1011,18 @@ func (_u *VersionUpdateOne) SetNillablePinRevision(v *int) *VersionUpdateOne {
 // AddPinRevision adds value to the "pin_revision" field.
 func (_u *VersionUpdateOne) AddPinRevision(v int) *VersionUpdateOne {
 	_u.mutation.AddPinRevision(v)
+	return _u
+}
+
+// SetContract sets the "contract" field.
+func (_u *VersionUpdateOne) SetContract(v []byte) *VersionUpdateOne {
+	_u.mutation.SetContract(v)
+	return _u
+}
+
+// ClearContract clears the value of the "contract" field.
+func (_u *VersionUpdateOne) ClearContract() *VersionUpdateOne {
+	_u.mutation.ClearContract()
 	return _u
 }
 
@@ -1471,6 +1498,9 @@ func (_u *VersionUpdateOne) sqlSave(ctx context.Context) (_node *Version, err er
 	}
 	if value, ok := _u.mutation.AddedPinRevision(); ok {
 		_spec.AddField(version.FieldPinRevision, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Contract(); ok {
+		_spec.SetField(version.FieldContract, field.TypeBytes, value)
 	}
 	if _u.mutation.ContractCleared() {
 		_spec.ClearField(version.FieldContract, field.TypeBytes)

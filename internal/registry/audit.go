@@ -102,4 +102,4 @@ func (s *core) appendAudit(ctx context.Context, tx *ent.Tx, r AuditRecord) error
 // discovery serves (no approved version gains or loses anything). Any
 // other action, including ones added later, rebuilds the index.
 var discoveryNeutral = map[string]bool{"version.submit": true, "version.reject": true, "token.create": true,
-	"token.revoke": true, "principal.create": true, "principal.password_set": true, "policy.update": true, "drift.decline": true}
+	"token.revoke": true, "principal.create": true, "principal.password_set": true, "policy.update": true, "drift.decline": true, "version.first_read": true}

@@ -145,7 +145,7 @@ func (s *core) findingsOf(ctx context.Context, vs []*ent.Version) (map[int][]*en
 	for i, v := range vs {
 		ids[i] = v.ID
 	}
-	fs, err := s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedByDriftIsNil()).
+	fs, err := s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedAtIsNil()).
 		Order(ent.Asc(entfinding.FieldID)).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)

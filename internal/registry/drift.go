@@ -70,12 +70,29 @@ func (s *Scans) driftUnder(spec string, approved, live *pin.ToolsList, approvedI
 // settleScan compares a successful scan with the approved pins, records
 // the drift event if any, and quarantines at once when the drift policy
 // says so. All of it commits in one transaction with its audit event.
-func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, rd reading) error {
+//
+// A version still awaiting its first reading (firstread.go) takes this
+// one as its snapshot instead.
+func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, rd reading, by string) error {
 	snap := rd.snap
+	var fr *firstRead
+	if first, err := s.awaitsFirstRead(ctx, s.store.Client, v); err != nil {
+		return err
+	} else if first {
+		if fr, err = s.prepareFirstRead(ctx, v, rd); err != nil {
+			return err
+		}
+	}
 	return s.store.WithTx(ctx, func(tx *ent.Tx) error {
 		cur, err := s.lockVersionByID(ctx, tx, v.ID)
 		if err != nil {
 			return err
+		}
+		first := false
+		if fr != nil { // again, under the lock: another scan may have read it first
+			if first, err = s.awaitsFirstRead(ctx, tx.Client(), cur); err != nil {
+				return err
+			}
 		}
 		ap, err := s.approvedSnapshot(ctx, tx.Client(), cur)
 		if err != nil {
@@ -93,6 +110,9 @@ func (s *Scans) settleScan(ctx context.Context, v *ent.Version, scanID int, rd r
 			SetSchemaHash(live.pins.SchemaHash).SetInstructionsHash(live.pins.InstructionsHash).
 			SetPromptsHash(live.pins.PromptsHash).SetResourcesHash(live.pins.ResourcesHash).SetToolScopes(rd.scopes).SetAuth(liveAuth).
 			SetProtocolVersions(protocolVersions(snap)).SetReadings(readingsRecord(snap))
+		if first {
+			return s.storeFirstRead(ctx, tx, cur, scanID, rd, fr, by, upd)
+		}
 		if len(changes) == 0 {
 			// The pins hold; what the scanner found beyond them (another
 			// face for another protocol version, listings that differed,

@@ -67,8 +67,9 @@ func findingsProto(fs []*ent.Finding) []*mcpregv1.Finding {
 			out[i].ScanId = int64(*f.ScanID)
 		}
 		if f.ResolvedByDrift != nil {
-			out[i].ResolvedByDrift, out[i].ResolvedAt = int64(*f.ResolvedByDrift), tsPtr(f.ResolvedAt)
+			out[i].ResolvedByDrift = int64(*f.ResolvedByDrift)
 		}
+		out[i].ResolvedAt = tsPtr(f.ResolvedAt)
 	}
 	return out
 }
@@ -102,7 +103,7 @@ func (s *Scans) FindingCounts(ctx context.Context, c *Caller, subjects []string)
 			Severity  string `json:"severity"`
 			Count     int    `json:"count"`
 		}
-		err = s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedByDriftIsNil()).
+		err = s.store.Client.Finding.Query().Where(entfinding.VersionIDIn(ids...), entfinding.ResolvedAtIsNil()).
 			GroupBy(entfinding.FieldVersionID, entfinding.FieldSeverity).Aggregate(ent.Count()).Scan(ctx, &rows)
 		if err != nil {
 			return nil, err

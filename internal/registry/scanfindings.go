@@ -35,7 +35,7 @@ func (s *Scans) scanFindings(ctx context.Context, tx *ent.Tx, versionID, scanID 
 // (same kind, tool, pointer and evidence), as raised by scan scanID (0:
 // not by a scan).
 func (s *core) addNewFindings(ctx context.Context, tx *ent.Tx, versionID, scanID int, fs []finding.Finding) error {
-	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID), entfinding.ResolvedByDriftIsNil()).All(ctx)
+	have, err := tx.Finding.Query().Where(entfinding.VersionID(versionID), entfinding.ResolvedAtIsNil()).All(ctx)
 	if err != nil {
 		return err
 	}
@@ -76,6 +76,6 @@ func (s *Scans) noteRepeatedFailures(ctx context.Context, versionID int, lastErr
 // resolveDriftFindings makes the findings drift event ev's scan raised
 // history: kept, marked resolved by ev, no longer current.
 func (s *core) resolveDriftFindings(ctx context.Context, tx *ent.Tx, ev *ent.DriftEvent) error {
-	return tx.Finding.Update().Where(entfinding.VersionID(ev.VersionID), entfinding.ScanID(ev.ScanID), entfinding.ResolvedByDriftIsNil()).
+	return tx.Finding.Update().Where(entfinding.VersionID(ev.VersionID), entfinding.ScanID(ev.ScanID), entfinding.ResolvedAtIsNil()).
 		SetResolvedByDrift(ev.ID).SetResolvedAt(s.now()).Exec(ctx)
 }

@@ -237,7 +237,7 @@ func (s *Scans) runScan(ctx context.Context, l lease, by string, trigger states.
 	}
 	if readErr != nil {
 		res, err = s.scanFailed(ctx, v.ID, sc.ID, readErr)
-	} else if err = s.settleScan(ctx, v, sc.ID, rd); err == nil {
+	} else if err = s.settleScan(ctx, v, sc.ID, rd, by); err == nil {
 		res, err = s.scanResult(ctx, sc.ID)
 	}
 	if err != nil {

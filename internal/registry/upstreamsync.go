@@ -30,7 +30,8 @@ import (
 // Finding kinds of imported versions.
 const (
 	// KindUpstreamNoSnapshot: the version's tools could not be read; it
-	// cannot be approved (nothing would be pinned).
+	// cannot be approved (nothing would be pinned) until a scan reads
+	// them (firstread.go).
 	KindUpstreamNoSnapshot = "upstream.no_snapshot"
 	// KindUpstreamConflict: an upstream serves a name or version that
 	// exists here from elsewhere, or changed a version after import.
@@ -785,11 +786,12 @@ func (s *Upstreams) readLiveCapped(ctx context.Context, by *Caller, sub *Submiss
 }
 
 // checkUpstreamFindings refuses to admit an imported version whose tools
-// were never read (its pins would cover no tool at all), or that its
+// were never read (its pins would cover no tool at all; a first reading,
+// firstread.go, resolves that finding), or that its
 // upstream says is deleted (approving, releasing or accepting its drift
 // alike; once the upstream reinstates it a reviewer may).
 func checkUpstreamFindings(ctx context.Context, tx *ent.Tx, v *ent.Version, a Action, subject string) error {
-	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.KindIn(KindUpstreamNoSnapshot)).
+	f, err := tx.Finding.Query().Where(entfinding.VersionID(v.ID), entfinding.KindIn(KindUpstreamNoSnapshot), entfinding.ResolvedAtIsNil()).
 		Order(ent.Asc(entfinding.FieldID)).First(ctx)
 	if err == nil {
 		return fmt.Errorf("%w: cannot %s %s: %s", ErrFailedPrecondition, a, subject, f.Message)

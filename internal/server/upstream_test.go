@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -323,5 +324,87 @@ func TestUpstreamSyncRunsInTheBackground(t *testing.T) {
 	}
 	if r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{"wait": true}); r.Status != http.StatusOK || r.json(t)["running"] != false {
 		t.Errorf("a pass after it, waited for: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestFirstReadOfAnImportWithoutTools: a version imported with no tool
+// snapshot cannot be approved; a scan while it is pending is its first
+// reading: the tools the server shows become its snapshot and pins (pin
+// revision 2), its contract is normalised over them, the no-snapshot
+// finding is resolved (kept as history) and the detectors' findings over
+// the tools are recorded; it stays pending, is approved four-eyes and
+// resolves with those pins. A host may not trigger the reading, nor an
+// owner outside the namespace; a second scan compares as usual.
+func TestFirstReadOfAnImportWithoutTools(t *testing.T) {
+	in := servertest.Start(t, store.DialectSQLite)
+	admin := in.Token(t, "root", registry.RoleAdmin)
+	alice := in.Token(t, "alice", registry.RoleReviewer)
+	stranger := in.Token(t, "other-ci", registry.RoleOwner, "io.github.other")
+	host := in.HostToken(t, "laptop")
+	f := upstreamtest.New(t)
+	f.Put(upstreamtest.Server{Name: "io.github.acme/weather", Version: "1.0.0", Remote: twoFacedServer(t, false)})
+	r := call(t, "POST", in.URL+"/v1/upstreams", admin, map[string]any{"name": "pub", "url": f.URL,
+		"namespaces": []string{"io.github.acme"}, "allow": []string{"127.0.0.1"}, "tools": "none", "intervalSeconds": 0})
+	if r.Status != http.StatusOK {
+		t.Fatalf("register: %d %s", r.Status, r.Body)
+	}
+	if r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{"wait": true}); r.Status != http.StatusOK {
+		t.Fatalf("sync: %d %s", r.Status, r.Body)
+	}
+	base := in.URL + "/v1/servers/io.github.acme/weather/versions/1.0.0"
+	v := call(t, "GET", base, alice, nil).json(t)
+	if snap, _ := v["snapshot"].(map[string]any); snap["source"] != registry.SnapshotSourceNone || !findingKinds(v)[registry.KindUpstreamNoSnapshot] {
+		t.Fatalf("imported with tools=none: snapshot %v, findings %v", v["snapshot"], v["findings"])
+	}
+	if r := call(t, "POST", base+"/approve", alice, map[string]any{"reason": "ok"}); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "no tool snapshot") {
+		t.Fatalf("approving a version with no tool snapshot: %d %s", r.Status, r.Body)
+	}
+	for who, tok := range map[string]string{"host": host, "owner of another namespace": stranger} {
+		if r := call(t, "POST", base+"/scan", tok, map[string]any{}); r.Status != http.StatusForbidden {
+			t.Errorf("%s triggering the first reading: %d %s", who, r.Status, r.Body)
+		}
+	}
+
+	res := call(t, "POST", base+"/scan", alice, map[string]any{}).json(t)
+	if sc, _ := res["scan"].(map[string]any); sc["outcome"] != string(states.OutcomeMatch) {
+		t.Fatalf("first reading: %v", res)
+	}
+	v = call(t, "GET", base, alice, nil).json(t)
+	snap, _ := v["snapshot"].(map[string]any)
+	tools, _ := snap["tools"].([]any)
+	pins, _ := v["pins"].(map[string]any)
+	if v["state"] != "pending_review" || snap["source"] != "scan" || len(tools) != 1 || tools[0].(map[string]any)["name"] != "get_forecast" ||
+		pins["revision"] != float64(2) {
+		t.Fatalf("after the first reading: state %v, snapshot %v, pins %v", v["state"], snap, pins)
+	}
+	if !strings.Contains(v["contract"].(string), `"get_forecast"`) {
+		t.Errorf("the contract was not normalised over the tools read: %s", v["contract"])
+	}
+	for _, fi := range v["findings"].([]any) {
+		if fm := fi.(map[string]any); fm["kind"] == registry.KindUpstreamNoSnapshot && fm["resolvedAt"] == nil {
+			t.Errorf("the no-snapshot finding is still current: %v", fm)
+		}
+	}
+	audited := false
+	for _, e := range call(t, "GET", in.URL+"/v1/audit/events?pageSize=500", admin, nil).json(t)["events"].([]any) {
+		em := e.(map[string]any)
+		audited = audited || (em["actor"] == "alice" && em["action"] == "version.first_read" && em["subject"] == "io.github.acme/weather@1.0.0")
+	}
+	if !audited {
+		t.Error("the first reading is not audited as alice's")
+	}
+	if res := call(t, "POST", base+"/scan", alice, map[string]any{"fresh": true}).json(t); res["scan"].(map[string]any)["outcome"] != string(states.OutcomeMatch) {
+		t.Errorf("a scan after the first reading: %v", res)
+	}
+	if v := call(t, "GET", base, alice, nil).json(t); v["pins"].(map[string]any)["revision"] != float64(2) {
+		t.Errorf("a second scan moved the pins: %v", v["pins"])
+	}
+	if r := call(t, "POST", base+"/approve", alice, map[string]any{"reason": "reviewed the tools read"}); r.Status != http.StatusOK {
+		t.Fatalf("approving after the first reading: %d %s", r.Status, r.Body)
+	}
+	doc := call(t, "GET", in.URL+"/v1/discovery/servers?name=io.github.acme/weather", host, nil)
+	payload, err := base64.StdEncoding.DecodeString(doc.json(t)["payload"].(string))
+	if doc.Status != http.StatusOK || err != nil || !strings.Contains(string(payload), `"tools":[{"name":"get_forecast"`) {
+		t.Errorf("resolving the approved import: %d %s", doc.Status, payload)
 	}
 }

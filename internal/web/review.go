@@ -201,7 +201,7 @@ func (view *reviewView) splitFindings(v *mcpregv1.Version) map[string][]*mcpregv
 	byTool := map[string][]*mcpregv1.Finding{}
 	for _, f := range v.GetFindings() {
 		switch {
-		case f.GetResolvedByDrift() != 0:
+		case f.GetResolvedAt() != nil:
 			view.Resolved = append(view.Resolved, f)
 		case f.GetWideningId() != "":
 			view.Widenings = append(view.Widenings, f)

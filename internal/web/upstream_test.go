@@ -14,7 +14,7 @@ import (
 // TestReviewShowsUpstreamProvenance: a version imported from an upstream
 // shows where it came from, the upstream's status and its _meta (escaped:
 // it is text another registry wrote), and says it has no tool snapshot
-// when its tools were not read.
+// when its tools were not read, and that scanning it reads them.
 func TestReviewShowsUpstreamProvenance(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -34,7 +34,8 @@ func TestReviewShowsUpstreamProvenance(t *testing.T) {
 	alice := e.browser(t).signIn("alice")
 	page := alice.get("/review/" + weather + "/1.0.0").Body
 	mustContain(t, page, "Imported from", "upstream pub", f.URL, "No tool snapshot", "provenance only",
-		"io.modelcontextprotocol.registry/official", `datetime="2026-11-03T10:00:00Z"`)
+		"io.modelcontextprotocol.registry/official", `datetime="2026-11-03T10:00:00Z"`,
+		"the first reading of the live server becomes its snapshot and pins")
 	if strings.Contains(page, "<b>bold</b>") {
 		t.Error("the upstream's text reached the page unescaped")
 	}

@@ -28,7 +28,11 @@ func (Version) Fields() []ent.Field {
 		field.Int("pin_revision").Default(1),
 		field.String("request_hash").Default("").Immutable(),
 		// contract is the normalised capability contract as served (JSON).
-		field.Bytes("contract").Optional().Immutable(),
+		// It is normalised over the snapshot's tools when the version is
+		// stored, and once more, over the tools read, when a version
+		// imported with no tool snapshot gets its first (firstread.go);
+		// never after approval.
+		field.Bytes("contract").Optional(),
 		// contract_source says where it came from: submitted, server_json_meta
 		// or default (no contract submitted).
 		field.String("contract_source").Default("default").Immutable(),

@@ -251,7 +251,7 @@ func (f *flow) acceptDrift(p *tab) {
 		f.t.Fatalf("accept drift: status %d\n%s", st, p.text("main"))
 	}
 	p.contains("[role=status]", "Drift accepted")
-	p.contains("section[aria-labelledby=findings] details", "resolved with their drift")
+	p.contains("section[aria-labelledby=findings] details", "finding(s) resolved")
 	v := f.reg.firstVersion(f.t, f.owner, weather)
 	if v.State != "approved" || v.Pins.Revision != 2 {
 		f.t.Fatalf("after bob accepted the drift: state %q pin revision %d, want approved and 2", v.State, v.Pins.Revision)

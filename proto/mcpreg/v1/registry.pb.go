@@ -3388,10 +3388,13 @@ type Finding struct {
 	ScanId       int64 `protobuf:"varint,9,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
 	DriftEventId int64 `protobuf:"varint,10,opt,name=drift_event_id,json=driftEventId,proto3" json:"drift_event_id,omitempty"`
 	// resolved_by_drift is the drift event whose resolution (accepted, or
-	// released after a matching scan) made this scan finding history; it is
-	// kept, and no longer current. 0: current.
-	ResolvedByDrift int64                  `protobuf:"varint,11,opt,name=resolved_by_drift,json=resolvedByDrift,proto3" json:"resolved_by_drift,omitempty"`
-	ResolvedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	// released after a matching scan) made this scan finding history; 0
+	// when none did.
+	ResolvedByDrift int64 `protobuf:"varint,11,opt,name=resolved_by_drift,json=resolvedByDrift,proto3" json:"resolved_by_drift,omitempty"`
+	// resolved_at is set when the finding became history: kept, no longer
+	// current (its drift was resolved, or the first reading of an imported
+	// version's tools replaced what was found over none). Unset: current.
+	ResolvedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
 	// span locates the evidence in the string at pointer; unset when the
 	// finding is not about part of one string.
 	Span          *FindingSpan `protobuf:"bytes,13,opt,name=span,proto3" json:"span,omitempty"`
