@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpreg/mcpreg/discovery"
@@ -14,7 +15,8 @@ import (
 // prod or staging environment or to none, or nil (no version left) when
 // gone is set.
 func randomServer(r *rand.Rand, name string, gone bool) *discoveryServer {
-	ds := &discoveryServer{name: name}
+	ns, _, _ := strings.Cut(name, "/")
+	ds := &discoveryServer{name: name, namespace: ns}
 	if gone {
 		return ds
 	}
@@ -42,9 +44,12 @@ func randomServer(r *rand.Rand, name string, gone bool) *discoveryServer {
 // environments.
 func TestDiscoveryCountsFollowChanges(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
+	// Three namespaces, one a prefix of another's name (io.github.a and
+	// io.github.ab): a namespace's servers sort together.
+	spaces := []string{"io.github.a", "io.github.ab", "io.github.b"}
 	names := make([]string, 60)
 	for i := range names {
-		names[i] = fmt.Sprintf("io.github.a/s%02d", i)
+		names[i] = fmt.Sprintf("%s/s%02d", spaces[i%3], i)
 	}
 	var servers []*discoveryServer
 	ref := map[string]*discoveryServer{}
@@ -52,6 +57,7 @@ func TestDiscoveryCountsFollowChanges(t *testing.T) {
 		servers = append(servers, randomServer(r, n, false))
 		ref[n] = servers[len(servers)-1]
 	}
+	slices.SortFunc(servers, func(a, b *discoveryServer) int { return strings.Compare(a.name, b.name) })
 	list := newServerList(servers, 4)
 	idx := &discoveryIndex{servers: list, counts: countServers(list.all())}
 	for step := range 300 {
@@ -72,18 +78,20 @@ func TestDiscoveryCountsFollowChanges(t *testing.T) {
 				next.counts.open, len(next.counts.closed), want.open, len(want.closed))
 		}
 		for _, who := range []struct {
-			labels []string
-			all    bool
-		}{{nil, false}, {[]string{"prod"}, false}, {nil, true}} {
+			labels    []string
+			all       bool
+			namespace string
+		}{{nil, false, ""}, {[]string{"prod"}, false, ""}, {nil, true, ""}, {nil, false, "io.github.a"},
+			{[]string{"prod"}, false, "io.github.ab"}, {nil, true, "io.github.b"}, {nil, true, "io.github.c"}} {
 			token := ""
 			var visible []string
 			for ds := range next.servers.all() {
-				if v := ds.pick("", who.labels, who.all); v != nil {
+				if v := ds.pick("", who.labels, who.all); v != nil && (who.namespace == "" || ds.namespace == who.namespace) {
 					visible = append(visible, v.entry.Name+"@"+v.entry.Version)
 				}
 			}
 			for from := 0; ; from += 7 {
-				doc, err := next.document(ResolveQuery{PageSize: 7, PageToken: token}, who.labels, who.all)
+				doc, err := next.document(ResolveQuery{PageSize: 7, PageToken: token, Namespace: who.namespace}, who.labels, who.all)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,8 +101,8 @@ func TestDiscoveryCountsFollowChanges(t *testing.T) {
 				}
 				page := visible[min(from, len(visible)):min(from+7, len(visible))]
 				if doc.TotalSize != len(visible) || !slices.Equal(got, page) || (doc.NextPageToken != "") != (len(visible) > from+7) {
-					t.Fatalf("step %d, labels %v all %v, page from %d: total %d page %v next %q; every server gives %d %v",
-						step, who.labels, who.all, from, doc.TotalSize, got, doc.NextPageToken, len(visible), page)
+					t.Fatalf("step %d, labels %v all %v namespace %q, page from %d: total %d page %v next %q; every server gives %d %v",
+						step, who.labels, who.all, who.namespace, from, doc.TotalSize, got, doc.NextPageToken, len(visible), page)
 				}
 				if token = doc.NextPageToken; token == "" {
 					break

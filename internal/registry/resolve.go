@@ -198,13 +198,21 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 	if doc.Environments == nil {
 		doc.Environments = []string{}
 	}
+	// The servers a query can match: one name; or a namespace's, which
+	// sort together (a name is its namespace, a slash, the rest); or all.
 	servers, n := idx.servers.from(0), idx.servers.len()
-	if q.Name != "" {
+	prefix := ""
+	switch {
+	case q.Name != "":
 		i, ok := idx.servers.search(q.Name)
 		servers, n = idx.servers.from(i), 0
 		if ok {
 			n = i + 1
 		}
+	case q.Namespace != "":
+		prefix = q.Namespace + "/"
+		i, _ := idx.servers.search(prefix)
+		servers = idx.servers.from(i)
 	}
 	// start is the position of the first server after the page token's.
 	start, found := idx.servers.search(after)
@@ -212,13 +220,14 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 		start++
 	}
 	// Every server the caller sees (no filter): the index counts them, so
-	// only the page is read; otherwise every server is counted here.
+	// only the page is read; otherwise the servers the query can match
+	// are counted here.
 	counted := q.Name == "" && q.Namespace == "" && q.Owner == "" && q.Version == ""
 	if counted {
 		doc.TotalSize, servers = idx.visible(labels, all), idx.servers.from(start)
 	}
 	for i, ds := range servers {
-		if i >= n {
+		if i >= n || !strings.HasPrefix(ds.name, prefix) {
 			break
 		}
 		if (q.Namespace != "" && ds.namespace != q.Namespace) || (q.Owner != "" && ds.owner != q.Owner) {
