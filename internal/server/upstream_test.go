@@ -298,8 +298,9 @@ func TestUpstreamSyncRunsInTheBackground(t *testing.T) {
 	if r := call(t, "DELETE", in.URL+"/v1/upstreams/pub", admin, nil); r.Status != http.StatusConflict {
 		t.Errorf("removing an upstream while its pass runs: %d %s", r.Status, r.Body)
 	}
-	if l := call(t, "GET", in.URL+"/v1/upstreams", admin, nil); !strings.Contains(string(l.Body), `"syncingOn":"`+up["syncingOn"].(string)+`"`) {
-		t.Errorf("the list does not show the pass under way: %s", l.Body)
+	if ups, _ := call(t, "GET", in.URL+"/v1/upstreams", admin, nil).json(t)["upstreams"].([]any); len(ups) != 1 ||
+		ups[0].(map[string]any)["syncingOn"] != up["syncingOn"] {
+		t.Errorf("the list does not show the pass under way: %v", ups)
 	}
 	close(release)
 	var last map[string]any
@@ -318,9 +319,8 @@ func TestUpstreamSyncRunsInTheBackground(t *testing.T) {
 	if f.Pages() != 1 {
 		t.Errorf("%d pages read: one pass, one page, and no second pass", f.Pages())
 	}
-	ev := call(t, "GET", in.URL+"/v1/audit/events?pageSize=500", admin, nil)
-	if !strings.Contains(string(ev.Body), `"actor":"root","action":"upstream.sync"`) {
-		t.Errorf("the background pass is not audited as the admin's: %s", ev.Body)
+	if !audited(t, in.URL, admin, "root", "upstream.sync", "upstream/pub") {
+		t.Error("the background pass is not audited as the admin's")
 	}
 	if r := call(t, "POST", in.URL+"/v1/upstreams/pub/sync", admin, map[string]any{"wait": true}); r.Status != http.StatusOK || r.json(t)["running"] != false {
 		t.Errorf("a pass after it, waited for: %d %s", r.Status, r.Body)
@@ -385,12 +385,7 @@ func TestFirstReadOfAnImportWithoutTools(t *testing.T) {
 			t.Errorf("the no-snapshot finding is still current: %v", fm)
 		}
 	}
-	audited := false
-	for _, e := range call(t, "GET", in.URL+"/v1/audit/events?pageSize=500", admin, nil).json(t)["events"].([]any) {
-		em := e.(map[string]any)
-		audited = audited || (em["actor"] == "alice" && em["action"] == "version.first_read" && em["subject"] == "io.github.acme/weather@1.0.0")
-	}
-	if !audited {
+	if !audited(t, in.URL, admin, "alice", "version.first_read", "io.github.acme/weather@1.0.0") {
 		t.Error("the first reading is not audited as alice's")
 	}
 	if res := call(t, "POST", base+"/scan", alice, map[string]any{"fresh": true}).json(t); res["scan"].(map[string]any)["outcome"] != string(states.OutcomeMatch) {
@@ -407,4 +402,16 @@ func TestFirstReadOfAnImportWithoutTools(t *testing.T) {
 	if doc.Status != http.StatusOK || err != nil || !strings.Contains(string(payload), `"tools":[{"name":"get_forecast"`) {
 		t.Errorf("resolving the approved import: %d %s", doc.Status, payload)
 	}
+}
+
+// audited reports whether the audit log holds an event of actor doing
+// action on subject (read as JSON: protojson varies its spacing).
+func audited(t *testing.T, base, admin, actor, action, subject string) bool {
+	t.Helper()
+	for _, e := range call(t, "GET", base+"/v1/audit/events?pageSize=500", admin, nil).json(t)["events"].([]any) {
+		if em := e.(map[string]any); em["actor"] == actor && em["action"] == action && em["subject"] == subject {
+			return true
+		}
+	}
+	return false
 }
