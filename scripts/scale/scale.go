@@ -37,6 +37,11 @@ type op struct {
 	name     string
 	p50, p99 time.Duration
 	n        int
+	// gcs is how many garbage collections the service started while the
+	// operation ran (summed over the rounds in the table): at fleet scale
+	// each marks the whole index, and the requests caught in one are
+	// the slow ones.
+	gcs int
 }
 
 type result struct {
@@ -139,7 +144,7 @@ func run(c config, log io.Writer) (*result, error) {
 	}
 	var rounds [][]op
 	for round := range max(c.rounds, 1) {
-		ops, err := measure(p.URL, tokens, c, round, deep, depth)
+		ops, err := measure(p.URL, p.Metrics, tokens, c, round, deep, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -271,14 +276,16 @@ func percentiles(name string, ds []time.Duration) op {
 	return op{name: name, n: n, p50: ds[n/2], p99: ds[min(n-1, n*99/100)]}
 }
 
-// medianOps is each operation's median p50 and median p99 over rounds
-// (each round measures the same operations in the same order).
+// medianOps is each operation's median p50 and median p99 over rounds, and
+// its collections in all of them (each round measures the same operations
+// in the same order).
 func medianOps(rounds [][]op) []op {
 	out := slices.Clone(rounds[0])
 	for i := range out {
 		var p50s, p99s []time.Duration
+		out[i].gcs = 0
 		for _, r := range rounds {
-			p50s, p99s = append(p50s, r[i].p50), append(p99s, r[i].p99)
+			p50s, p99s, out[i].gcs = append(p50s, r[i].p50), append(p99s, r[i].p99), out[i].gcs+r[i].gcs
 		}
 		slices.Sort(p50s)
 		slices.Sort(p99s)
@@ -290,14 +297,26 @@ func medianOps(rounds [][]op) []op {
 // measure times every operation once (round numbers the new servers'
 // names, so each round submits servers of its own; deep is the page token
 // at depth in the version list).
-func measure(base string, tokens map[string]string, c config, round int, deep string, depth int) ([]op, error) {
+func measure(base, metrics string, tokens map[string]string, c config, round int, deep string, depth int) ([]op, error) {
 	cl := client{base: base, http: &http.Client{Timeout: time.Minute}}
 	owner, reviewer, host := tokens["owner"], tokens["reviewer"], tokens["host"]
 	const tools = `{"tools":[{"name":"scale_echo","description":"Echo text back for the scale run.","inputSchema":{"type":"object"}}]}`
 	newName := func(i int) string { return fmt.Sprintf("io.github.scale/new-%d-%06d", round, i) }
 	var ops []op
+	// Each operation's collections are those counted since the previous
+	// operation ended.
+	gcAt, err := collections(metrics)
+	if err != nil {
+		return nil, err
+	}
+	stamp := func(o op) (op, error) {
+		n, err := collections(metrics)
+		o.gcs, gcAt = n-gcAt, n
+		return o, err
+	}
 	add := func(o op, err error) error {
 		if err == nil {
+			o, err = stamp(o)
 			ops = append(ops, o)
 		}
 		return err
@@ -324,7 +343,13 @@ func measure(base string, tokens map[string]string, c config, round int, deep st
 		}
 		apps = append(apps, time.Since(t))
 	}
-	ops = append(ops, percentiles("submit", subs), percentiles("approve", apps))
+	sub, err := stamp(percentiles("submit", subs))
+	if err != nil {
+		return nil, err
+	}
+	app := percentiles("approve", apps)
+	app.gcs = sub.gcs // the same requests' window
+	ops = append(ops, sub, app)
 	if err := add(timed("get version", c.reps, func(i int) (int, error) {
 		k := (i * 7919) % c.servers
 		code, _, _, err := cl.do("GET", "/v1/servers/"+registry.FleetServerName(k)+"/versions/1.0.0", reviewer, nil)
@@ -372,6 +397,26 @@ func measure(base string, tokens map[string]string, c config, round int, deep st
 		return nil, err
 	}
 	return ops, nil
+}
+
+// collections is how many garbage collections the service has run, from
+// its metrics (go_gc_duration_seconds_count).
+func collections(metrics string) (int, error) {
+	resp, err := http.Get(metrics + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, fmt.Errorf("%s/metrics has no go_gc_duration_seconds_count", metrics)
 }
 
 // deepToken walks the version list to depth (pages of 200) and returns
@@ -464,10 +509,11 @@ func (r *result) markdown(w io.Writer) {
 		r.dialect, r.servers, r.versions, r.approved, r.generate.Round(time.Millisecond), r.startup.Round(time.Millisecond),
 		r.warm.Round(time.Millisecond), r.checkpointed.Round(time.Millisecond), r.rssMiB, r.peakMiB)
 	fmt.Fprintf(w, "Each figure is the median of %d rounds of n requests.\n\n", r.rounds)
-	fmt.Fprintln(w, "| operation | n | p50 | p99 |")
-	fmt.Fprintln(w, "|---|---|---|---|")
+	fmt.Fprintf(w, "Collections: how many garbage collections the service started while the operation ran, in all %d rounds.\n\n", r.rounds)
+	fmt.Fprintln(w, "| operation | n | p50 | p99 | collections |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, o := range r.ops {
-		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", o.name, o.n, o.p50.Round(10*time.Microsecond), o.p99.Round(10*time.Microsecond))
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %d |\n", o.name, o.n, o.p50.Round(10*time.Microsecond), o.p99.Round(10*time.Microsecond), o.gcs)
 	}
 	if s := r.sync; s != nil {
 		fmt.Fprintf(w, "\nsync of %d versions from a fake upstream: killed (SIGKILL) after %s at %d imported, resumed pass %s; %.0f versions/s overall\n",
