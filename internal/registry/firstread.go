@@ -106,15 +106,12 @@ func (s *Scans) storeFirstRead(ctx context.Context, tx *ent.Tx, v *ent.Version, 
 		SetResolvedAt(s.now()).Exec(ctx); err != nil {
 		return err
 	}
-	ws, against, err := widenings(ctx, tx, v.ServerID, v.ID, v.Version, fr.contract.normalized)
-	if err != nil {
-		return err
-	}
-	fs := append(append(s.contractFindings(fr.contract, tl), wideningRecords(ws, against)...), fr.text...)
+	more := fr.text
 	for _, f := range rd.snap.Findings {
-		fs = append(fs, recorded{Finding: f, Source: SourceScan, ScanID: scanID})
+		more = append(more, recorded{Finding: f, Source: SourceScan, ScanID: scanID})
 	}
-	if err := saveFindings(ctx, tx, v.ID, fs); err != nil {
+	n, err := s.saveVersionFindings(ctx, tx, v.ServerID, v.ID, v.Version, fr.contract, tl, more)
+	if err != nil {
 		return err
 	}
 	if err := upd.SetOutcome(string(states.OutcomeMatch)).Exec(ctx); err != nil {
@@ -123,5 +120,5 @@ func (s *Scans) storeFirstRead(ctx context.Context, tx *ent.Tx, v *ent.Version, 
 	return s.appendAudit(ctx, tx, AuditRecord{Actor: by, Action: "version.first_read", Subject: subject,
 		Before: string(v.State), After: string(v.State),
 		Details: fmt.Sprintf("pin_revision=%d->%d scan=%d tools=%d toolDefinitionHash=%s contractHash=%s findings=%d",
-			v.PinRevision, rev, scanID, len(tl.Tools), pins.ToolDefinitionHash, fr.contract.hash, len(fs))})
+			v.PinRevision, rev, scanID, len(tl.Tools), pins.ToolDefinitionHash, fr.contract.hash, n)})
 }

@@ -46,9 +46,14 @@ func (l *serverList) count() {
 
 func (l serverList) len() int { return l.n }
 
+// chunkAt is the chunk holding position i (0 <= i < len).
+func (l serverList) chunkAt(i int) int {
+	return sort.Search(len(l.starts), func(c int) bool { return l.starts[c] > i }) - 1
+}
+
 // at is the server at position i (0 <= i < len).
 func (l serverList) at(i int) *discoveryServer {
-	c := sort.Search(len(l.starts), func(c int) bool { return l.starts[c] > i }) - 1
+	c := l.chunkAt(i)
 	return l.chunks[c][i-l.starts[c]]
 }
 
@@ -76,7 +81,7 @@ func (l serverList) from(i int) iter.Seq2[int, *discoveryServer] {
 		if i >= l.n {
 			return
 		}
-		c := sort.Search(len(l.starts), func(c int) bool { return l.starts[c] > i }) - 1
+		c := l.chunkAt(i)
 		for j := i - l.starts[c]; c < len(l.chunks); c, j = c+1, 0 {
 			for ; j < len(l.chunks[c]); j++ {
 				if !yield(l.starts[c]+j, l.chunks[c][j]) {

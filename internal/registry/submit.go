@@ -455,13 +455,24 @@ func checkSubmissionPolicy(ctx context.Context, tx *ent.Tx, srv *ent.Server, p *
 // saveSubmissionFindings stores the contract checks and the contract's
 // widenings against the base version (baseVersion).
 func (s *Review) saveSubmissionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, p *parsedSubmission) error {
-	fs := s.contractFindings(p.contract, p.tools)
-	ws, against, err := widenings(ctx, tx, serverID, versionID, p.doc.Server.Version, p.contract.normalized)
+	_, err := s.saveVersionFindings(ctx, tx, serverID, versionID, p.doc.Server.Version, p.contract, p.tools, p.text)
+	return err
+}
+
+// saveVersionFindings stores what review reads of a version's tools and
+// contract: the contract's checks over the tools, its widenings against
+// the base version (baseVersion), and more (the detectors' findings). It
+// returns how many it stored. A submission and the first reading of an
+// import's tools (firstread.go) store the same.
+func (s *core) saveVersionFindings(ctx context.Context, tx *ent.Tx, serverID, versionID int, ver string, pc *parsedContract,
+	tools *pin.ToolsList, more []recorded) (int, error) {
+	fs := s.contractFindings(pc, tools)
+	ws, against, err := widenings(ctx, tx, serverID, versionID, ver, pc.normalized)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fs = append(append(fs, wideningRecords(ws, against)...), p.text...)
-	return saveFindings(ctx, tx, versionID, fs)
+	fs = append(append(fs, wideningRecords(ws, against)...), more...)
+	return len(fs), saveFindings(ctx, tx, versionID, fs)
 }
 
 // readLive fills a live submission's tools and initialize result from the
