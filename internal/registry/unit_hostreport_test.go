@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/ent/version"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/states"
@@ -44,11 +45,14 @@ func TestUnconfirmedHostReports(t *testing.T) {
 		if err != nil || out.GetVerdict() != registry.VerdictDrifted || !out.GetScanRequested() {
 			t.Fatalf("%s's report: %v %+v", host, err, out)
 		}
-		// Wait for the report's scan to finish, not only to start: a report
-		// made while the last one's scan still runs joins that scan (scans
-		// of one version are merged), and would start none of its own.
-		testkit.Eventually(t, 10*time.Second, func() bool { n, running := scans(); return n > before && !running },
-			"the report's scan did not run to its end")
+		// Wait for the report's scan to end, lease handed back, not only
+		// for its outcome: a report made while the last one's scan still
+		// holds its lease joins that scan (scans of one version are
+		// merged), and would start none of its own.
+		testkit.Eventually(t, 10*time.Second, func() bool {
+			n, running := scans()
+			return n > before && !running && env.st.Client.ScanLease.Query().Where(scanlease.Holder("")).ExistX(ctx)
+		}, "the report's scan did not run to its end")
 	}
 	for _, tools := range []string{forecastReworded, radarAdded, forecastReworded} {
 		report("laptop", tools)

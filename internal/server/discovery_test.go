@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mcpreg/mcpreg/discovery"
 	"github.com/mcpreg/mcpreg/internal/diffreview"
+	"github.com/mcpreg/mcpreg/internal/ent/scanlease"
 	"github.com/mcpreg/mcpreg/internal/registry"
 	"github.com/mcpreg/mcpreg/internal/server/servertest"
 	"github.com/mcpreg/mcpreg/internal/states"
@@ -406,10 +408,15 @@ func TestHostReportTriggersScan(t *testing.T) {
 	})
 }
 
-// waitForScan waits (bounded) for a host-report scan with outcome.
+// waitForScan waits (bounded) for a host-report scan with outcome, and
+// for its lease to be handed back: a report made before that joins the
+// ending scan (scans of one version are merged) and starts none.
 func waitForScan(t *testing.T, in *servertest.Instance, token, name string, outcome states.ScanOutcome) {
 	t.Helper()
 	testkit.Eventually(t, 10*time.Second, func() bool {
+		if in.Store.Client.ScanLease.Query().Where(scanlease.HolderNEQ("")).ExistX(context.Background()) {
+			return false
+		}
 		scans, _ := call(t, "GET", in.URL+"/v1/servers/"+name+"/versions/1.0.0/scans", token, nil).json(t)["scans"].([]any)
 		for _, s := range scans {
 			m := s.(map[string]any)
