@@ -72,23 +72,6 @@ type goneVersion struct {
 	allow         []string
 }
 
-// discoveryVersion is one approved version, ready to serve.
-type discoveryVersion struct {
-	id         int
-	entry      discovery.Entry
-	restricted bool
-	allow      []string
-	// official is the version's server.json as submitted, for /v0.1.
-	serverJSON   json.RawMessage
-	publishedAt  time.Time
-	stateChanged time.Time
-	// statusChanged is when the status was last set (zero: never).
-	statusChanged time.Time
-
-	metaOnce sync.Once
-	meta     *mcpregMeta
-}
-
 // visibleTo reports whether a caller with env labels may use the version:
 // the contract does not restrict environments, or one of the labels is
 // allowed. Callers without labels see only unrestricted versions.
@@ -219,7 +202,7 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	var keep []*discoveryVersion
 	var load []int
 	for _, r := range rows {
-		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.entry.Pins.Revision == r.PinRevision &&
+		if dv := old[r.ID]; dv != nil && dv.stateChanged.Equal(r.StateChangedAt) && dv.pinRevision == r.PinRevision &&
 			dv.statusChanged.Equal(derefTime(r.StatusChangedAt)) {
 			keep = append(keep, dv)
 		} else {
@@ -232,10 +215,11 @@ func (s *Discovery) buildDiscovery(ctx context.Context, prev *discoveryIndex, fu
 	}
 	byServer := map[string]*discoveryServer{}
 	for _, dv := range append(keep, loaded...) {
-		ds := byServer[dv.entry.Name]
+		ds := byServer[dv.name]
 		if ds == nil {
-			ds = &discoveryServer{name: dv.entry.Name, namespace: dv.entry.Namespace, owner: dv.entry.Owner}
-			byServer[dv.entry.Name] = ds
+			ds = &discoveryServer{name: dv.name}
+			ds.namespace, ds.owner = dv.serverFields()
+			byServer[dv.name] = ds
 		}
 		ds.versions = append(ds.versions, dv)
 	}
@@ -362,8 +346,8 @@ func discoveryVersionOf(v *ent.Version, pr *ent.PinRevision, atts []*ent.Attesta
 	if v.Status == version.StatusDeprecated {
 		e.Status, e.StatusMessage = StatusDeprecated, v.StatusMessage
 	}
-	dv := &discoveryVersion{id: v.ID, entry: e, serverJSON: json.RawMessage(v.ServerJSON), publishedAt: v.SubmittedAt,
-		stateChanged: v.StateChangedAt, statusChanged: derefTime(v.StatusChangedAt)}
+	dv := newDiscoveryVersion(v.ID, &e, v.ServerJSON)
+	dv.publishedAt, dv.stateChanged, dv.statusChanged = v.SubmittedAt, v.StateChangedAt, derefTime(v.StatusChangedAt)
 	if len(v.Contract) > 0 {
 		n, err := contract.DecodeNormalized(v.Contract)
 		if err != nil {
@@ -556,7 +540,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		if p := prev.server(name); p != nil {
 			ds.namespace, ds.owner = p.namespace, p.owner
 			for _, v := range p.versions {
-				if !touched[[2]string{name, v.entry.Version}] {
+				if !touched[[2]string{name, v.version}] {
 					ds.versions = append(ds.versions, v)
 				}
 			}
@@ -564,8 +548,8 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		changed[name] = ds
 	}
 	for _, dv := range loaded {
-		ds := changed[dv.entry.Name]
-		ds.namespace, ds.owner = dv.entry.Namespace, dv.entry.Owner
+		ds := changed[dv.name]
+		ds.namespace, ds.owner = dv.serverFields()
 		ds.versions = append(ds.versions, dv)
 	}
 	idx.servers = prev.servers.merge(changed)
@@ -583,9 +567,7 @@ func (s *Discovery) buildDelta(ctx context.Context, prev *discoveryIndex, seq in
 		for name := range servers {
 			var tools []string
 			if ds := idx.server(name); ds != nil {
-				for _, t := range ds.versions[0].entry.Pins.Tools {
-					tools = append(tools, t.Name)
-				}
+				tools = ds.versions[0].toolNames()
 			}
 			sh.Replace(name, tools)
 		}
@@ -678,15 +660,15 @@ func (idx *discoveryIndex) visible(labels []string, all bool) int {
 func sortDiscoveryServer(ds *discoveryServer) {
 	slices.SortFunc(ds.versions, func(a, b *discoveryVersion) int {
 		switch {
-		case higherVersion(a.entry.Version, b.entry.Version):
+		case higherVersion(a.version, b.version):
 			return -1
-		case higherVersion(b.entry.Version, a.entry.Version):
+		case higherVersion(b.version, a.version):
 			return 1
 		}
 		return 0
 	})
 	ds.byText = slices.SortedFunc(slices.Values(ds.versions), func(a, b *discoveryVersion) int {
-		return strings.Compare(a.entry.Version, b.entry.Version)
+		return strings.Compare(a.version, b.version)
 	})
 }
 

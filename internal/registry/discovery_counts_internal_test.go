@@ -21,7 +21,7 @@ func randomServer(r *rand.Rand, name string, gone bool) *discoveryServer {
 		return ds
 	}
 	for j := range 1 + r.IntN(3) {
-		v := &discoveryVersion{entry: discovery.Entry{Name: name, Version: fmt.Sprintf("1.%d.0", j)}}
+		v := newDiscoveryVersion(0, &discovery.Entry{Name: name, Version: fmt.Sprintf("1.%d.0", j)}, nil)
 		switch r.IntN(4) {
 		case 0:
 			v.restricted, v.allow = true, []string{"prod"}
@@ -87,7 +87,7 @@ func TestDiscoveryCountsFollowChanges(t *testing.T) {
 			var visible []string
 			for ds := range next.servers.all() {
 				if v := ds.pick("", who.labels, who.all); v != nil && (who.namespace == "" || ds.namespace == who.namespace) {
-					visible = append(visible, v.entry.Name+"@"+v.entry.Version)
+					visible = append(visible, v.name+"@"+v.version)
 				}
 			}
 			for from := 0; ; from += 7 {

@@ -76,7 +76,7 @@ func (s *Scans) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (
 		}
 		return out, s.recordCheck(ctx, c, in, nil, out)
 	}
-	out.Version = dv.entry.Version
+	out.Version = dv.version
 	if err := s.compareObserved(ctx, dv, observed, init, out); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Scans) CheckConnection(ctx context.Context, c *Caller, in CheckInput) (
 		return nil, err
 	}
 	if out.Verdict == VerdictDrifted && s.scanning != nil {
-		s.requestReportScan(ctx, c, in.Name, dv.entry.Version, out)
+		s.requestReportScan(ctx, c, in.Name, dv.version, out)
 	}
 	return out, nil
 }
@@ -126,10 +126,11 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	if observed.ResourceTemplates == nil {
 		observed.ResourceTemplates = approved.ResourceTemplates
 	}
-	changes := outOfScope(s.driftUnder(ap.spec, approved, observed, approvedInfo, liveInfo), dv.entry.Pins.Tools)
-	out.Receipt.PinRevision = int32(dv.entry.Pins.Revision)
-	out.Receipt.ToolDefinitionHash = dv.entry.Pins.ToolDefinitionHash
-	out.Tools = toolVerdicts(dv.entry.Pins.Tools, observed, changes)
+	pins := dv.entry().Pins
+	changes := outOfScope(s.driftUnder(ap.spec, approved, observed, approvedInfo, liveInfo), pins.Tools)
+	out.Receipt.PinRevision = int32(pins.Revision)
+	out.Receipt.ToolDefinitionHash = pins.ToolDefinitionHash
+	out.Tools = toolVerdicts(pins.Tools, observed, changes)
 	for _, c := range storedChanges(changes) {
 		out.Changes = append(out.Changes, driftChangeProto(c))
 	}
@@ -139,7 +140,7 @@ func (s *Scans) compareObserved(ctx context.Context, dv *discoveryVersion, obser
 	}
 	out.Verdict, out.Action = VerdictDrifted, string(diffreview.Verdict(changes))
 	out.Message = fmt.Sprintf("%d change(s) from the approved pins (revision %d); the strictest says %s; the registry is checking the server",
-		len(changes), dv.entry.Pins.Revision, out.Action)
+		len(changes), pins.Revision, out.Action)
 	return nil
 }
 
@@ -208,7 +209,7 @@ func (s *Scans) recordCheck(ctx context.Context, c *Caller, in CheckInput, dv *d
 		q = q.SetInitializeResult(init)
 	}
 	if dv != nil {
-		q = q.SetVersionID(dv.id).SetPinRevision(dv.entry.Pins.Revision)
+		q = q.SetVersionID(dv.id).SetPinRevision(dv.pinRevision)
 	}
 	hc, err := q.Save(ctx)
 	if err != nil {

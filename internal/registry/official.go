@@ -155,8 +155,8 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 		for {
 			for ; len(cur) > 0; cur = cur[1:] {
 				v := cur[0]
-				if (all || v.visibleTo(labels)) && after(v.entry.Name, v.entry.Version) &&
-					keep(v.entry.Name, v.entry.Version, v.updatedAt(), v == curLatest) {
+				if (all || v.visibleTo(labels)) && after(v.name, v.version) &&
+					keep(v.name, v.version, v.updatedAt(), v == curLatest) {
 					return v
 				}
 			}
@@ -186,7 +186,7 @@ func (s *Discovery) OfficialServers(ctx context.Context, c *Caller, q OfficialQu
 			more = true
 			break
 		}
-		if g != nil && (v == nil || g.name < v.entry.Name || (g.name == v.entry.Name && g.version < v.entry.Version)) {
+		if g != nil && (v == nil || g.name < v.name || (g.name == v.name && g.version < v.version)) {
 			out.Servers = append(out.Servers, g.official())
 			j++
 		} else {
@@ -211,7 +211,7 @@ func (s *Discovery) OfficialVersions(ctx context.Context, c *Caller, name string
 			vs = ds.byText
 		}
 		for len(vs) > 0 || len(gone) > 0 {
-			if len(gone) > 0 && (len(vs) == 0 || gone[0].version < vs[0].entry.Version) {
+			if len(gone) > 0 && (len(vs) == 0 || gone[0].version < vs[0].version) {
 				out.Servers = append(out.Servers, gone[0].official())
 				gone = gone[1:]
 				continue
@@ -239,7 +239,7 @@ func (s *Discovery) OfficialVersion(ctx context.Context, c *Caller, name, ver st
 	err := s.officialServer(ctx, c, name, includeDeleted && ver != "latest", func(ds *discoveryServer, visible func(*discoveryVersion) bool, latest *discoveryVersion, gone []*goneVersion) {
 		if ds != nil {
 			for _, v := range ds.versions {
-				if visible(v) && (v.entry.Version == ver || (ver == "latest" && v == latest)) {
+				if visible(v) && (v.version == ver || (ver == "latest" && v == latest)) {
 					o := v.official(v == latest)
 					out = &o
 					return
@@ -320,20 +320,23 @@ func (v *discoveryVersion) updatedAt() time.Time {
 
 // official renders the ServerResponse of a version: status active or
 // deprecated, statusChangedAt when it was last set (else when the version
-// was approved), statusMessage if any. The rendering is kept: the index
-// is immutable.
+// was approved), statusMessage if any, and mcpreg's pins and approval
+// under RegistryMetaKey, decoded from the index for each answer (kept,
+// they would be pointers for the collector to follow, per version).
 func (v *discoveryVersion) official(latest bool) OfficialServer {
 	st := officialStatus{Status: StatusActive, PublishedAt: v.publishedAt, UpdatedAt: v.updatedAt(), StatusChangedAt: v.stateChanged, IsLatest: latest}
 	if !v.statusChanged.IsZero() {
 		st.StatusChangedAt = v.statusChanged
 	}
-	if v.entry.Status == StatusDeprecated {
+	e := v.entry()
+	if v.deprecated {
 		st.Status = StatusDeprecated
-		if v.entry.StatusMessage != "" {
-			st.StatusMessage = &v.entry.StatusMessage
+		if e.StatusMessage != "" {
+			st.StatusMessage = &e.StatusMessage
 		}
 	}
-	return OfficialServer{Server: v.serverJSON, Meta: map[string]any{OfficialMetaKey: st, RegistryMetaKey: v.mcpreg()}}
+	return OfficialServer{Server: v.serverJSON(), Meta: map[string]any{OfficialMetaKey: st, RegistryMetaKey: &mcpregMeta{Pins: e.Pins,
+		Packages: e.Packages, ContractHash: e.Pins.ContractHash, Attestations: e.Attestations, Approval: e.Approval}}}
 }
 
 // official renders a deleted version: its server.json and the official
@@ -341,12 +344,4 @@ func (v *discoveryVersion) official(latest bool) OfficialServer {
 func (g *goneVersion) official() OfficialServer {
 	return OfficialServer{Server: g.serverJSON, Meta: map[string]any{OfficialMetaKey: officialStatus{Status: StatusDeleted,
 		PublishedAt: g.publishedAt, UpdatedAt: g.stateChanged, StatusChangedAt: g.stateChanged}}}
-}
-
-func (v *discoveryVersion) mcpreg() *mcpregMeta {
-	v.metaOnce.Do(func() {
-		v.meta = &mcpregMeta{Pins: v.entry.Pins, Packages: v.entry.Packages, ContractHash: v.entry.Pins.ContractHash,
-			Attestations: v.entry.Attestations, Approval: v.entry.Approval}
-	})
-	return v.meta
 }

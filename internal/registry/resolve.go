@@ -250,7 +250,7 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 			}
 			continue
 		}
-		doc.Servers = append(doc.Servers, v.entry)
+		doc.Servers = append(doc.Servers, v.entry())
 		doc.Servers[len(doc.Servers)-1].Latest = v == ds.pick("", labels, all)
 	}
 	return doc, nil
@@ -260,7 +260,7 @@ func (idx *discoveryIndex) document(q ResolveQuery, labels []string, all bool) (
 // use it.
 func (ds *discoveryServer) pick(ver string, labels []string, all bool) *discoveryVersion {
 	for _, v := range ds.versions {
-		if (ver == "" || v.entry.Version == ver) && (all || v.visibleTo(labels)) {
+		if (ver == "" || v.version == ver) && (all || v.visibleTo(labels)) {
 			return v
 		}
 	}

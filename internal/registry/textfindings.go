@@ -24,9 +24,7 @@ func (s *Discovery) textFindings(ctx context.Context, serverName string, tl *pin
 	}
 	var approved []string // the server's tools as approved (its highest approved version)
 	if ds := idx.server(serverName); ds != nil && len(ds.versions) > 0 {
-		for _, t := range ds.versions[0].entry.Pins.Tools {
-			approved = append(approved, t.Name)
-		}
+		approved = ds.versions[0].toolNames()
 	}
 	for _, f := range diffreview.LookalikeNames(approved, tl.Tools) {
 		out = append(out, recorded{Finding: f, Source: SourceSubmission})
@@ -50,8 +48,8 @@ func (idx *discoveryIndex) shadowIndex() *diffreview.Index {
 				continue
 			}
 			st := diffreview.ServerTools{Server: ds.name}
-			for _, t := range ds.versions[0].entry.Pins.Tools {
-				st.Tools = append(st.Tools, pin.Tool{Name: t.Name})
+			for _, name := range ds.versions[0].toolNames() {
+				st.Tools = append(st.Tools, pin.Tool{Name: name})
 			}
 			servers = append(servers, st)
 		}
