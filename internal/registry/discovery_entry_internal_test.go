@@ -15,13 +15,20 @@ import (
 )
 
 // randomEntry is an entry with every field drawn at random: empty, short,
-// long (lengths past one varint byte) and non-ASCII strings, empty and
+// long (lengths past one varint byte), non-ASCII and arbitrary-byte
+// strings, empty and
 // full lists, times in UTC, in other zones and in Local.
 func randomEntry(r *rand.Rand) discovery.Entry {
 	str := func() string {
-		switch r.IntN(5) {
+		switch r.IntN(6) {
 		case 0:
 			return ""
+		case 4: // what a hostile owner may put in a description: any bytes
+			b := make([]byte, r.IntN(400))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			return string(b)
 		case 1:
 			return "sha256:" + strings.Repeat(fmt.Sprintf("%x", r.Uint64()), 4)
 		case 2:
