@@ -321,8 +321,9 @@ func (v *discoveryVersion) updatedAt() time.Time {
 // official renders the ServerResponse of a version: status active or
 // deprecated, statusChangedAt when it was last set (else when the version
 // was approved), statusMessage if any, and mcpreg's pins and approval
-// under RegistryMetaKey, decoded from the index for each answer (kept,
-// they would be pointers for the collector to follow, per version).
+// under RegistryMetaKey, decoded from the index for each answer (were
+// they kept with the version, they would be pointers for the collector to
+// follow, as many as the versions /v0.1 has shown).
 func (v *discoveryVersion) official(latest bool) OfficialServer {
 	st := officialStatus{Status: StatusActive, PublishedAt: v.publishedAt, UpdatedAt: v.updatedAt(), StatusChangedAt: v.stateChanged, IsLatest: latest}
 	if !v.statusChanged.IsZero() {
