@@ -35,13 +35,18 @@ type discoveryVersion struct {
 	jsonEnd, contractEnd int
 }
 
+// stringsBeforeTools is how many strings an encoded entry holds before
+// its tool pins (TestDiscoveryEntryRoundTrip fails if it is wrong).
+const stringsBeforeTools = 13
+
 // newDiscoveryVersion holds entry e of version id, whose server.json is
 // serverJSON, in the index's encoding.
 func newDiscoveryVersion(id int, e *discovery.Entry, serverJSON []byte) *discoveryVersion {
 	v := &discoveryVersion{id: id, name: e.Name, version: e.Version, pinRevision: e.Pins.Revision,
 		deprecated: e.Status == StatusDeprecated}
 	var w entryWriter
-	// Namespace and owner first: serverFields reads them alone.
+	// Namespace and owner first: serverFields reads them alone. Then the
+	// stringsBeforeTools strings toolNames skips.
 	w.str(e.Namespace, e.Owner, e.Title, e.Description, e.Status, e.StatusMessage)
 	p := &e.Pins
 	w.str(p.SpecVersion, p.ToolDefinitionHash, p.SchemaHash, p.InstructionsHash, p.ContractHash, p.PromptsHash, p.ResourcesHash)
@@ -84,22 +89,19 @@ func (v *discoveryVersion) serverJSON() json.RawMessage {
 // copy of the whole entry).
 func (v *discoveryVersion) serverFields() (namespace, owner string) {
 	r := entryReader{b: v.data[v.contractEnd:]}
-	ns0, ns1 := r.span()
-	ow0, ow1 := r.span()
-	return string(r.b[ns0:ns1]), string(r.b[ow0:ow1])
+	return r.own(), r.own()
 }
 
 // toolNames are the names of the version's approved tools, in strings of
 // their own (the shadowing index keeps them).
 func (v *discoveryVersion) toolNames() []string {
 	r := entryReader{b: v.data[v.contractEnd:]}
-	for range 13 { // the strings before the tool pins: see newDiscoveryVersion
+	for range stringsBeforeTools {
 		r.span()
 	}
 	names := make([]string, r.count())
 	for i := range names {
-		start, end := r.span()
-		names[i] = string(r.b[start:end])
+		names[i] = r.own()
 		r.span()
 		for range r.count() {
 			r.span()
@@ -232,9 +234,18 @@ func (r *entryReader) span() (start, end int) {
 	return start, r.off
 }
 
+// str is the next string, sharing the reader's copy of the bytes (only
+// with a reader from newEntryReader).
 func (r *entryReader) str() string {
 	start, end := r.span()
 	return r.s[start:end]
+}
+
+// own is the next string in an allocation of its own, for strings kept
+// longer than the entry read.
+func (r *entryReader) own() string {
+	start, end := r.span()
+	return string(r.b[start:end])
 }
 
 func (r *entryReader) time() time.Time {
