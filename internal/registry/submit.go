@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,6 +23,7 @@ import (
 	"github.com/mcpreg/mcpreg/internal/pkgref"
 	"github.com/mcpreg/mcpreg/internal/serverjson"
 	"github.com/mcpreg/mcpreg/internal/store"
+	"github.com/mcpreg/mcpreg/internal/upstream"
 	"github.com/mcpreg/mcpreg/pin"
 	livescan "github.com/mcpreg/mcpreg/scan"
 )
@@ -134,6 +137,14 @@ func (s *Review) submitError(err error, p *parsedSubmission) error {
 func (s *Review) parseSubmission(sub Submission) (*parsedSubmission, error) {
 	if len(sub.ServerJSON) == 0 {
 		return nil, invalidf("serverJson is required")
+	}
+	for _, f := range []struct {
+		name string
+		raw  []byte
+	}{{"serverJson", sub.ServerJSON}, {"tools", sub.Tools}, {"initializeResult", sub.InitializeResult}, {"contract", sub.Contract}} {
+		if err := refuseNUL(f.name, f.raw); err != nil {
+			return nil, err
+		}
 	}
 	doc, err := s.parseServerJSON(sub.ServerJSON)
 	if err != nil {
@@ -516,4 +527,26 @@ func (s *Review) readLive(ctx context.Context, c *Caller, sub *Submission) error
 	sub.Tools, sub.InitializeResult, sub.live, sub.scopes = snap.ModelFile(), snap.InitializeResult, snap.Findings, rd.scopes
 	sub.auth, sub.oauth = authOf(rd), snap.Auth
 	return nil
+}
+
+// refuseNUL refuses a submitted JSON document with a string holding the
+// NUL character (U+0000): PostgreSQL cannot store it in text, so a
+// description carrying one failed the submission with an internal error
+// (on SQLite it was stored), and no model-visible text needs it. A
+// document that is not JSON is left to its own parser to report.
+func refuseNUL(field string, raw []byte) error {
+	if !bytes.Contains(raw, []byte(`\u0000`)) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if str, ok := tok.(string); ok && strings.IndexByte(str, 0) >= 0 {
+			return invalidf("%s: the string %q holds the NUL character (\\u0000), which mcpreg does not store; remove it",
+				field, upstream.Truncate(str, 80))
+		}
+	}
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // newGRPCServer builds the gRPC server with its interceptor chain: request
-// id, logging, metrics, authentication and authorisation, recovery last.
+// id, logging, metrics, authentication and authorisation, refusing NUL
+// characters in text, recovery last.
 //
 // The public server (tap true) authenticates every call in a tap handle,
 // before its message is read and decoded. The gateway's in-process server
@@ -30,6 +31,7 @@ func newGRPCServer(svcs *Services, log *slog.Logger, m *metrics, maxMsg int, cre
 			loggingInterceptor(log),
 			m.grpc.UnaryServerInterceptor(),
 			authInterceptor(svcs.Identity, log),
+			nulTextInterceptor,
 			recoveryInterceptor(log),
 		),
 		grpc.ChainStreamInterceptor(m.grpc.StreamServerInterceptor()),

@@ -149,3 +149,25 @@ func TestHTMLInDescriptionsAndNamesIsEscaped(t *testing.T) {
 		t.Errorf("Content-Security-Policy %q", csp)
 	}
 }
+
+// TestFormTextWithNULRefused: a form field holding the NUL character
+// (which PostgreSQL cannot store as text; a review reason carrying one
+// failed there with an internal error) is refused as unreadable, naming
+// the field, and changes nothing.
+func TestFormTextWithNULRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.submit(t, owner, weather, "1.0.0", tools)
+	alice := e.browser(t).signIn("alice")
+	events := auditCount(t, e)
+	r := alice.decide(weather, "1.0.0", "approve", "looks\x00fine")
+	if r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "NUL character") || !strings.Contains(r.Body, "reason") {
+		t.Fatalf("reason with NUL: %d\n%s", r.Status, r.Body)
+	}
+	if got := e.weatherState(t); got != "pending_review" {
+		t.Fatalf("state %s, want pending_review", got)
+	}
+	if n := auditCount(t, e); n != events {
+		t.Fatalf("audit events %d, want %d", n, events)
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -82,7 +83,7 @@ func (a *app) form(h http.HandlerFunc) http.Handler {
 		if r = a.withViewer(w, r); r == nil {
 			return
 		}
-		if err := r.ParseForm(); err != nil {
+		if err := parseForm(r); err != nil {
 			a.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
 			return
 		}
@@ -148,4 +149,21 @@ func localPath(next string) string {
 		return fallback
 	}
 	return next
+}
+
+// parseForm reads a posted form, refusing a field that holds the NUL
+// character (U+0000): PostgreSQL cannot store it in text, and no field of
+// a form needs it.
+func parseForm(r *http.Request) error {
+	if err := r.ParseForm(); err != nil {
+		return err
+	}
+	for name, values := range r.Form {
+		for _, v := range values {
+			if strings.ContainsRune(v, 0) || strings.ContainsRune(name, 0) {
+				return fmt.Errorf("the field %q holds the NUL character, which mcpreg does not store; remove it", strings.ReplaceAll(name, "\x00", ""))
+			}
+		}
+	}
+	return nil
 }

@@ -49,7 +49,7 @@ func (a *app) renderSignIn(w http.ResponseWriter, r *http.Request, status int, v
 
 func (a *app) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
+	if err := parseForm(r); err != nil {
 		a.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
 		return
 	}
